@@ -1,0 +1,73 @@
+"""The ``maintainer`` command line: a thin layer over the API.
+
+Each command lives in ``maintainer/commands/<name>.py`` and is registered below.
+This module only owns the group, the exit codes and the error rendering:
+0 ok, 1 failure, 2 changes pending (``plan --detailed-exitcode``), 64 usage error.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from maintainer import __version__
+from maintainer.commands import register_commands
+from maintainer.console import print_error
+from maintainer.errors import MaintainerError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_CHANGES = 2
+EXIT_USAGE = 64
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, prog_name="maintainer")
+def cli() -> None:
+    """Keep Apache Hudi tables healthy, declaratively.
+
+    Describe tables and their maintenance (rollback of failed writes, compaction,
+    clean, archive, savepoints) in YAML manifests kept in git. `maintainer plan`
+    reads the tables and writes a reviewable plan without changing anything;
+    `maintainer apply PLAN` carries out exactly that plan on Spark.
+
+    \b
+    Typical flow:
+      maintainer init my-project && cd my-project
+      maintainer validate
+      maintainer plan --out target/plan      # in CI, on the pull request
+      maintainer show target/plan --format markdown
+      maintainer apply target/plan           # after review
+    """
+
+
+register_commands(cli)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the group and map every outcome to an exit code."""
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except click.exceptions.Abort:
+        print_error("aborted")
+        return EXIT_FAILURE
+    except click.exceptions.UsageError as exc:
+        exc.show()
+        return EXIT_USAGE
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return exc.exit_code or EXIT_FAILURE
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except MaintainerError as exc:
+        print_error(str(exc))
+        return exc.exit_code
+    return result if isinstance(result, int) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

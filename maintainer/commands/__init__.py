@@ -1,0 +1,21 @@
+"""The CLI commands, one module each; ``register_commands`` adds them to the group.
+
+Each command module exposes a ``click.Command`` named ``command``. Add new modules to
+``COMMAND_MODULES`` (in the order ``--help`` lists them).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "inspect_cmd",
+)
+
+
+def register_commands(group: click.Group) -> None:
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(f"maintainer.commands.{module_name}")
+        group.add_command(module.command)

@@ -1,0 +1,17 @@
+"""Shared rich consoles: results on stdout, diagnostics on stderr."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_error(message: str) -> None:
+    """Print an error for a person: red 'error:' prefix, the message as given."""
+    stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+
+
+def print_warning(message: str) -> None:
+    stderr.print(f"[yellow]warning:[/yellow] {message}", markup=True, highlight=False)

@@ -1,0 +1,72 @@
+"""One error hierarchy for everything the tool reports to a user.
+
+Every error says what is wrong, where (a file and line, a table, an instant) and
+what to do about it. The CLI prints ``str(error)`` and exits non-zero; it never
+shows a traceback for a ``MaintainerError``.
+"""
+
+from __future__ import annotations
+
+
+class MaintainerError(Exception):
+    """Base of every error the tool raises on purpose.
+
+    ``where`` names the place (``tables/a.yml:12:3``, a table path, an instant file);
+    ``hint`` says what the user can do.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class UsageError(MaintainerError):
+    """The command line itself is wrong (exit code 64)."""
+
+    exit_code = 64
+
+
+class ManifestError(MaintainerError):
+    """A project file, profile or manifest is invalid."""
+
+
+class StorageError(MaintainerError):
+    """Reading or writing the file system or object store failed."""
+
+
+class FileExistsInStorageError(StorageError):
+    """A write-once file already exists."""
+
+
+class TableFormatError(MaintainerError):
+    """A table is not a Hudi table we can read: missing or corrupt files, unsupported version."""
+
+
+class UnsupportedTableError(TableFormatError):
+    """A valid Hudi table that this tool does not support (version, format)."""
+
+
+class CorruptFileError(TableFormatError):
+    """A Hudi file (instant, log block, payload) cannot be decoded."""
+
+
+class TimelineWriteError(MaintainerError):
+    """A write to the timeline was refused (existing instant, time not increasing, bad transition)."""
+
+
+class PlanError(MaintainerError):
+    """A plan cannot be made, or a saved plan is invalid, tampered or stale."""
+
+
+class ApplyError(MaintainerError):
+    """Carrying out a plan failed."""

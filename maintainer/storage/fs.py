@@ -1,0 +1,248 @@
+"""A small storage interface over ``pyarrow.fs``.
+
+A :class:`Storage` is rooted at a base URI (a local path, ``file://``, ``s3://``,
+``gs://``, ``hdfs://``). Every path given to its methods is relative to that root
+and uses ``/`` separators, so the same code runs on local disk in tests and on an
+object store in production, on the driver and on executors (a ``Storage`` pickles
+as its URI and options).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from maintainer.errors import FileExistsInStorageError, StorageError
+
+DEFAULT_LISTING_THREADS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """One entry of a listing: ``path`` is relative to the storage root."""
+
+    path: str
+    size: int
+    is_dir: bool
+    mtime_ms: int | None = None
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+
+def _is_local(uri: str) -> bool:
+    return "://" not in uri or uri.startswith("file://")
+
+
+def _local_path(uri: str) -> str:
+    path = uri[len("file://") :] if uri.startswith("file://") else uri
+    return os.path.abspath(os.path.expanduser(path))
+
+
+class Storage:
+    """File operations relative to one root URI."""
+
+    def __init__(
+        self,
+        base_uri: str,
+        options: Mapping[str, Any] | None = None,
+        listing_threads: int = DEFAULT_LISTING_THREADS,
+    ) -> None:
+        self.options = dict(options or {})
+        self.listing_threads = listing_threads
+        if _is_local(base_uri):
+            self.base_uri = _local_path(base_uri)
+            self._fs: pafs.FileSystem = pafs.LocalFileSystem()
+            self._root = self.base_uri
+        else:
+            self.base_uri = base_uri.rstrip("/")
+            self._fs, self._root = self._remote_fs(self.base_uri)
+        self._root = self._root.rstrip("/") or "/"
+
+    def _remote_fs(self, uri: str) -> tuple[pafs.FileSystem, str]:
+        try:
+            if uri.startswith("s3://") or uri.startswith("s3a://"):
+                uri = "s3://" + uri.split("://", 1)[1]
+                fs = pafs.S3FileSystem(**self.options)
+                return fs, uri[len("s3://") :]
+            return pafs.FileSystem.from_uri(uri)
+        except (pa.ArrowException, ValueError, OSError) as exc:
+            raise StorageError(
+                f"cannot open storage for {uri}: {exc}",
+                hint="check the URI scheme and the storage options of the profile target",
+            ) from exc
+
+    # pickling: executors rebuild the filesystem from the URI and options
+    def __getstate__(self) -> dict[str, Any]:
+        return {"base_uri": self.base_uri, "options": self.options, "threads": self.listing_threads}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["base_uri"], state["options"], state["threads"])  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"Storage({self.base_uri!r})"
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self._fs, pafs.LocalFileSystem)
+
+    @property
+    def arrow_fs(self) -> pafs.FileSystem:
+        return self._fs
+
+    def full_path(self, path: str) -> str:
+        """The filesystem path (no scheme) of a root-relative path."""
+        path = path.strip("/")
+        return f"{self._root}/{path}" if path else self._root
+
+    def uri(self, path: str) -> str:
+        """The absolute URI of a root-relative path, as Hudi records absolute paths."""
+        if self.is_local:
+            return "file:" + self.full_path(path)
+        path = path.strip("/")
+        return f"{self.base_uri}/{path}" if path else self.base_uri
+
+    def child(self, path: str) -> Storage:
+        """A storage rooted at a sub-path of this one."""
+        if self.is_local:
+            return Storage(self.full_path(path), self.options, self.listing_threads)
+        return Storage(self.uri(path), self.options, self.listing_threads)
+
+    def _relative(self, full: str) -> str:
+        if full == self._root:
+            return ""
+        return full[len(self._root) + 1 :] if full.startswith(self._root + "/") else full
+
+    def _info(self, info: pafs.FileInfo) -> FileInfo:
+        mtime = info.mtime_ns // 1_000_000 if info.mtime_ns is not None else None
+        return FileInfo(
+            path=self._relative(info.path),
+            size=info.size or 0,
+            is_dir=info.type == pafs.FileType.Directory,
+            mtime_ms=mtime,
+        )
+
+    def list_dir(self, path: str = "") -> list[FileInfo]:
+        """Entries directly under ``path``; an empty list where it does not exist."""
+        selector = pafs.FileSelector(self.full_path(path), allow_not_found=True, recursive=False)
+        try:
+            infos = self._fs.get_file_info(selector)
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot list {self.uri(path)}: {exc}") from exc
+        return [self._info(i) for i in infos]
+
+    def list_dirs(self, paths: Iterable[str]) -> dict[str, list[FileInfo]]:
+        """List many directories concurrently (one thread-pool task each)."""
+        ordered = list(paths)
+        if len(ordered) <= 1:
+            return {p: self.list_dir(p) for p in ordered}
+        workers = min(self.listing_threads, len(ordered))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            listings = list(pool.map(self.list_dir, ordered))
+        return dict(zip(ordered, listings, strict=True))
+
+    def list_recursive(self, path: str = "") -> list[FileInfo]:
+        """Every file and directory below ``path``."""
+        selector = pafs.FileSelector(self.full_path(path), allow_not_found=True, recursive=True)
+        try:
+            infos = self._fs.get_file_info(selector)
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot list {self.uri(path)}: {exc}") from exc
+        return [self._info(i) for i in infos]
+
+    def stat(self, path: str) -> FileInfo | None:
+        """The entry at ``path``, or None where nothing is there."""
+        info = self._fs.get_file_info(self.full_path(path))
+        if info.type == pafs.FileType.NotFound:
+            return None
+        return self._info(info)
+
+    def exists(self, path: str) -> bool:
+        return self.stat(path) is not None
+
+    def read_bytes(self, path: str) -> bytes:
+        try:
+            with self._fs.open_input_stream(self.full_path(path)) as stream:
+                return bytes(stream.read())
+        except FileNotFoundError as exc:
+            raise StorageError(f"file not found: {self.uri(path)}") from exc
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+
+    def open_input_file(self, path: str) -> pa.NativeFile:
+        """A random-access handle (for Parquet readers)."""
+        try:
+            return self._fs.open_input_file(self.full_path(path))
+        except FileNotFoundError as exc:
+            raise StorageError(f"file not found: {self.uri(path)}") from exc
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot open {self.uri(path)}: {exc}") from exc
+
+    def open_output_stream(self, path: str) -> pa.NativeFile:
+        self.make_dirs(posixpath.dirname(path))
+        return self._fs.open_output_stream(self.full_path(path))
+
+    def make_dirs(self, path: str) -> None:
+        if path:
+            self._fs.create_dir(self.full_path(path), recursive=True)
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        """Write (or overwrite) a whole file."""
+        try:
+            with self.open_output_stream(path) as out:
+                out.write(data)
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot write {self.uri(path)}: {exc}") from exc
+
+    def write_if_absent(self, path: str, data: bytes) -> None:
+        """Create a file that must not exist yet (Hudi's immutable instant files).
+
+        Local files are created atomically with ``O_EXCL``; object stores check
+        first, as Hudi's ``createImmutableFileInPath`` does.
+        """
+        if self.is_local:
+            self._write_exclusive_local(path, data)
+            return
+        if self.exists(path):
+            raise FileExistsInStorageError(f"refusing to overwrite {self.uri(path)}: it already exists")
+        self.write_bytes(path, data)
+
+    def _write_exclusive_local(self, path: str, data: bytes) -> None:
+        full = self.full_path(path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        try:
+            fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError as exc:
+            raise FileExistsInStorageError(f"refusing to overwrite {full}: it already exists") from exc
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+
+    def delete(self, path: str) -> bool:
+        """Delete one file; False where it was already gone."""
+        try:
+            self._fs.delete_file(self.full_path(path))
+        except FileNotFoundError:
+            return False
+        except (pa.ArrowException, OSError) as exc:
+            if self.stat(path) is None:
+                return False
+            raise StorageError(f"cannot delete {self.uri(path)}: {exc}") from exc
+        return True
+
+    def delete_dir(self, path: str) -> bool:
+        """Delete a directory and everything below it; False where it was already gone."""
+        if self.stat(path) is None:
+            return False
+        try:
+            self._fs.delete_dir(self.full_path(path))
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot delete directory {self.uri(path)}: {exc}") from exc
+        return True

@@ -1,0 +1,64 @@
+"""Shared test fixtures: the real Hudi tables and one lazily created local SparkSession."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import fixtures as fx
+
+
+@pytest.fixture(scope="session")
+def hudi_fixtures_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if fx.fixtures_dir() is None:
+        pytest.skip(fx.missing_reason())
+    return tmp_path_factory.mktemp("hudi-fixtures")
+
+
+@pytest.fixture(scope="session")
+def fixture_table(hudi_fixtures_root: Path) -> Callable[[str], fx.FixtureTable]:
+    """Unpack a fixture by name (once per session); read-only use."""
+
+    def get(name: str) -> fx.FixtureTable:
+        return fx.unpack(name, hudi_fixtures_root)
+
+    return get
+
+
+@pytest.fixture
+def fixture_copy(
+    fixture_table: Callable[[str], fx.FixtureTable], tmp_path: Path
+) -> Callable[[str], fx.FixtureTable]:
+    """A writable per-test copy of a fixture table."""
+
+    def get(name: str) -> fx.FixtureTable:
+        return fx.copy_table(fixture_table(name), tmp_path)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local SparkSession for the whole run, created on first use."""
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("no JDK on PATH: Spark tests need Java 17+")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("maintainer-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

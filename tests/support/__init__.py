@@ -1,0 +1,1 @@
+"""Helpers shared by the test suite (fixture tables, the hudi oracle)."""
