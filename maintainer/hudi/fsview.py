@@ -1,0 +1,227 @@
+"""The file-system view: partitions, file groups and file slices of a table, as Hudi sees them.
+
+Built purely from a listing of the partitions and the timeline (plus the facts decoded from
+instant payloads: replaced file groups, pending compaction and clustering operations,
+savepointed files), so every rule is unit-testable on synthetic states.
+
+Rules (HUDI.md §2-§3):
+* layout 1 (v6): a slice is keyed by its base instant; a log file names its slice's base instant;
+* layout 2 (v8+): a log file names its deltacommit; it belongs to the slice with the greatest
+  base instant before the deltacommit's completion time;
+* only committed files are visible: the writing instant is a completed commit, or older than
+  the first instant of the active timeline (archived, so committed); a pending compaction
+  opens a new slice at its instant;
+* replaced file groups (completed replacecommits) are not part of the latest view.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from maintainer.hudi.filenames import BaseFileName, LogFileName, is_junk, is_partition_metadata
+from maintainer.hudi.timeline import Timeline
+from maintainer.storage import FileInfo
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A base or log file of the table: ``path`` is relative to the table base path."""
+
+    partition: str
+    name: str
+    size: int
+    file_id: str
+    instant_time: str
+    base: BaseFileName | None = None
+    log: LogFileName | None = None
+
+    @property
+    def path(self) -> str:
+        return f"{self.partition}/{self.name}" if self.partition else self.name
+
+    @property
+    def is_log(self) -> bool:
+        return self.log is not None
+
+
+@dataclass(frozen=True, slots=True)
+class FileSlice:
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: DataFile | None
+    log_files: tuple[DataFile, ...] = ()
+
+    @property
+    def files(self) -> tuple[DataFile, ...]:
+        return ((self.base_file,) if self.base_file else ()) + self.log_files
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.base_file is None and not self.log_files
+
+
+@dataclass(frozen=True, slots=True)
+class FileGroup:
+    """A file group with its slices, oldest first."""
+
+    partition: str
+    file_id: str
+    slices: tuple[FileSlice, ...]
+
+    @property
+    def latest_slice(self) -> FileSlice | None:
+        return self.slices[-1] if self.slices else None
+
+    def slices_newest_first(self) -> list[FileSlice]:
+        return list(reversed(self.slices))
+
+
+@dataclass(frozen=True, slots=True)
+class PendingOperation:
+    """A file group under a pending compaction, log compaction or clustering."""
+
+    instant_time: str
+    action: str
+    base_instant: str | None = None
+
+
+@dataclass(frozen=True)
+class ViewInputs:
+    """What the view needs besides the listing: facts decoded from instant payloads."""
+
+    replaced_file_groups: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(partition, file id) -> time of the completed replacecommit that replaced it."""
+    pending_compaction: Mapping[tuple[str, str], PendingOperation] = field(default_factory=dict)
+    pending_log_compaction: Mapping[tuple[str, str], PendingOperation] = field(default_factory=dict)
+    pending_clustering: Mapping[tuple[str, str], PendingOperation] = field(default_factory=dict)
+    savepointed_files: frozenset[str] = frozenset()
+    """File names (base and log) kept by any savepoint."""
+
+
+def parse_data_file(partition: str, info: FileInfo) -> DataFile | None:
+    """A DataFile for a Hudi base or log file; None for anything else."""
+    name = info.name
+    if info.is_dir or is_junk(name) or is_partition_metadata(name):
+        return None
+    base = BaseFileName.parse(name)
+    if base is not None:
+        return DataFile(partition, name, info.size, base.file_id, base.instant_time, base=base)
+    log = LogFileName.parse(name)
+    if log is not None and log.suffix == "log" and not log.is_cdc:
+        return DataFile(partition, name, info.size, log.file_id, log.instant_time, log=log)
+    return None
+
+
+@dataclass(frozen=True)
+class FileSystemView:
+    """File groups per partition, for the timeline it was built on."""
+
+    timeline: Timeline
+    groups: Mapping[str, tuple[FileGroup, ...]]
+    inputs: ViewInputs
+    uncommitted: tuple[DataFile, ...] = ()
+
+    @property
+    def partitions(self) -> list[str]:
+        return sorted(self.groups)
+
+    def file_groups(self, partition: str | None = None, include_replaced: bool = False) -> list[FileGroup]:
+        parts = [partition] if partition is not None else self.partitions
+        result = []
+        for part in parts:
+            for group in self.groups.get(part, ()):
+                if include_replaced or not self.is_replaced(group):
+                    result.append(group)
+        return result
+
+    def is_replaced(self, group: FileGroup) -> bool:
+        return (group.partition, group.file_id) in self.inputs.replaced_file_groups
+
+    def latest_slices(self, partition: str | None = None) -> list[FileSlice]:
+        return [s for g in self.file_groups(partition) if (s := g.latest_slice) is not None]
+
+    def all_files(self) -> list[DataFile]:
+        return [f for g in self.file_groups(include_replaced=True) for s in g.slices for f in s.files]
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def _is_visible(data_file: DataFile, timeline: Timeline, completions: Mapping[str, str],
+                pending_compaction_times: set[str]) -> bool:
+    instant = data_file.instant_time
+    if instant in completions or timeline.is_before_start(instant):
+        return True
+    # v6 log files are named by the slice's base instant, which may be a pending compaction
+    return data_file.is_log and timeline.layout == 1 and instant in pending_compaction_times
+
+
+def _slice_for_log_v2(log: DataFile, base_instants: list[str], completions: Mapping[str, str]) -> str:
+    """Layout 2: the greatest base instant before the log's deltacommit completed."""
+    completion = completions.get(log.instant_time, log.instant_time)
+    index = bisect.bisect_left(base_instants, completion) - 1
+    return base_instants[max(index, 0)] if base_instants else log.instant_time
+
+
+def _build_group(partition: str, file_id: str, files: list[DataFile], layout: int,
+                 completions: Mapping[str, str], pending: PendingOperation | None) -> FileGroup:
+    bases = {f.instant_time: f for f in files if not f.is_log}
+    logs = sorted((f for f in files if f.is_log), key=lambda f: f.log.sort_key() if f.log else ())
+    base_instants = set(bases)
+    if pending is not None:
+        base_instants.add(pending.instant_time)
+    if layout == 1:
+        base_instants.update(f.instant_time for f in logs)
+    ordered = sorted(base_instants)
+    slice_logs: dict[str, list[DataFile]] = {b: [] for b in ordered}
+    for log in logs:
+        key = log.instant_time if layout == 1 else _slice_for_log_v2(log, ordered, completions)
+        slice_logs.setdefault(key, []).append(log)
+    slices = [
+        FileSlice(partition, file_id, b, bases.get(b), tuple(slice_logs.get(b, ())))
+        for b in sorted(slice_logs)
+    ]
+    return FileGroup(partition, file_id, tuple(slices))
+
+
+def build_view(timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]],
+               inputs: ViewInputs | None = None) -> FileSystemView:
+    """Build the view from per-partition listings (partition path -> entries)."""
+    inputs = inputs or ViewInputs()
+    completions = timeline.completion_times()
+    pending_times = {op.instant_time for op in inputs.pending_compaction.values()}
+    pending_times |= {i.timestamp for i in timeline.pending_compactions()}
+    groups: dict[str, tuple[FileGroup, ...]] = {}
+    uncommitted: list[DataFile] = []
+    for partition, entries in listings.items():
+        by_group: dict[str, list[DataFile]] = {}
+        for info in entries:
+            data_file = parse_data_file(partition, info)
+            if data_file is None:
+                continue
+            if not _is_visible(data_file, timeline, completions, pending_times):
+                uncommitted.append(data_file)
+                continue
+            by_group.setdefault(data_file.file_id, []).append(data_file)
+        groups[partition] = tuple(
+            _build_group(partition, fid, files, timeline.layout, completions,
+                         inputs.pending_compaction.get((partition, fid)))
+            for fid, files in sorted(by_group.items())
+        )
+    return FileSystemView(timeline, groups, inputs, tuple(uncommitted))
+
+
+def view_as_of(view: FileSystemView, listings: Mapping[str, Iterable[FileInfo]],
+               timestamp: str) -> FileSystemView:
+    """The view as a reader time-travelling to ``timestamp`` sees it."""
+    timeline = view.timeline.as_of(timestamp)
+    replaced = {k: t for k, t in view.inputs.replaced_file_groups.items() if t <= timestamp}
+    inputs = ViewInputs(replaced_file_groups=replaced, savepointed_files=view.inputs.savepointed_files)
+    return build_view(timeline, listings, inputs)
