@@ -10,9 +10,7 @@ import importlib
 
 import click
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "inspect_cmd",
-)
+COMMAND_MODULES: tuple[str, ...] = ("inspect_cmd",)
 
 
 def register_commands(group: click.Group) -> None:

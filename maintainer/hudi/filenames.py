@@ -26,12 +26,7 @@ BASE_FILE_EXTENSIONS = frozenset({".parquet", ".orc", ".hfile", ".lance"})
 
 def is_junk(name: str) -> bool:
     """Files that are never part of a table (OS litter, checksums, editor files)."""
-    return (
-        name in JUNK_NAMES
-        or name.startswith("._")
-        or name.endswith(".crc")
-        or name == "__MACOSX"
-    )
+    return name in JUNK_NAMES or name.startswith("._") or name.endswith(".crc") or name == "__MACOSX"
 
 
 def is_partition_metadata(name: str) -> bool:

@@ -154,8 +154,12 @@ class FileSystemView:
 # -- building ----------------------------------------------------------------------------
 
 
-def _is_visible(data_file: DataFile, timeline: Timeline, completions: Mapping[str, str],
-                pending_compaction_times: set[str]) -> bool:
+def _is_visible(
+    data_file: DataFile,
+    timeline: Timeline,
+    completions: Mapping[str, str],
+    pending_compaction_times: set[str],
+) -> bool:
     instant = data_file.instant_time
     if instant in completions or timeline.is_before_start(instant):
         return True
@@ -170,8 +174,14 @@ def _slice_for_log_v2(log: DataFile, base_instants: list[str], completions: Mapp
     return base_instants[max(index, 0)] if base_instants else log.instant_time
 
 
-def _build_group(partition: str, file_id: str, files: list[DataFile], layout: int,
-                 completions: Mapping[str, str], pending: PendingOperation | None) -> FileGroup:
+def _build_group(
+    partition: str,
+    file_id: str,
+    files: list[DataFile],
+    layout: int,
+    completions: Mapping[str, str],
+    pending: PendingOperation | None,
+) -> FileGroup:
     bases = {f.instant_time: f for f in files if not f.is_log}
     logs = sorted((f for f in files if f.is_log), key=lambda f: f.log.sort_key() if f.log else ())
     base_instants = set(bases)
@@ -191,8 +201,9 @@ def _build_group(partition: str, file_id: str, files: list[DataFile], layout: in
     return FileGroup(partition, file_id, tuple(slices))
 
 
-def build_view(timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]],
-               inputs: ViewInputs | None = None) -> FileSystemView:
+def build_view(
+    timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs | None = None
+) -> FileSystemView:
     """Build the view from per-partition listings (partition path -> entries)."""
     inputs = inputs or ViewInputs()
     completions = timeline.completion_times()
@@ -211,15 +222,22 @@ def build_view(timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]],
                 continue
             by_group.setdefault(data_file.file_id, []).append(data_file)
         groups[partition] = tuple(
-            _build_group(partition, fid, files, timeline.layout, completions,
-                         inputs.pending_compaction.get((partition, fid)))
+            _build_group(
+                partition,
+                fid,
+                files,
+                timeline.layout,
+                completions,
+                inputs.pending_compaction.get((partition, fid)),
+            )
             for fid, files in sorted(by_group.items())
         )
     return FileSystemView(timeline, groups, inputs, tuple(uncommitted))
 
 
-def view_as_of(view: FileSystemView, listings: Mapping[str, Iterable[FileInfo]],
-               timestamp: str) -> FileSystemView:
+def view_as_of(
+    view: FileSystemView, listings: Mapping[str, Iterable[FileInfo]], timestamp: str
+) -> FileSystemView:
     """The view as a reader time-travelling to ``timestamp`` sees it."""
     timeline = view.timeline.as_of(timestamp)
     replaced = {k: t for k, t in view.inputs.replaced_file_groups.items() if t <= timestamp}

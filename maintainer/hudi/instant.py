@@ -51,8 +51,14 @@ WRITE_ACTIONS = frozenset({Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_CO
 """Actions that write data files (pending ones are writes a cleaner or archiver must respect)."""
 
 COMMIT_ACTIONS = frozenset(
-    {Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT, Action.COMPACTION, Action.CLUSTERING,
-     Action.LOG_COMPACTION}
+    {
+        Action.COMMIT,
+        Action.DELTA_COMMIT,
+        Action.REPLACE_COMMIT,
+        Action.COMPACTION,
+        Action.CLUSTERING,
+        Action.LOG_COMPACTION,
+    }
 )
 """Actions whose completed instant is a commit of data (compaction/clustering included)."""
 

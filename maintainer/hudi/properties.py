@@ -237,7 +237,9 @@ def table_config_from_properties(raw: Mapping[str, str], where: str = PROPERTIES
     except ValueError as exc:
         raise CorruptFileError(f"unknown hoodie.table.type {type_text!r}", where=where) from exc
     layout = int(raw.get("hoodie.timeline.layout.version", "1" if version < 8 else "2"))
-    ordering = _split_fields(raw.get("hoodie.table.ordering.fields") or raw.get("hoodie.table.precombine.field"))
+    ordering = _split_fields(
+        raw.get("hoodie.table.ordering.fields") or raw.get("hoodie.table.precombine.field")
+    )
     keygen = raw.get("hoodie.table.keygenerator.class") or raw.get("hoodie.table.keygenerator.type", "")
     return TableConfig(
         name=name,

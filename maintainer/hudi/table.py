@@ -71,7 +71,7 @@ def load_timeline(storage: Storage, config: TableConfig) -> Timeline:
 
 
 def _is_hidden_dir(name: str) -> bool:
-    return name.startswith(".") or name.startswith("_") or is_junk(name)
+    return name.startswith((".", "_")) or is_junk(name)
 
 
 def discover_partitions(storage: Storage, config: TableConfig) -> dict[str, tuple[FileInfo, ...]]:
@@ -83,7 +83,10 @@ def discover_partitions(storage: Storage, config: TableConfig) -> dict[str, tupl
     frontier = {"": root_entries}
     while frontier:
         children = [
-            e.path for entries in frontier.values() for e in entries if e.is_dir and not _is_hidden_dir(e.name)
+            e.path
+            for entries in frontier.values()
+            for e in entries
+            if e.is_dir and not _is_hidden_dir(e.name)
         ]
         listed = storage.list_dirs(children)
         frontier = {}
@@ -101,9 +104,7 @@ def load_metadata_table_info(storage: Storage, config: TableConfig) -> MetadataT
 
 
 def load_heartbeats(storage: Storage) -> dict[str, int]:
-    return {
-        info.name: info.mtime_ms or 0 for info in storage.list_dir(HEARTBEAT_DIR) if not info.is_dir
-    }
+    return {info.name: info.mtime_ms or 0 for info in storage.list_dir(HEARTBEAT_DIR) if not info.is_dir}
 
 
 def load_snapshot(storage: Storage, partitions: Iterable[str] | None = None) -> TableSnapshot:

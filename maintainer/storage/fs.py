@@ -69,11 +69,12 @@ class Storage:
 
     def _remote_fs(self, uri: str) -> tuple[pafs.FileSystem, str]:
         try:
-            if uri.startswith("s3://") or uri.startswith("s3a://"):
+            if uri.startswith(("s3://", "s3a://")):
                 uri = "s3://" + uri.split("://", 1)[1]
                 fs = pafs.S3FileSystem(**self.options)
                 return fs, uri[len("s3://") :]
-            return pafs.FileSystem.from_uri(uri)
+            filesystem, root = pafs.FileSystem.from_uri(uri)
+            return filesystem, str(root)
         except (pa.ArrowException, ValueError, OSError) as exc:
             raise StorageError(
                 f"cannot open storage for {uri}: {exc}",
