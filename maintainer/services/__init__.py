@@ -1,0 +1,1 @@
+"""Hudi table services: each a pure planner and a Spark executor."""

@@ -1,0 +1,252 @@
+"""The clean planner: a pure function of the table's state, the cleaner settings and now.
+
+Per file group (HUDI.md §5, Hudi's CleanPlanner):
+* savepointed files are never deleted;
+* slices a pending compaction, log compaction or clustering needs (base instant at or after
+  the operation's base instant) are never deleted;
+* the latest slice of every file group is kept, and (by commits or hours) so is the latest
+  slice before the earliest commit to retain, which running queries may still read;
+* older slices are deleted with their log files;
+* file groups replaced before the earliest commit to retain (any time, for file versions)
+  are deleted whole;
+* a partition left without any file is deleted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from maintainer.hudi.fsview import FileGroup, FileSlice, FileSystemView, PendingOperation
+from maintainer.hudi.instant import Instant
+from maintainer.hudi.timeline import Timeline
+from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
+from maintainer.services.clean.scope import ScanScope
+
+
+@dataclass(frozen=True, slots=True)
+class FileToDelete:
+    partition: str
+    name: str
+    size: int
+    reason: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.partition}/{self.name}" if self.partition else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionClean:
+    partition: str
+    files: tuple[FileToDelete, ...]
+    delete_partition: bool = False
+
+
+@dataclass(frozen=True)
+class CleanInputs:
+    """The table state a clean is planned on (the view covers the scanned partitions)."""
+
+    timeline: Timeline
+    view: FileSystemView
+    scope: ScanScope
+    savepointed_files: frozenset[str] = frozenset()
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class CleanPlanResult:
+    policy: CleanPolicy
+    earliest_commit_to_retain: Instant | None
+    retention_reason: str
+    scope: ScanScope
+    last_completed_commit: str
+    savepoint_times: tuple[str, ...]
+    partitions: tuple[PartitionClean, ...] = field(default=())
+
+    @property
+    def files(self) -> list[FileToDelete]:
+        return [f for p in self.partitions for f in p.files]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+    @property
+    def partitions_to_delete(self) -> list[str]:
+        return [p.partition for p in self.partitions if p.delete_partition]
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.files) or bool(self.partitions_to_delete)
+
+
+# -- per file group ------------------------------------------------------------------------
+
+
+def _needed_by_pending(file_slice: FileSlice, ops: list[PendingOperation]) -> PendingOperation | None:
+    for op in ops:
+        floor = op.base_instant or op.instant_time
+        if file_slice.base_instant >= floor:
+            return op
+    return None
+
+
+def _pending_ops(view: FileSystemView, group: FileGroup) -> list[PendingOperation]:
+    key = (group.partition, group.file_id)
+    inputs = view.inputs
+    found = (
+        inputs.pending_compaction.get(key),
+        inputs.pending_log_compaction.get(key),
+        inputs.pending_clustering.get(key),
+    )
+    return [op for op in found if op is not None]
+
+
+def _deletions(file_slice: FileSlice, reason: str) -> list[FileToDelete]:
+    return [FileToDelete(f.partition, f.name, f.size, reason) for f in file_slice.files]
+
+
+def _is_savepointed(file_slice: FileSlice, savepointed: frozenset[str]) -> bool:
+    return any(f.name in savepointed for f in file_slice.files)
+
+
+def _latest_before(slices_newest_first: list[FileSlice], ectr: str) -> str | None:
+    for file_slice in slices_newest_first:
+        if file_slice.base_instant < ectr:
+            return file_slice.base_instant
+    return None
+
+
+def _clean_by_commits(
+    group: FileGroup, ectr: str, ops: list[PendingOperation], savepointed: frozenset[str]
+) -> list[FileToDelete]:
+    slices = group.slices_newest_first()
+    if not slices:
+        return []
+    keep = {slices[0].base_instant, _latest_before(slices, ectr)}
+    result: list[FileToDelete] = []
+    for file_slice in slices:
+        if file_slice.base_instant in keep or file_slice.base_instant >= ectr:
+            continue
+        if _is_savepointed(file_slice, savepointed) or _needed_by_pending(file_slice, ops):
+            continue
+        result += _deletions(
+            file_slice,
+            f"slice {file_slice.base_instant} is older than the earliest commit to retain {ectr} "
+            "and a newer slice before it is kept",
+        )
+    return result
+
+
+def _clean_by_versions(
+    group: FileGroup, retained: int, ops: list[PendingOperation], savepointed: frozenset[str]
+) -> list[FileToDelete]:
+    """Keep the newest ``retained`` slices; slices a pending compaction needs are kept apart,
+    and one of them counts as a retained version (Hudi's rule)."""
+    keep = retained - 1 if any(op.action == "compaction" for op in ops) else retained
+    result: list[FileToDelete] = []
+    for file_slice in group.slices_newest_first():
+        if _needed_by_pending(file_slice, ops) or _is_savepointed(file_slice, savepointed):
+            continue
+        if keep > 0:
+            keep -= 1
+            continue
+        result += _deletions(file_slice, f"older than the {retained} newest file versions")
+    return result
+
+
+def _clean_replaced(group: FileGroup, replaced_at: str, savepointed: frozenset[str]) -> list[FileToDelete]:
+    result: list[FileToDelete] = []
+    for file_slice in group.slices:
+        if _is_savepointed(file_slice, savepointed):
+            continue
+        result += _deletions(file_slice, f"file group replaced by replacecommit {replaced_at}")
+    return result
+
+
+# -- per partition ---------------------------------------------------------------------------
+
+
+def _replaced_eligible(
+    view: FileSystemView, group: FileGroup, settings: CleanSettings, ectr: str | None
+) -> str | None:
+    replaced_at = view.inputs.replaced_file_groups.get((group.partition, group.file_id))
+    if replaced_at is None:
+        return None
+    if settings.policy is CleanPolicy.KEEP_LATEST_FILE_VERSIONS:
+        return replaced_at
+    return replaced_at if ectr is not None and replaced_at < ectr else None
+
+
+def _group_deletions(
+    view: FileSystemView,
+    group: FileGroup,
+    settings: CleanSettings,
+    ectr: str | None,
+    savepointed: frozenset[str],
+) -> list[FileToDelete]:
+    replaced_at = _replaced_eligible(view, group, settings, ectr)
+    if replaced_at is not None:
+        return _clean_replaced(group, replaced_at, savepointed)
+    if view.is_replaced(group):
+        return []
+    ops = _pending_ops(view, group)
+    if settings.policy is CleanPolicy.KEEP_LATEST_FILE_VERSIONS:
+        return _clean_by_versions(group, settings.file_versions_retained, ops, savepointed)
+    if ectr is None:
+        return []
+    return _clean_by_commits(group, ectr, ops, savepointed)
+
+
+def _partition_emptied(view: FileSystemView, partition: str, deleted: list[FileToDelete]) -> bool:
+    remaining = {
+        f.name for g in view.file_groups(partition, include_replaced=True) for s in g.slices for f in s.files
+    }
+    has_uncommitted = any(f.partition == partition for f in view.uncommitted)
+    return bool(remaining) and remaining <= {f.name for f in deleted} and not has_uncommitted
+
+
+def plan_partition(
+    view: FileSystemView,
+    partition: str,
+    settings: CleanSettings,
+    ectr: str | None,
+    savepointed: frozenset[str],
+) -> PartitionClean:
+    deleted: list[FileToDelete] = []
+    for group in view.file_groups(partition, include_replaced=True):
+        deleted += _group_deletions(view, group, settings, ectr, savepointed)
+    emptied = bool(partition) and _partition_emptied(view, partition, deleted)
+    return PartitionClean(partition, tuple(sorted(deleted, key=lambda f: f.name)), emptied)
+
+
+# -- the plan --------------------------------------------------------------------------------
+
+
+def _last_completed_commit(timeline: Timeline) -> str:
+    commits = timeline.completed_commits()
+    return commits[-1].timestamp if commits else ""
+
+
+def plan_clean(inputs: CleanInputs, settings: CleanSettings, now: datetime) -> CleanPlanResult:
+    """Everything a clean would delete, and why; ``has_changes`` is False for nothing to do."""
+    retention = earliest_commit_to_retain(inputs.timeline, settings, now, inputs.timezone)
+    ectr = retention.instant.timestamp if retention.instant else None
+    result = CleanPlanResult(
+        policy=settings.policy,
+        earliest_commit_to_retain=retention.instant,
+        retention_reason=retention.reason,
+        scope=inputs.scope,
+        last_completed_commit=_last_completed_commit(inputs.timeline),
+        savepoint_times=tuple(i.timestamp for i in inputs.timeline.savepoints()),
+    )
+    if settings.policy is not CleanPolicy.KEEP_LATEST_FILE_VERSIONS and ectr is None:
+        return result
+    partitions = tuple(
+        planned
+        for partition in inputs.view.partitions
+        if (planned := plan_partition(inputs.view, partition, settings, ectr, inputs.savepointed_files)).files
+        or planned.delete_partition
+    )
+    return replace(result, partitions=partitions)

@@ -1,0 +1,83 @@
+"""The cleaner's policy and its earliest commit to retain (ECTR)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import Enum
+
+from maintainer.hudi.instant import Instant, format_instant_time, wall_clock_in_timezone
+from maintainer.hudi.timeline import Timeline
+
+
+class CleanPolicy(str, Enum):
+    KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+    KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+    KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+
+    @classmethod
+    def parse(cls, text: str) -> CleanPolicy:
+        return cls(text.upper())
+
+
+@dataclass(frozen=True, slots=True)
+class CleanSettings:
+    """The cleaner options the planner needs (names and defaults are Hudi's)."""
+
+    policy: CleanPolicy = CleanPolicy.KEEP_LATEST_COMMITS
+    commits_retained: int = 10
+    file_versions_retained: int = 3
+    hours_retained: int = 24
+    incremental: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionPoint:
+    """The earliest commit to retain, and why it is where it is."""
+
+    instant: Instant | None
+    reason: str
+
+
+def _cap_by_earliest_pending(timeline: Timeline, candidate: Instant) -> tuple[Instant | None, str]:
+    pending = timeline.pending_writes() + timeline.pending_clustering()
+    if not pending:
+        return candidate, ""
+    earliest = min(pending, key=lambda i: i.timestamp)
+    if candidate.timestamp <= earliest.timestamp:
+        return candidate, ""
+    before = [i for i in timeline.completed_commits() if i.timestamp < earliest.timestamp]
+    capped = before[-1] if before else None
+    return capped, (
+        f"; capped by the pending {earliest.action.value} {earliest.timestamp} (files it may "
+        "still need are kept)"
+    )
+
+
+def earliest_commit_to_retain(
+    timeline: Timeline, settings: CleanSettings, now: datetime, tz: str
+) -> RetentionPoint:
+    """Hudi's ECTR: the N-th newest completed commit (by commits) or the first within the
+    retention hours; never later than the earliest pending write. None: nothing is old enough."""
+    commits = timeline.completed_commits()
+    if settings.policy is CleanPolicy.KEEP_LATEST_FILE_VERSIONS:
+        return RetentionPoint(None, "KEEP_LATEST_FILE_VERSIONS keeps versions, not commits")
+    if settings.policy is CleanPolicy.KEEP_LATEST_COMMITS:
+        retained = settings.commits_retained
+        if len(commits) <= retained:
+            return RetentionPoint(
+                None, f"{len(commits)} completed commits, not more than the {retained} retained"
+            )
+        candidate = commits[len(commits) - retained]
+        reason = f"the oldest of the {retained} most recent completed commits"
+    else:
+        cutoff = format_instant_time(
+            wall_clock_in_timezone(now, tz) - timedelta(hours=settings.hours_retained)
+        )
+        within = [c for c in commits if c.timestamp >= cutoff]
+        if not within or within[0] is commits[0]:
+            return RetentionPoint(None, f"no completed commit is older than {settings.hours_retained} hours")
+        candidate = within[0]
+        reason = f"the first completed commit within the last {settings.hours_retained} hours"
+    capped, note = _cap_by_earliest_pending(timeline, candidate)
+    return RetentionPoint(capped, reason + note)
