@@ -1,0 +1,1 @@
+"""The plan artifact: typed model, canonical JSON and hash, rendering, validation at apply."""
