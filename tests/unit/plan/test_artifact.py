@@ -65,7 +65,7 @@ def test_tampered_plan_json_is_refused(tmp_path: Path) -> None:
 def test_tampered_payload_is_refused(tmp_path: Path) -> None:
     write(tmp_path)
     (tmp_path / "payloads" / "trips.clean.requested").write_bytes(b"other")
-    with pytest.raises(PlanError, match="payload trips.clean.requested"):
+    with pytest.raises(PlanError, match=r"payload trips\.clean\.requested"):
         read_plan(tmp_path)
 
 
