@@ -167,11 +167,16 @@ def _is_visible(
     return data_file.is_log and timeline.layout == 1 and instant in pending_compaction_times
 
 
-def _slice_for_log_v2(log: DataFile, base_instants: list[str], completions: Mapping[str, str]) -> str:
-    """Layout 2: the greatest base instant before the log's deltacommit completed."""
+def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Mapping[str, str]) -> str:
+    """Layout 2: the greatest slice instant at or before the log's deltacommit completion time;
+    where there is none, the log opens a slice at its own instant (``slice_instants`` is
+    kept sorted and grows by that instant)."""
     completion = completions.get(log.instant_time, log.instant_time)
-    index = bisect.bisect_left(base_instants, completion) - 1
-    return base_instants[max(index, 0)] if base_instants else log.instant_time
+    index = bisect.bisect_right(slice_instants, completion) - 1
+    if index >= 0:
+        return slice_instants[index]
+    bisect.insort(slice_instants, log.instant_time)
+    return log.instant_time
 
 
 def _build_group(

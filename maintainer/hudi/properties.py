@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from maintainer.errors import CorruptFileError, TableFormatError, UnsupportedTableError
+from maintainer.errors import CorruptFileError, UnsupportedTableError
 
 PROPERTIES_FILE = ".hoodie/hoodie.properties"
 SUPPORTED_VERSIONS = (6, 8, 9)
@@ -46,8 +47,11 @@ def _unescape(text: str) -> str:
             i += 1
             continue
         nxt = text[i + 1]
-        if nxt == "u" and i + 6 <= len(text):
-            out.append(chr(int(text[i + 2 : i + 6], 16)))
+        if nxt == "u":
+            digits = text[i + 2 : i + 6]
+            if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError(f"malformed \\uxxxx encoding: {text[i : i + 6]!r}")
+            out.append(chr(int(digits, 16)))
             i += 6
             continue
         out.append(simple.get(nxt, nxt))
@@ -55,11 +59,20 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_JAVA_WHITESPACE = " \t\f"
+
+
 def _logical_lines(text: str) -> list[str]:
+    """Natural lines joined at odd trailing backslashes; comments and blank lines dropped.
+
+    As in Java, only ``\\n``, ``\\r`` and ``\\r\\n`` end a line, leading whitespace is
+    skipped and trailing whitespace belongs to the value.
+    """
     lines: list[str] = []
     pending = ""
-    for raw in text.splitlines():
-        line = raw.lstrip() if pending else raw.strip()
+    for raw in _LINE_BREAK.split(text):
+        line = raw.lstrip(_JAVA_WHITESPACE)
         if not pending and (not line or line[0] in "#!"):
             continue
         trailing = len(line) - len(line.rstrip("\\"))
@@ -79,17 +92,18 @@ def _split_key_value(line: str) -> tuple[str, str]:
         if line[i] == "\\":
             i += 2
             continue
-        if line[i] in "=: \t":
+        if line[i] in "=:" or line[i] in _JAVA_WHITESPACE:
             break
         i += 1
-    key, rest = line[:i], line[i:].lstrip(" \t")
+    key, rest = line[:i], line[i:].lstrip(_JAVA_WHITESPACE)
     if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(" \t")
+        rest = rest[1:].lstrip(_JAVA_WHITESPACE)
     return _unescape(key), _unescape(rest)
 
 
 def parse_java_properties(text: str) -> dict[str, str]:
-    """Parse the Java ``Properties.load`` format into a dict."""
+    """Parse the Java ``Properties.load`` format into a dict (ValueError on a malformed
+    ``\\uXXXX`` escape, as Java's IllegalArgumentException)."""
     return dict(_split_key_value(line) for line in _logical_lines(text))
 
 
@@ -206,7 +220,7 @@ def _merge_mode(raw: Mapping[str, str], ordering: tuple[str, ...]) -> MergeMode:
 def _version(raw: Mapping[str, str], where: str) -> int:
     text = raw.get("hoodie.table.version")
     if text is None:
-        raise TableFormatError(
+        raise CorruptFileError(
             "hoodie.table.version is missing",
             where=where,
             hint="the file is incomplete; restore it from hoodie.properties.backup if one exists",
@@ -225,18 +239,40 @@ def _version(raw: Mapping[str, str], where: str) -> int:
     return version
 
 
+def _layout(raw: Mapping[str, str], version: int, where: str) -> int:
+    text = raw.get("hoodie.timeline.layout.version", "1" if version < 8 else "2")
+    if text not in ("1", "2"):
+        raise CorruptFileError(f"hoodie.timeline.layout.version must be 1 or 2, not {text!r}", where=where)
+    return int(text)
+
+
+def verify_checksum(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> None:
+    """Check ``hoodie.table.checksum`` where present (Hudi refuses a file whose checksum does
+    not match, and falls back to ``hoodie.properties.backup``)."""
+    text = raw.get("hoodie.table.checksum")
+    if text is None:
+        return
+    expected = table_checksum(raw.get("hoodie.database.name", ""), raw.get("hoodie.table.name", ""))
+    if text.strip() != str(expected):
+        raise CorruptFileError(
+            f"hoodie.table.checksum is {text!r}, but the table name gives {expected}",
+            where=where,
+            hint="the file was changed or cut short; restore it from hoodie.properties.backup",
+        )
+
+
 def table_config_from_properties(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> TableConfig:
     """Build the typed config; refuses unsupported versions and missing required keys."""
     version = _version(raw, where)
     name = raw.get("hoodie.table.name")
     if not name:
-        raise TableFormatError("hoodie.table.name is missing", where=where)
+        raise CorruptFileError("hoodie.table.name is missing", where=where)
     type_text = raw.get("hoodie.table.type", TableType.COPY_ON_WRITE.value)
     try:
         table_type = TableType(type_text)
     except ValueError as exc:
         raise CorruptFileError(f"unknown hoodie.table.type {type_text!r}", where=where) from exc
-    layout = int(raw.get("hoodie.timeline.layout.version", "1" if version < 8 else "2"))
+    layout = _layout(raw, version, where)
     ordering = _split_fields(
         raw.get("hoodie.table.ordering.fields") or raw.get("hoodie.table.precombine.field")
     )
@@ -275,11 +311,15 @@ def parse_table_config(data: bytes, where: str = PROPERTIES_FILE) -> TableConfig
         text = data.decode("latin-1")
     except UnicodeDecodeError as exc:  # pragma: no cover - latin-1 decodes everything
         raise CorruptFileError("hoodie.properties is not text", where=where) from exc
-    raw = parse_java_properties(text)
+    try:
+        raw = parse_java_properties(text)
+    except ValueError as exc:
+        raise CorruptFileError(f"hoodie.properties cannot be parsed: {exc}", where=where) from exc
     if not raw:
         raise CorruptFileError(
             "hoodie.properties is empty or has no key=value lines",
             where=where,
             hint="restore it from .hoodie/hoodie.properties.backup or from a backup of the table",
         )
+    verify_checksum(raw, where)
     return table_config_from_properties(raw, where)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from maintainer.errors import StorageError, TableFormatError
+from maintainer.errors import CorruptFileError, StorageError, TableFormatError
 from maintainer.hudi.filenames import is_junk, is_partition_metadata
 from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config
 from maintainer.hudi.timeline import Timeline
@@ -53,10 +53,18 @@ class TableSnapshot:
 
 
 def load_config(storage: Storage) -> TableConfig:
-    """Read ``hoodie.properties`` (or its backup, as Hudi does when an update was cut short)."""
+    """Read ``hoodie.properties``; where it is missing or corrupt (empty, cut short, checksum
+    mismatch) read ``hoodie.properties.backup``, as Hudi does when an update was cut short."""
+    first_error: CorruptFileError | None = None
     for path in (PROPERTIES_FILE, PROPERTIES_BACKUP):
-        if storage.exists(path):
+        if not storage.exists(path):
+            continue
+        try:
             return parse_table_config(storage.read_bytes(path), where=storage.uri(path))
+        except CorruptFileError as exc:
+            first_error = first_error or exc
+    if first_error is not None:
+        raise first_error
     raise TableFormatError(
         "not a Hudi table: .hoodie/hoodie.properties not found",
         where=storage.base_uri,
