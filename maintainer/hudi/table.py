@@ -99,7 +99,7 @@ def discover_partitions(storage: Storage, config: TableConfig) -> dict[str, tupl
         listed = storage.list_dirs(children)
         frontier = {}
         for path, entries in listed.items():
-            if any(is_partition_metadata(e.name) for e in entries):
+            if any(not e.is_dir and is_partition_metadata(e.name) for e in entries):
                 found[path] = tuple(entries)
             else:
                 frontier[path] = entries

@@ -1,0 +1,138 @@
+"""Storage over pyarrow.fs, on a temporary local directory."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from maintainer.errors import FileExistsInStorageError, StorageError
+from maintainer.storage import FileInfo, Storage
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Storage:
+    root = tmp_path / "table"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "one.txt").write_bytes(b"1")
+    (root / "a" / "b" / "two.txt").write_bytes(b"22")
+    (root / "top.txt").write_bytes(b"333")
+    return Storage(str(root), listing_threads=4)
+
+
+def _names(infos: list[FileInfo]) -> list[tuple[str, int, bool]]:
+    return sorted((i.path, i.size if not i.is_dir else 0, i.is_dir) for i in infos)
+
+
+def test_list_dir_gives_root_relative_entries(storage: Storage) -> None:
+    assert _names(storage.list_dir("")) == [("a", 0, True), ("top.txt", 3, False)]
+    assert _names(storage.list_dir("a")) == [("a/b", 0, True), ("a/one.txt", 1, False)]
+    (entry,) = [i for i in storage.list_dir("a") if not i.is_dir]
+    assert entry.name == "one.txt" and entry.mtime_ms is not None and entry.mtime_ms > 0
+
+
+def test_list_dir_of_a_missing_directory_is_empty(storage: Storage) -> None:
+    assert storage.list_dir("nope") == []
+
+
+def test_list_dirs_lists_many_directories(storage: Storage) -> None:
+    listed = storage.list_dirs(["a", "a/b", "missing"])
+    assert list(listed) == ["a", "a/b", "missing"]
+    assert _names(listed["a/b"]) == [("a/b/two.txt", 2, False)]
+    assert listed["missing"] == []
+    assert _names(storage.list_dirs(["a/b"])["a/b"]) == [("a/b/two.txt", 2, False)]
+    assert storage.list_dirs([]) == {}
+
+
+def test_list_recursive(storage: Storage) -> None:
+    assert _names(storage.list_recursive()) == [
+        ("a", 0, True),
+        ("a/b", 0, True),
+        ("a/b/two.txt", 2, False),
+        ("a/one.txt", 1, False),
+        ("top.txt", 3, False),
+    ]
+    assert _names(storage.list_recursive("a/b")) == [("a/b/two.txt", 2, False)]
+
+
+def test_read_and_stat(storage: Storage) -> None:
+    assert storage.read_bytes("a/b/two.txt") == b"22"
+    assert storage.stat("top.txt") == FileInfo("top.txt", 3, False, storage.stat("top.txt").mtime_ms)  # type: ignore[union-attr]
+    assert storage.stat("missing") is None
+    assert storage.exists("a") and not storage.exists("missing")
+    with storage.open_input_file("top.txt") as handle:
+        assert handle.read() == b"333"
+
+
+def test_read_missing_file_names_it(storage: Storage) -> None:
+    with pytest.raises(StorageError, match=r"missing\.txt"):
+        storage.read_bytes("missing.txt")
+    with pytest.raises(StorageError, match=r"missing\.txt"):
+        storage.open_input_file("missing.txt")
+
+
+def test_write_bytes_overwrites_and_creates_parents(storage: Storage) -> None:
+    storage.write_bytes("new/dir/f.bin", b"x")
+    storage.write_bytes("new/dir/f.bin", b"yz")
+    assert storage.read_bytes("new/dir/f.bin") == b"yz"
+
+
+def test_write_if_absent_creates_then_refuses(storage: Storage) -> None:
+    storage.write_if_absent(".hoodie/20240101000000000.commit.requested", b"")
+    assert storage.read_bytes(".hoodie/20240101000000000.commit.requested") == b""
+    with pytest.raises(FileExistsInStorageError, match="already exists"):
+        storage.write_if_absent(".hoodie/20240101000000000.commit.requested", b"other")
+    with pytest.raises(FileExistsInStorageError):
+        storage.write_if_absent("top.txt", b"never")
+    assert storage.read_bytes("top.txt") == b"333"
+
+
+def test_delete_file(storage: Storage) -> None:
+    assert storage.delete("top.txt") is True
+    assert not storage.exists("top.txt")
+    assert storage.delete("top.txt") is False
+    assert storage.delete("never/was.txt") is False
+
+
+def test_delete_dir(storage: Storage) -> None:
+    assert storage.delete_dir("a") is True
+    assert not storage.exists("a") and not storage.exists("a/b/two.txt")
+    assert storage.delete_dir("a") is False
+
+
+def test_uri_and_full_path(storage: Storage, tmp_path: Path) -> None:
+    root = str(tmp_path / "table")
+    assert storage.base_uri == root
+    assert storage.uri("a/one.txt") == f"file:{root}/a/one.txt"
+    assert storage.uri("") == f"file:{root}"
+    assert storage.full_path("/a/") == f"{root}/a"
+    assert storage.is_local
+    assert repr(storage) == f"Storage({root!r})"
+
+
+def test_file_uri_and_relative_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "f").write_bytes(b"f")
+    assert Storage(f"file://{tmp_path}/t").read_bytes("f") == b"f"
+    monkeypatch.chdir(tmp_path)
+    assert Storage("t/").base_uri == str(tmp_path / "t")
+
+
+def test_child_storage(storage: Storage) -> None:
+    child = storage.child("a")
+    assert child.read_bytes("b/two.txt") == b"22"
+    assert _names(child.list_dir("b")) == [("b/two.txt", 2, False)]
+
+
+def test_pickling_round_trip(storage: Storage) -> None:
+    clone = pickle.loads(pickle.dumps(storage))
+    assert clone.base_uri == storage.base_uri
+    assert clone.listing_threads == 4 and clone.options == storage.options
+    assert clone.read_bytes("a/one.txt") == b"1"
+    assert _names(clone.list_dir("a")) == _names(storage.list_dir("a"))
+
+
+def test_unknown_scheme_is_a_storage_error() -> None:
+    with pytest.raises(StorageError, match="cannot open storage"):
+        Storage("nosuchscheme://bucket/table")
