@@ -1,0 +1,121 @@
+"""Avro object container files holding exactly one record, as Hudi writes its timeline payloads.
+
+Written files follow Java's ``DataFileWriter`` with the null codec: magic ``Obj\\x01``, a metadata
+map with only ``avro.schema``, a 16-byte sync marker, then one block with the one record. The sync
+marker is derived from the schema and the datum, so the same record always gives the same bytes
+(plans must be byte-identical for the same inputs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import fastavro
+import fastavro.validation
+
+from maintainer.errors import CorruptFileError, MaintainerError
+from maintainer.hudi.payloads.schemas import parsed_schema, schema_text
+
+MAGIC = b"Obj\x01"
+SYNC_SIZE = 16
+CORRUPT_HINT = (
+    "the file is damaged or was not written by Hudi; restore it from a backup, or roll back "
+    "the instant it belongs to with Hudi"
+)
+
+
+def is_container(data: bytes) -> bool:
+    """Whether ``data`` starts like an Avro object container file."""
+    return data.startswith(MAGIC)
+
+
+def read_container(data: bytes, where: str) -> dict[str, Any]:
+    """The one record of the Avro container ``data``, decoded with its embedded writer schema.
+
+    Raises :class:`CorruptFileError` naming ``where`` (e.g. the instant file) when ``data`` is not
+    an Avro container, cannot be decoded, or does not hold exactly one record.
+    """
+    return read_named_container(data, where)[1]
+
+
+def read_named_container(data: bytes, where: str) -> tuple[str, dict[str, Any]]:
+    """The short name of the writer schema's record type (e.g. ``HoodieCleanerPlan``) and the one record."""
+    if not is_container(data):
+        raise CorruptFileError(
+            "not an Avro container file (no 'Obj\\x01' magic)", where=where, hint=CORRUPT_HINT
+        )
+    try:
+        reader = fastavro.reader(io.BytesIO(data))
+        records = list(reader)
+        schema = reader.writer_schema
+    except Exception as error:  # fastavro raises many types on damaged input
+        raise CorruptFileError(
+            f"cannot decode the Avro container: {type(error).__name__}: {error}",
+            where=where,
+            hint=CORRUPT_HINT,
+        ) from error
+    if len(records) != 1:
+        raise CorruptFileError(
+            f"expected exactly one Avro record, found {len(records)}", where=where, hint=CORRUPT_HINT
+        )
+    record = records[0]
+    if not isinstance(record, dict):
+        raise CorruptFileError(
+            f"expected an Avro record, found {type(record).__name__}", where=where, hint=CORRUPT_HINT
+        )
+    name = schema.get("name", "") if isinstance(schema, dict) else ""
+    return str(name).rsplit(".", 1)[-1], record
+
+
+def write_container(schema_name: str, record: Mapping[str, Any]) -> bytes:
+    """An Avro container (null codec) holding ``record`` of Hudi type ``schema_name``.
+
+    The embedded schema is the project's self-contained schema of ``schema_name``; the same
+    record always gives the same bytes.
+    """
+    text = schema_text(schema_name).encode("utf-8")
+    datum = encode_datum(schema_name, record)
+    sync = hashlib.sha256(text + b"\x00" + datum).digest()[:SYNC_SIZE]
+    header = MAGIC + _encode_map({"avro.schema": text}) + sync
+    block = _encode_long(1) + _encode_long(len(datum)) + datum + sync
+    return header + block
+
+
+def encode_datum(schema_name: str, record: Mapping[str, Any]) -> bytes:
+    """The Avro binary encoding (no container) of ``record`` of Hudi type ``schema_name``."""
+    schema = parsed_schema(schema_name)
+    try:
+        fastavro.validation.validate(record, schema, raise_errors=True, strict=True)
+        buffer = io.BytesIO()
+        fastavro.schemaless_writer(buffer, schema, dict(record))
+    except (fastavro.validation.ValidationError, ValueError, TypeError, KeyError) as error:
+        raise MaintainerError(
+            f"cannot encode a {schema_name} record: {error}",
+            where=schema_name,
+            hint="this is a bug in maintainer: the payload does not match Hudi's schema; please report it",
+        ) from error
+    return buffer.getvalue()
+
+
+def _encode_long(value: int) -> bytes:
+    zigzag = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while zigzag > 0x7F:
+        out.append((zigzag & 0x7F) | 0x80)
+        zigzag >>= 7
+    out.append(zigzag)
+    return bytes(out)
+
+
+def _encode_bytes(value: bytes) -> bytes:
+    return _encode_long(len(value)) + value
+
+
+def _encode_map(entries: Mapping[str, bytes]) -> bytes:
+    body = b"".join(
+        _encode_bytes(key.encode("utf-8")) + _encode_bytes(value) for key, value in entries.items()
+    )
+    return _encode_long(len(entries)) + body + _encode_long(0)
