@@ -114,7 +114,7 @@ def test_decimal_values_keep_their_scale() -> None:
 def test_records_that_do_not_fill_their_length_are_corrupt() -> None:
     content = bytearray(encode_avro_content([trip("a", 1)], TRIP_SCHEMA))
     struct.pack_into(">i", content, 8, struct.unpack_from(">i", content, 8)[0] + 1)
-    with pytest.raises(CorruptFileError, match="does not fill its length prefix|ends before"):
+    with pytest.raises(CorruptFileError, match=r"does not fill its length prefix|ends before"):
         decode_avro_content(bytes(content) + b"\x00", TRIP_SCHEMA, "f at offset 0")
 
 

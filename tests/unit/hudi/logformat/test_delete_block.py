@@ -47,7 +47,7 @@ def test_delete_block_round_trips(records: list[DeleteRecord]) -> None:
     raw = delete_block(records, "20250101000000000", '{"type":"record","name":"r","fields":[]}')
     (block,) = read_log_blocks(raw, "f")
     assert block.block_type is BlockType.DELETE
-    assert [key for key in block.header] == [HeaderKey.INSTANT_TIME, HeaderKey.SCHEMA]
+    assert list(block.header) == [HeaderKey.INSTANT_TIME, HeaderKey.SCHEMA]
     assert block_deletes(block) == records
     assert encode_delete_content(records) == block.content
     assert encode_block(block) == raw
