@@ -10,7 +10,14 @@ import importlib
 
 import click
 
-COMMAND_MODULES: tuple[str, ...] = ("inspect_cmd",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "init_cmd",
+    "validate_cmd",
+    "ls_cmd",
+    "graph_cmd",
+    "compile_cmd",
+    "inspect_cmd",
+)
 
 
 def register_commands(group: click.Group) -> None:

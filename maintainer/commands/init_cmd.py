@@ -1,0 +1,94 @@
+"""``maintainer init [DIR]``: a new project from the template shipped with the package."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from maintainer.console import stdout
+from maintainer.errors import ManifestError
+from maintainer.project.loader import PROJECT_FILE
+from maintainer.project.schema import write_schemas
+
+TEMPLATE_DIR_NAME = "project_template"
+PLACEHOLDER = "my_project"
+NAMED_FILES = ("maintainer_project.yml", "profiles.yml", "README.md")
+
+
+def template_dir() -> Path:
+    """The project template: ``maintainer/project_template`` (a symlink to the repository's
+    ``project_template/`` in a checkout, real files in an installed package)."""
+    packaged = Path(str(resources.files("maintainer").joinpath(TEMPLATE_DIR_NAME)))
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / TEMPLATE_DIR_NAME
+
+
+def project_name_for(directory: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_]", "_", directory.resolve().name) or PLACEHOLDER
+    return name if re.match(r"[A-Za-z_]", name) else f"p_{name}"
+
+
+@click.command("init")
+@click.argument("directory", default=".", type=click.Path(file_okay=False))
+def command(directory: str) -> int:
+    """Create a project in DIRECTORY (default: here): maintainer_project.yml, profiles.yml
+    with a local default target, tables/example.yml with every option, a README, JSON
+    schemas for editors, and a GitHub Actions workflow (plan on pull requests, apply on merge).
+    """
+    target = Path(directory)
+    _refuse_existing(target)
+    name = project_name_for(target)
+    copied = _copy_template(template_dir(), target, name)
+    write_schemas(target / "schemas")
+    stdout.print(f"created project '{name}' in {target} ({len(copied)} files + schemas/)")
+    stdout.print(f"next: cd {target} && maintainer validate && maintainer ls")
+    return 0
+
+
+def _refuse_existing(target: Path) -> None:
+    if (target / PROJECT_FILE).exists():
+        raise ManifestError(
+            f"{target / PROJECT_FILE} already exists",
+            where=str(target),
+            hint="init creates new projects only: choose an empty or new folder",
+        )
+    template = template_dir()
+    clashes = [
+        str(path.relative_to(template))
+        for path in template.rglob("*")
+        if path.is_file() and (target / path.relative_to(template)).exists()
+    ]
+    if clashes:
+        raise ManifestError(
+            f"{target} already has {', '.join(sorted(clashes))}",
+            where=str(target),
+            hint="move these files away or choose another folder",
+        )
+
+
+def _copy_template(template: Path, target: Path, name: str) -> list[Path]:
+    if not template.is_dir():
+        raise ManifestError(
+            f"project template not found at {template}",
+            where=str(template),
+            hint="reinstall maintainer: the package data is missing",
+        )
+    copied = []
+    for source in sorted(template.rglob("*")):
+        if not source.is_file() or "__pycache__" in source.parts:
+            continue
+        destination = target / source.relative_to(template)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if source.name in NAMED_FILES and source.parent == template:
+            destination.write_text(
+                source.read_text(encoding="utf-8").replace(PLACEHOLDER, name), encoding="utf-8"
+            )
+        else:
+            shutil.copyfile(source, destination)
+        copied.append(destination)
+    return copied

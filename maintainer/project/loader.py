@@ -1,0 +1,270 @@
+"""Load a project: project file, profile target, manifests -> validated TableSpecs.
+
+Nothing here touches a table: the project loads when table paths do not exist.
+Every problem is a ManifestError with file:line[:col] and a hint; problems in
+independent tables are collected and reported together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from maintainer.errors import ManifestError
+from maintainer.project.inheritance import Layer, Provenance, leaf_paths, merge_layers
+from maintainer.project.issues import did_you_mean, raise_all, validation_error
+from maintainer.project.manifests import DEFAULTS_FILE, DocumentCache, ManifestFileRef, discover_manifests
+from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig, TableEntry, TableSpec
+from maintainer.project.profiles import Target, load_target
+from maintainer.project.render import Renderer
+from maintainer.project.rules import check_table_rules
+from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
+
+PROJECT_FILE = "maintainer_project.yml"
+
+
+@dataclass(frozen=True)
+class Project:
+    """A loaded, validated project."""
+
+    root: Path
+    config: ProjectConfig
+    target: Target
+    tables: tuple[TableSpec, ...]
+    manifests: tuple[str, ...]
+    provenance: Mapping[str, Provenance] = field(default_factory=dict, repr=False)
+
+    def table(self, name: str) -> TableSpec:
+        for spec in self.tables:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    def sources(self, name: str) -> dict[str, str]:
+        """For each option of table ``name``: the file:line:col that set it, or ``default``."""
+        provenance = self.provenance[name]
+        resolved = self.table(name).model_dump(exclude={"manifest", "line"}, exclude_none=True)
+        return {".".join(map(str, path)): provenance.source(path) for path in leaf_paths(resolved)}
+
+    @property
+    def target_dir(self) -> Path:
+        return self.root / self.config.target_path
+
+
+def load_project(
+    project_dir: Path | str = ".", *, target: str | None = None, cli_vars: Mapping[str, Any] | None = None
+) -> Project:
+    root = Path(project_dir).resolve()
+    document = _load_project_document(root)
+    config, renderer, chosen = _load_config(root, document, target, dict(cli_vars or {}))
+    cache = DocumentCache(root)
+    refs = [
+        ref
+        for index, manifest_path in enumerate(config.manifest_paths)
+        for ref in discover_manifests(root, manifest_path, document.mark(("manifest_paths", index)))
+    ]
+    project_layer = Layer(document, ("defaults",), _defaults_data(document, config, renderer))
+    tables, provenance, errors = _load_tables(refs, project_layer, cache, renderer)
+    errors.extend(_cross_table_errors(tables, provenance))
+    raise_all(errors)
+    return Project(root, config, chosen, tuple(tables), tuple(ref.name for ref in refs), provenance)
+
+
+def _load_project_document(root: Path) -> YamlDocument:
+    path = root / PROJECT_FILE
+    if not path.is_file():
+        raise ManifestError(
+            f"no {PROJECT_FILE} in {root}",
+            where=str(root),
+            hint="run 'maintainer init' to create a project, or pass --project-dir",
+        )
+    document = load_yaml_file(path, PROJECT_FILE)
+    if not isinstance(document.data, dict):
+        raise ManifestError(
+            f"{PROJECT_FILE} must be a mapping",
+            where=str(document.mark(())),
+            hint="start with 'name:', 'version: 1' and 'profile:'",
+        )
+    return document
+
+
+def _load_config(
+    root: Path, document: YamlDocument, target: str | None, cli_vars: dict[str, Any]
+) -> tuple[ProjectConfig, Renderer, Target]:
+    data = document.data
+    if not isinstance(data.get("profile"), str) or not isinstance(data.get("vars", {}), dict):
+        _validate_config(document, data)
+    renderer = Renderer({**data.get("vars", {}), **cli_vars})
+    chosen = load_target(root, data["profile"], target, renderer, str(document.mark(("profile",))))
+    renderer = renderer.with_target(chosen.jinja_context())
+    rendered = renderer.render_tree(document, data, (), skip=frozenset({"vars", "profile"}))
+    return _validate_config(document, rendered), renderer, chosen
+
+
+def _validate_config(document: YamlDocument, data: Any) -> ProjectConfig:
+    try:
+        return ProjectConfig.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, document, (), PROJECT_FILE, ProjectConfig) from None
+
+
+def _defaults_data(document: YamlDocument, config: ProjectConfig, renderer: Renderer) -> dict[str, Any]:
+    raw = document.data.get("defaults") or {}
+    return renderer.render_tree(document, raw, ("defaults",)) if isinstance(raw, dict) else {}
+
+
+def _load_tables(
+    refs: list[ManifestFileRef], project_layer: Layer, cache: DocumentCache, renderer: Renderer
+) -> tuple[list[TableSpec], dict[str, Provenance], list[ManifestError]]:
+    tables: list[TableSpec] = []
+    provenance: dict[str, Provenance] = {}
+    errors: list[ManifestError] = []
+    folder_layers: dict[Path, Layer] = {}
+    for ref in refs:
+        try:
+            layers = [
+                project_layer,
+                *(_folder_layer(d, cache, renderer, folder_layers) for d in ref.defaults_dirs),
+            ]
+            document, entries = _manifest_entries(cache.load(ref.path), renderer)
+        except ManifestError as exc:
+            errors.append(exc)
+            continue
+        for index, entry in enumerate(entries):
+            try:
+                spec, prov = _resolve_table(ref, document, index, entry, layers)
+            except ManifestError as exc:
+                errors.append(exc)
+                continue
+            if spec.name not in provenance:
+                provenance[spec.name] = prov
+            tables.append(spec)
+            errors.extend(check_table_rules(spec, prov))
+    return tables, provenance, errors
+
+
+def _folder_layer(folder: Path, cache: DocumentCache, renderer: Renderer, known: dict[Path, Layer]) -> Layer:
+    if folder in known:
+        return known[folder]
+    document = cache.load(folder / DEFAULTS_FILE)
+    data = document.data if document.data is not None else {}
+    if not isinstance(data, dict):
+        raise ManifestError(
+            f"{DEFAULTS_FILE} must be a mapping",
+            where=str(document.mark(())),
+            hint="give tags, metadata_table and service blocks (clean:, archive:, ...)",
+        )
+    rendered = renderer.render_tree(document, data, ())
+    try:
+        DefaultsBlock.model_validate(_blocks_present(rendered))
+    except ValidationError as exc:
+        raise validation_error(exc, document, (), DEFAULTS_FILE, DefaultsBlock) from None
+    known[folder] = Layer(document, (), rendered)
+    return known[folder]
+
+
+def _manifest_entries(document: YamlDocument, renderer: Renderer) -> tuple[YamlDocument, list[Any]]:
+    data = document.data
+    if not isinstance(data, dict):
+        raise ManifestError(
+            "a manifest must be a mapping with 'version: 1' and 'tables:'",
+            where=str(document.mark(())),
+            hint="start the file with 'version: 1' and 'tables:'",
+        )
+    for key in data:
+        if key not in ManifestFile.model_fields:
+            raise ManifestError(
+                f"unknown top-level key '{key}'",
+                where=str(document.key_mark((key,))),
+                hint=did_you_mean(key, ManifestFile.model_fields, "keys"),
+            )
+    if data.get("version") != 1:
+        where = document.mark(("version",)) if "version" in data else document.mark(())
+        raise ManifestError(
+            f"manifest version must be 1 (got {data.get('version')!r})",
+            where=str(where),
+            hint="add 'version: 1' at the top of the file",
+        )
+    tables = data.get("tables") or []
+    if not isinstance(tables, list):
+        raise ManifestError(
+            "'tables' must be a list of tables",
+            where=str(document.mark(("tables",))),
+            hint="write each table as a list item: '- name: ...'",
+        )
+    return document, renderer.render_tree(document, tables, ("tables",))
+
+
+def _resolve_table(
+    ref: ManifestFileRef, document: YamlDocument, index: int, entry: Any, layers: list[Layer]
+) -> tuple[TableSpec, Provenance]:
+    table_mark = document.mark(("tables", index))
+    if not isinstance(entry, dict):
+        raise ManifestError(
+            "a table must be a mapping with at least name and path",
+            where=str(table_mark),
+            hint="write '- name: my_table' then 'path: s3://...' indented below it",
+        )
+    provenance = merge_layers([*layers, Layer(document, ("tables", index), entry)], table_mark)
+    context = f"table '{entry.get('name', f'#{index + 1}')}'"
+    try:
+        validated = TableEntry.model_validate(provenance.merged)
+    except ValidationError as exc:
+        raise validation_error(exc, provenance, (), context, TableEntry) from None
+    return _to_spec(validated, ref.name, table_mark.line), provenance
+
+
+def _to_spec(entry: TableEntry, manifest: str, line: int) -> TableSpec:
+    values = dict(entry)
+    for block in ("rollback", "compaction", "clean", "archive", "savepoints"):
+        spec = values[block]
+        if spec is not None and not spec.enabled:
+            values[block] = None
+    return TableSpec.model_construct(manifest=manifest, line=line, **values)
+
+
+def _blocks_present(data: dict[str, Any]) -> dict[str, Any]:
+    """A defaults block with empty service blocks (``clean:``) as empty mappings."""
+    return {
+        key: {} if value is None and key in TableEntry.model_fields else value for key, value in data.items()
+    }
+
+
+def _cross_table_errors(tables: list[TableSpec], provenance: dict[str, Provenance]) -> list[ManifestError]:
+    errors: list[ManifestError] = []
+    first: dict[str, TableSpec] = {}
+    for spec in tables:
+        if spec.name in first:
+            errors.append(
+                ManifestError(
+                    f"duplicate table name '{spec.name}' (first defined at {first[spec.name].location})",
+                    where=spec.location,
+                    hint="table names must be unique in the project: rename one of them",
+                )
+            )
+        else:
+            first[spec.name] = spec
+    for spec in first.values():
+        for index, dependency in enumerate(spec.depends_on):
+            where = str(provenance[spec.name].mark(("depends_on", index)))
+            if dependency == spec.name:
+                errors.append(
+                    ManifestError(
+                        f"table '{spec.name}' depends on itself",
+                        where=where,
+                        hint="remove it from its own depends_on",
+                    )
+                )
+            elif dependency not in first:
+                errors.append(
+                    ManifestError(
+                        f"table '{spec.name}' depends on unknown table '{dependency}'",
+                        where=where,
+                        hint=did_you_mean(dependency, first, "tables"),
+                    )
+                )
+    return errors

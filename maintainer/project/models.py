@@ -1,0 +1,117 @@
+"""The project file, defaults blocks, manifests and the resolved TableSpec, as typed frozen models.
+
+``TableEntry`` is one table as written in a manifest (every service block optional);
+``TableSpec`` is the same table after inheritance, rendering and validation, with
+each service either active (its typed spec) or ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from maintainer.project.services import (
+    ArchiveSpec,
+    CleanSpec,
+    CompactionSpec,
+    FrozenModel,
+    RollbackSpec,
+    SavepointsSpec,
+    ServiceSpec,
+)
+
+TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]
+Tag = Annotated[str, Field(min_length=1, pattern=r"^[^\s,:+@]+$")]
+MetadataTablePolicy = Literal["refuse", "drop"]
+SERVICE_BLOCKS: tuple[str, ...] = ("rollback", "compaction", "clean", "archive", "savepoints")
+
+
+class DefaultsBlock(FrozenModel):
+    """Settings inherited by tables: project ``defaults`` and a folder's ``_defaults.yml``."""
+
+    version: Literal[1] | None = None
+    tags: tuple[Tag, ...] = ()
+    """Tags added to every table below (tags accumulate)."""
+    metadata_table: MetadataTablePolicy | None = None
+    rollback: RollbackSpec | None = None
+    compaction: CompactionSpec | None = None
+    clean: CleanSpec | None = None
+    archive: ArchiveSpec | None = None
+    savepoints: SavepointsSpec | None = None
+
+
+class TableEntry(FrozenModel):
+    """One table in a manifest."""
+
+    name: TableName
+    """Unique in the project; used by --select and depends_on."""
+    path: Annotated[str, Field(min_length=1)]
+    """Base path (URI) of the Hudi table."""
+    description: str = ""
+    tags: tuple[Tag, ...] = ()
+    depends_on: tuple[TableName, ...] = ()
+    """Tables whose maintenance must finish before this table's starts."""
+    metadata_table: MetadataTablePolicy = "refuse"
+    """What to do when the table has a metadata table: refuse to maintain it, or drop the metadata table."""
+    rollback: RollbackSpec | None = None
+    compaction: CompactionSpec | None = None
+    clean: CleanSpec | None = None
+    archive: ArchiveSpec | None = None
+    savepoints: SavepointsSpec | None = None
+
+
+class ManifestFile(FrozenModel):
+    """A manifest file: ``version: 1`` and a list of tables."""
+
+    version: Literal[1]
+    tables: list[TableEntry] = Field(default_factory=list)
+
+
+class ProjectConfig(FrozenModel):
+    """``maintainer_project.yml``."""
+
+    name: Annotated[str, Field(pattern=TABLE_NAME_PATTERN)]
+    version: Literal[1]
+    profile: Annotated[str, Field(min_length=1)]
+    """The profile (in profiles.yml) that says where and how to run."""
+    manifest_paths: tuple[str, ...] = ("tables",)
+    """Folders (relative to the project) searched for manifests (*.yml, *.yaml)."""
+    target_path: str = "target"
+    """Where compile and plan write their artifacts."""
+    vars: dict[str, Any] = Field(default_factory=dict)
+    """Values for var() in manifests; --vars overrides them."""
+    defaults: DefaultsBlock = DefaultsBlock()
+
+
+class TableSpec(FrozenModel):
+    """A table after inheritance and validation; a service is None when it does not run."""
+
+    name: str
+    path: str
+    manifest: str
+    """The manifest file, relative to the project directory."""
+    line: int
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    metadata_table: MetadataTablePolicy = "refuse"
+    rollback: RollbackSpec | None = None
+    compaction: CompactionSpec | None = None
+    clean: CleanSpec | None = None
+    archive: ArchiveSpec | None = None
+    savepoints: SavepointsSpec | None = None
+
+    def services(self) -> dict[str, ServiceSpec]:
+        """The active service blocks, in execution order."""
+        active: dict[str, ServiceSpec] = {}
+        for block in SERVICE_BLOCKS:
+            spec = getattr(self, block)
+            if spec is not None:
+                active[block] = spec
+        return active
+
+    @property
+    def location(self) -> str:
+        return f"{self.manifest}:{self.line}"

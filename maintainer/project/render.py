@@ -1,0 +1,115 @@
+"""Sandboxed Jinja for string values: ``var()``, ``env_var()`` and ``target``.
+
+Rendering happens after YAML parsing, on string values only (never keys), so a
+template cannot change the structure of a file. An undefined variable is an error,
+and the sandbox refuses access to Python internals.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from maintainer.errors import ManifestError
+from maintainer.project.yamlsrc import Path_, YamlDocument
+
+_MISSING = object()
+_MARKERS = ("{{", "{%", "{#")
+
+
+class _RenderProblem(Exception):
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class Renderer:
+    """Renders the string values of parsed YAML with the project's vars and the chosen target."""
+
+    def __init__(self, variables: Mapping[str, Any], target: Mapping[str, Any] | None = None) -> None:
+        self.variables = dict(variables)
+        self.environment = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+        self.environment.globals.update(var=self._var, env_var=_env_var)
+        if target is not None:
+            self.environment.globals["target"] = dict(target)
+        self._templates: dict[str, jinja2.Template] = {}
+
+    def with_target(self, target: Mapping[str, Any]) -> Renderer:
+        return Renderer(self.variables, target)
+
+    def render_tree(
+        self, document: YamlDocument, data: Any, path: Path_, skip: frozenset[str] = frozenset()
+    ) -> Any:
+        """A copy of ``data`` (found at ``path`` in ``document``) with every string value rendered."""
+        if isinstance(data, dict):
+            return {
+                key: value if key in skip else self.render_tree(document, value, (*path, key))
+                for key, value in data.items()
+            }
+        if isinstance(data, list):
+            return [self.render_tree(document, item, (*path, index)) for index, item in enumerate(data)]
+        if isinstance(data, str) and any(marker in data for marker in _MARKERS):
+            return self.render_string(data, str(document.mark(path)))
+        return data
+
+    def render_string(self, source: str, where: str) -> str:
+        try:
+            template = self._templates.get(source)
+            if template is None:
+                template = self.environment.from_string(source)
+                self._templates[source] = template
+            return template.render()
+        except _RenderProblem as exc:
+            raise ManifestError(str(exc), where=where, hint=exc.hint) from None
+        except jinja2.exceptions.SecurityError as exc:
+            raise ManifestError(
+                f"template refused by the sandbox: {exc}",
+                where=where,
+                hint="templates may only use var(), env_var(), target and plain expressions",
+            ) from None
+        except jinja2.exceptions.UndefinedError as exc:
+            raise ManifestError(
+                f"undefined in template {source!r}: {exc.message}",
+                where=where,
+                hint="use var('name') for project vars, env_var('NAME', 'default') for the environment, "
+                "or target.name",
+            ) from None
+        except jinja2.exceptions.TemplateSyntaxError as exc:
+            raise ManifestError(
+                f"invalid template {source!r}: {exc.message}",
+                where=where,
+                hint="check the {{ ... }} braces and quotes",
+            ) from None
+        except Exception as exc:  # a template may raise anything (bad arithmetic, filters on wrong types)
+            raise ManifestError(
+                f"template {source!r} failed: {type(exc).__name__}: {exc}",
+                where=where,
+                hint="simplify the expression; templates should only substitute values",
+            ) from None
+
+    def _var(self, name: str, default: Any = _MISSING) -> Any:
+        if name in self.variables:
+            return self.variables[name]
+        if default is not _MISSING:
+            return default
+        raise _RenderProblem(
+            f"var('{name}') is not defined",
+            hint=f"define '{name}' under vars: in maintainer_project.yml, pass --vars '{{{name}: ...}}', "
+            f"or give a default: var('{name}', ...)",
+        )
+
+
+def _env_var(name: str, default: Any = _MISSING) -> Any:
+    value = os.environ.get(name)
+    if value is not None:
+        return value
+    if default is not _MISSING:
+        return default
+    raise _RenderProblem(
+        f"environment variable {name} is not set",
+        hint=f"export {name}=..., or give a default: env_var('{name}', '...')",
+    )
