@@ -1,0 +1,326 @@
+"""Hudi Parquet base files: write them as Hudi's Avro Parquet writer does, read their footers.
+
+A base file holds the five meta columns, then the data columns, in the order of the
+writer's Avro schema; every Avro ``["null", T]`` union is an optional Parquet column.
+Its footer key-value metadata is what ``HoodieAvroParquetWriter`` leaves there:
+
+* ``hoodie_min_record_key`` / ``hoodie_max_record_key`` (absent in an empty file),
+* ``org.apache.hudi.bloomfilter`` and ``hoodie_bloom_filter_type_code`` (see :mod:`.bloom`),
+* ``writer.model.name`` = ``avro`` and ``parquet.avro.schema`` (the writer schema JSON).
+
+Hudi's Parquet defaults are kept: gzip (zlib level 6, as Hadoop's codec), dictionary
+encoding, 1 MiB pages, statistics, format version 1.0 and v1 data pages. Row groups
+are cut by buffered Arrow bytes rather than parquet-mr's 120 MiB encoded block size,
+and lists use the 3-level layout (parquet-avro writes the old 2-level one); readers
+treat both alike.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from maintainer.errors import CorruptFileError, StorageError, TableFormatError
+from maintainer.hudi import bloom
+from maintainer.hudi.logformat.arrow import arrow_schema
+from maintainer.storage.fs import Storage
+
+COMMIT_TIME = "_hoodie_commit_time"
+COMMIT_SEQNO = "_hoodie_commit_seqno"
+RECORD_KEY = "_hoodie_record_key"
+PARTITION_PATH = "_hoodie_partition_path"
+FILE_NAME = "_hoodie_file_name"
+META_FIELDS = (COMMIT_TIME, COMMIT_SEQNO, RECORD_KEY, PARTITION_PATH, FILE_NAME)
+
+MIN_RECORD_KEY = "hoodie_min_record_key"
+MAX_RECORD_KEY = "hoodie_max_record_key"
+AVRO_SCHEMA_KEY = "parquet.avro.schema"
+WRITER_MODEL_KEY = "writer.model.name"
+
+
+def with_meta_fields(avro_schema: str) -> str:
+    """The writer schema: ``avro_schema`` (a record) with Hudi's five meta fields first.
+
+    A schema that already starts with them is returned unchanged (same text). Meta
+    fields are ``{"name": …, "type": ["null", "string"], "doc": "", "default": null}``.
+    """
+    try:
+        record = json.loads(avro_schema)
+    except json.JSONDecodeError as exc:
+        raise TableFormatError(f"the Avro schema is not JSON: {exc}") from exc
+    if not isinstance(record, dict) or record.get("type") != "record":
+        raise TableFormatError("the Avro schema of a base file must be a record")
+    names = [f.get("name") for f in record.get("fields", [])]
+    if tuple(names[: len(META_FIELDS)]) == META_FIELDS:
+        return avro_schema
+    meta = [{"name": n, "type": ["null", "string"], "doc": "", "default": None} for n in META_FIELDS]
+    data = [f for f in record["fields"] if f.get("name") not in META_FIELDS]
+    return json.dumps({**record, "fields": meta + data}, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ParquetSettings:
+    """Hudi's ``hoodie.parquet.*`` writer settings that shape the file."""
+
+    compression: str = "gzip"
+    compression_level: int | None = 6
+    page_size: int = 1024 * 1024
+    dictionary_page_size: int = 1024 * 1024
+    row_group_bytes: int = 128 * 1024 * 1024
+    bloom_filter: bloom.BloomFilterConfig = field(default_factory=bloom.BloomFilterConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class BaseFileTarget:
+    """Where and for which instant a base file is written.
+
+    ``path`` is relative to the storage root (``<partition>/<fileId>_<token>_<instant>.parquet``);
+    ``task_partition_id`` is the first number of the write token, used in sequence numbers
+    ``<instant>_<task partition id>_<record index>``.
+    """
+
+    path: str
+    partition_path: str
+    instant_time: str
+    task_partition_id: int = 0
+
+    @property
+    def file_name(self) -> str:
+        return posixpath.basename(self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class BaseFileFooter:
+    """What Hudi reads from a base file's footer."""
+
+    path: str
+    num_rows: int
+    min_record_key: str | None
+    max_record_key: str | None
+    avro_schema: str | None
+    bloom_filter: bloom.BloomFilter | None
+    key_values: Mapping[str, str]
+
+
+class BaseFileWriter:
+    """Streams record batches into one Hudi base file; the footer is written at :meth:`close`.
+
+    Memory stays bounded by ``settings.row_group_bytes`` of buffered rows plus the bloom
+    filter's bit vectors. Use as a context manager: on an exception the partial file is
+    deleted.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        target: BaseFileTarget,
+        avro_schema: str,
+        settings: ParquetSettings | None = None,
+    ) -> None:
+        self.storage = storage
+        self.target = target
+        self.settings = settings or ParquetSettings()
+        self.avro_schema = with_meta_fields(avro_schema)
+        self.schema = arrow_schema(self.avro_schema)
+        self.num_rows = 0
+        self._bloom = bloom.BloomFilterBuilder(self.settings.bloom_filter)
+        self._min_key: str | None = None
+        self._max_key: str | None = None
+        self._buffer: list[pa.RecordBatch] = []
+        self._buffered_bytes = 0
+        self._closed = False
+        self._stream = self._open_stream()
+        self._writer = self._open_writer()
+
+    def _open_stream(self) -> pa.NativeFile:
+        try:
+            return self.storage.open_output_stream(self.target.path)
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot create {self.storage.uri(self.target.path)}: {exc}") from exc
+
+    def _open_writer(self) -> pq.ParquetWriter:
+        s = self.settings
+        return pq.ParquetWriter(
+            self._stream,
+            self.schema,
+            version="1.0",
+            compression=s.compression,
+            compression_level=s.compression_level,
+            data_page_size=s.page_size,
+            dictionary_pagesize_limit=s.dictionary_page_size,
+            use_dictionary=True,
+            write_statistics=True,
+            store_schema=False,
+        )
+
+    def __enter__(self) -> BaseFileWriter:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if kind is None:
+            if not self._closed:
+                self.close()
+        else:
+            self.abort()
+
+    # --- writing ----------------------------------------------------------------------
+
+    def write(self, data: pa.RecordBatch | pa.Table, record_keys: pa.Array | pa.ChunkedArray) -> None:
+        """Write new records: ``data`` has the data columns, meta columns are filled in here."""
+        keys = record_keys.combine_chunks() if isinstance(record_keys, pa.ChunkedArray) else record_keys
+        if len(keys) != data.num_rows:
+            raise TableFormatError(f"{len(keys)} record keys for {data.num_rows} rows", where=self._where)
+        meta = self._meta_columns(keys, data.num_rows)
+        columns = {name: meta.get(name) or self._column(data, name) for name in self.schema.names}
+        self._append(pa.table(columns))
+
+    def write_hoodie_records(self, records: pa.RecordBatch | pa.Table) -> None:
+        """Write records that carry their meta columns (compaction, rewrite): commit time and
+        sequence number are kept, ``_hoodie_file_name`` becomes this file's name."""
+        names = [n for n in self.schema.names if n != FILE_NAME]
+        columns = {n: self._column(records, n) for n in names}
+        columns[FILE_NAME] = pa.repeat(pa.scalar(self.target.file_name), records.num_rows)
+        self._append(pa.table(columns).select(self.schema.names))
+
+    def _meta_columns(self, keys: pa.Array, count: int) -> dict[str, pa.Array]:
+        t = self.target
+        indices = pa.array(range(self.num_rows, self.num_rows + count), pa.int64())
+        prefix = pa.scalar(f"{t.instant_time}_{t.task_partition_id}_")
+        return {
+            COMMIT_TIME: pa.repeat(pa.scalar(t.instant_time), count),
+            COMMIT_SEQNO: pc.binary_join_element_wise(prefix, pc.cast(indices, pa.string()), ""),
+            RECORD_KEY: keys.cast(pa.string()),
+            PARTITION_PATH: pa.repeat(pa.scalar(t.partition_path), count),
+            FILE_NAME: pa.repeat(pa.scalar(t.file_name), count),
+        }
+
+    def _column(self, data: pa.RecordBatch | pa.Table, name: str) -> Any:
+        index = data.schema.get_field_index(name)
+        if index < 0:
+            raise TableFormatError(f"the records have no column {name!r}", where=self._where)
+        return data.column(index)
+
+    def _append(self, table: pa.Table) -> None:
+        if self._closed:
+            raise StorageError("the base file is already closed", where=self._where)
+        try:
+            table = table.cast(self.schema)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+            raise TableFormatError(
+                f"the records do not fit the writer schema: {exc}",
+                where=self._where,
+                hint="pass records whose columns match the Avro schema's fields",
+            ) from exc
+        keys = table.column(RECORD_KEY)
+        self._track_keys(keys)
+        self.num_rows += table.num_rows
+        self._buffer += table.to_batches()
+        self._buffered_bytes += table.nbytes
+        if self._buffered_bytes >= self.settings.row_group_bytes:
+            self._flush()
+
+    def _track_keys(self, keys: pa.ChunkedArray) -> None:
+        if len(keys) == 0:
+            return
+        self._bloom.add(keys)
+        bounds = pc.min_max(keys)
+        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        if self._min_key is None or low < self._min_key:
+            self._min_key = low
+        if self._max_key is None or high > self._max_key:
+            self._max_key = high
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        table = pa.Table.from_batches(self._buffer, self.schema)
+        self._buffer, self._buffered_bytes = [], 0
+        try:
+            self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot write {self._where}: {exc}") from exc
+
+    # --- closing ----------------------------------------------------------------------
+
+    def footer_key_values(self) -> dict[str, str]:
+        """The footer metadata for the keys written so far, in parquet-avro's order."""
+        values: dict[str, str] = {}
+        if self._min_key is not None and self._max_key is not None:
+            values[MIN_RECORD_KEY] = self._min_key
+        values[bloom.BLOOM_FILTER_KEY] = self._bloom.build().serialize()
+        if self._max_key is not None:
+            values[MAX_RECORD_KEY] = self._max_key
+        values[bloom.TYPE_CODE_KEY] = self.settings.bloom_filter.type_code
+        values[WRITER_MODEL_KEY] = "avro"
+        values[AVRO_SCHEMA_KEY] = self.avro_schema
+        return values
+
+    def close(self) -> BaseFileFooter:
+        """Write the remaining rows and the footer; returns what a reader will find there."""
+        if self._closed:
+            raise StorageError("the base file is already closed", where=self._where)
+        self._flush()
+        values = self.footer_key_values()
+        try:
+            self._writer.add_key_value_metadata(values)
+            self._writer.close()
+            self._stream.close()
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot finish {self._where}: {exc}") from exc
+        finally:
+            self._closed = True
+        return _footer(self.target.path, self.num_rows, values)
+
+    def abort(self) -> None:
+        """Stop writing and delete the partial file."""
+        if not self._closed:
+            self._closed = True
+            try:
+                self._writer.close()
+                self._stream.close()
+            except (pa.ArrowException, OSError):
+                pass  # the file is deleted below whatever state it is in
+        self.storage.delete(self.target.path)
+
+    @property
+    def _where(self) -> str:
+        return self.storage.uri(self.target.path)
+
+
+def _footer(path: str, num_rows: int, values: Mapping[str, str]) -> BaseFileFooter:
+    text = values.get(bloom.BLOOM_FILTER_KEY) or values.get(bloom.LEGACY_BLOOM_FILTER_KEY)
+    filter_ = bloom.parse_bloom_filter(text, values.get(bloom.TYPE_CODE_KEY), where=path) if text else None
+    return BaseFileFooter(
+        path=path,
+        num_rows=num_rows,
+        min_record_key=values.get(MIN_RECORD_KEY),
+        max_record_key=values.get(MAX_RECORD_KEY),
+        avro_schema=values.get(AVRO_SCHEMA_KEY),
+        bloom_filter=filter_,
+        key_values=dict(values),
+    )
+
+
+def read_footer(storage: Storage, path: str) -> BaseFileFooter:
+    """The footer of the base file at ``path`` (relative to the storage root)."""
+    where = storage.uri(path)
+    try:
+        with storage.open_input_file(path) as handle:
+            metadata = pq.ParquetFile(handle).metadata
+    except (pa.ArrowException, OSError) as exc:
+        raise CorruptFileError(f"not a readable Parquet file: {exc}", where=where) from exc
+    try:
+        values = {k.decode("utf-8"): v.decode("utf-8") for k, v in (metadata.metadata or {}).items()}
+    except UnicodeDecodeError as exc:
+        raise CorruptFileError(f"footer metadata is not UTF-8: {exc}", where=where) from exc
+    return _footer(path, metadata.num_rows, values)
