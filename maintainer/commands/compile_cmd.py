@@ -67,7 +67,7 @@ def write_compiled(loaded: LoadedProject, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(
-            json.dumps(compiled_manifest(loaded), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+            json.dumps(compiled_manifest(loaded), sort_keys=True) + "\n", encoding="utf-8"
         )
     except OSError as exc:
         raise MaintainerError(

@@ -88,8 +88,9 @@ def _merge_into(
             _merge_into(merged, value, layer, path, prov)
             target[key] = merged
         else:
-            for stale in [known for known in prov.origins if known[: len(path)] == path and known != path]:
-                del prov.origins[stale]
+            if isinstance(existing, dict):
+                for stale in [known for known in prov.origins if known[: len(path)] == path and known != path]:
+                    del prov.origins[stale]
             prov.origins[path] = (layer.document, (*layer.path, *path))
             target[key] = value
 

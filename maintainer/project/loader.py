@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,12 @@ class Project:
     manifests: tuple[str, ...]
     provenance: Mapping[str, Provenance] = field(default_factory=dict, repr=False)
 
+    @cached_property
+    def tables_by_name(self) -> dict[str, TableSpec]:
+        return {spec.name: spec for spec in self.tables}
+
     def table(self, name: str) -> TableSpec:
-        for spec in self.tables:
-            if spec.name == name:
-                return spec
-        raise KeyError(name)
+        return self.tables_by_name[name]
 
     def sources(self, name: str) -> dict[str, str]:
         """For each option of table ``name``: the file:line:col that set it, or ``default``."""

@@ -8,7 +8,8 @@ and the sandbox refuses access to Python internals.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jinja2
@@ -19,6 +20,7 @@ from maintainer.project.yamlsrc import Path_, YamlDocument
 
 _MISSING = object()
 _MARKERS = ("{{", "{%", "{#")
+_EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
 class _RenderProblem(Exception):
@@ -36,7 +38,8 @@ class Renderer:
         self.environment.globals.update(var=self._var, env_var=_env_var)
         if target is not None:
             self.environment.globals["target"] = dict(target)
-        self._templates: dict[str, jinja2.Template] = {}
+        self._compiled: dict[str, Callable[[], str]] = {}
+        self._expressions: dict[str, Callable[[], Any]] = {}
 
     def with_target(self, target: Mapping[str, Any]) -> Renderer:
         return Renderer(self.variables, target)
@@ -58,11 +61,11 @@ class Renderer:
 
     def render_string(self, source: str, where: str) -> str:
         try:
-            template = self._templates.get(source)
-            if template is None:
-                template = self.environment.from_string(source)
-                self._templates[source] = template
-            return template.render()
+            render = self._compiled.get(source)
+            if render is None:
+                render = self._compile(source)
+                self._compiled[source] = render
+            return render()
         except _RenderProblem as exc:
             raise ManifestError(str(exc), where=where, hint=exc.hint) from None
         except jinja2.exceptions.SecurityError as exc:
@@ -91,6 +94,26 @@ class Renderer:
                 hint="simplify the expression; templates should only substitute values",
             ) from None
 
+    def _compile(self, source: str) -> Callable[[], str]:
+        """A renderer for ``source``. Plain ``{{ expression }}`` substitutions (the common case) are
+        compiled per expression and shared between strings; anything else is a full template."""
+        parts = _EXPRESSION.split(source)
+        if "{%" not in source and "{#" not in source:
+            try:
+                pieces = [self._expression(part) if index % 2 else part for index, part in enumerate(parts)]
+            except jinja2.exceptions.TemplateSyntaxError:
+                pass
+            else:
+                return lambda: "".join(piece if isinstance(piece, str) else _text(piece()) for piece in pieces)
+        return self.environment.from_string(source).render
+
+    def _expression(self, text: str) -> Callable[[], Any]:
+        compiled = self._expressions.get(text)
+        if compiled is None:
+            compiled = self.environment.compile_expression(text, undefined_to_none=False)
+            self._expressions[text] = compiled
+        return compiled
+
     def _var(self, name: str, default: Any = _MISSING) -> Any:
         if name in self.variables:
             return self.variables[name]
@@ -101,6 +124,12 @@ class Renderer:
             hint=f"define '{name}' under vars: in maintainer_project.yml, pass --vars '{{{name}: ...}}', "
             f"or give a default: var('{name}', ...)",
         )
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, jinja2.Undefined):
+        value._fail_with_undefined_error()
+    return str(value)
 
 
 def _env_var(name: str, default: Any = _MISSING) -> Any:

@@ -22,6 +22,7 @@ Path_ = tuple[str | int, ...]
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_TEXT_TAGS = frozenset({"tag:yaml.org,2002:str", _TIMESTAMP_TAG})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ class _Builder:
         return self._scalar(node)
 
     def _scalar(self, node: yaml.Node) -> Any:
-        if node.tag == _TIMESTAMP_TAG:
+        if node.tag in _TEXT_TAGS:
             return str(node.value)
         return self.loader.construct_object(node, deep=True)
 
