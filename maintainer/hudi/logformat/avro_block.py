@@ -111,6 +111,10 @@ def block_records(block: LogBlock) -> list[dict[str, Any]]:
     """The records of an Avro data or CDC block; CorruptFileError for anything else."""
     if block.is_corrupt:
         raise CorruptFileError(f"corrupt log block: {block.corrupt_reason}", where=block.location)
+    if block.block_type is BlockType.HFILE_DATA:
+        raise UnsupportedTableError(
+            "HFile data blocks (metadata table) are not decoded", where=block.location
+        )
     if block.block_type not in AVRO_RECORD_BLOCK_TYPES:
         raise CorruptFileError(f"a {block.block_type.name} block holds no Avro records", where=block.location)
     schema_json = block.schema_json

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.errors import StorageError
 from maintainer.hudi.logformat.binary import LONG_BYTES, SIZE_FIELD_END, Cursor, FormatError, read_metadata
 from maintainer.hudi.logformat.model import (
     EMPTY_METADATA,
@@ -38,8 +37,6 @@ def read_log_file(storage: Storage, path: str) -> list[LogBlock]:
 
 
 def iter_log_blocks(data: bytes, where: str) -> Iterator[LogBlock]:
-    if not isinstance(data, bytes | bytearray):
-        raise StorageError(f"log file content must be bytes, got {type(data).__name__}", where=where)
     pos = 0
     while pos < len(data):
         block = _read_block_at(data, pos, where)

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from maintainer.errors import CorruptFileError
+from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.logformat import (
     BlockType,
     block_deletes,
@@ -133,3 +133,11 @@ def test_read_log_file_goes_through_storage(tmp_path) -> None:  # type: ignore[n
     (block,) = read_log_file(storage, "p/.fg-0_1.log.1_0-1-1")
     assert block.where.endswith("p/.fg-0_1.log.1_0-1-1")
     assert block_records(block)[0]["_hoodie_record_key"] == "a"
+
+
+def test_hfile_blocks_are_recognised_but_not_decoded() -> None:
+    raw = frame_block(BlockType.HFILE_DATA, BlockMetadata(((HeaderKey.INSTANT_TIME, "1"),)), b"HFILEBLK")
+    (block,) = read_log_blocks(raw, WHERE)
+    assert block.block_type is BlockType.HFILE_DATA and block.is_data and block.content == b"HFILEBLK"
+    with pytest.raises(UnsupportedTableError, match="HFile data blocks"):
+        block_records(block)
