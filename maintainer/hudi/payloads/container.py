@@ -91,13 +91,30 @@ def encode_datum(schema_name: str, record: Mapping[str, Any]) -> bytes:
         fastavro.validation.validate(record, schema, raise_errors=True, strict=True)
         buffer = io.BytesIO()
         fastavro.schemaless_writer(buffer, schema, dict(record))
+        decoded = fastavro.schemaless_reader(io.BytesIO(buffer.getvalue()), schema, None)
     except (fastavro.validation.ValidationError, ValueError, TypeError, KeyError) as error:
-        raise MaintainerError(
-            f"cannot encode a {schema_name} record: {error}",
-            where=schema_name,
-            hint="this is a bug in maintainer: the payload does not match Hudi's schema; please report it",
-        ) from error
+        raise _encode_error(schema_name, str(error)) from error
+    if decoded != _as_lists(record):
+        raise _encode_error(
+            schema_name, "the record has fields the schema does not know (they would be lost)"
+        )
     return buffer.getvalue()
+
+
+def _encode_error(schema_name: str, reason: str) -> MaintainerError:
+    return MaintainerError(
+        f"cannot encode a {schema_name} record: {reason}",
+        where=schema_name,
+        hint="this is a bug in maintainer: the payload does not match Hudi's schema; please report it",
+    )
+
+
+def _as_lists(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _as_lists(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_lists(item) for item in value]
+    return value
 
 
 def _encode_long(value: int) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -74,8 +75,18 @@ def _dump_scalar(value: Any) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as commit metadata JSON")
 
 
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _SHORT_ESCAPES.get(char) or f"\\u{ord(char):04X}"
+
+
 def _string(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    """A JSON string as Jackson writes it: short escapes where JSON has them, else upper-case ``\\uXXXX``."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
 
 
 def java_double(value: float) -> str:

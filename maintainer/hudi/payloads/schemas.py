@@ -147,16 +147,18 @@ def _definitions(schema: Schema, namespace: str | None) -> Iterator[str]:
         yield from _definitions(kind, namespace)
 
 
-@cache
 def self_contained_schema(name: str) -> Schema:
-    """The schema of Hudi type ``name`` (e.g. ``HoodieCleanerPlan``), every named type defined once."""
-    return inline_named_types(full_name(name))
+    """The schema of Hudi type ``name`` (e.g. ``HoodieCleanerPlan``), every named type defined once.
+
+    A fresh copy on every call: callers may change it.
+    """
+    return json.loads(schema_text(name))
 
 
 @cache
 def schema_text(name: str) -> str:
     """The compact JSON text of :func:`self_contained_schema` as embedded in containers we write."""
-    return json.dumps(self_contained_schema(name), separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(inline_named_types(full_name(name)), separators=(",", ":"), ensure_ascii=False)
 
 
 @cache
