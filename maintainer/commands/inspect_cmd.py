@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -105,7 +106,7 @@ def _render_partitions(state: dict[str, Any]) -> None:
     for partition in state["partitions"]:
         node = tree.add(partition["path"] or "(table root)")
         for group in partition["file_groups"]:
-            label = group["file_id"] + ("  [replaced]" if group["replaced"] else "")
+            label = escape(group["file_id"]) + ("  [dim](replaced)[/dim]" if group["replaced"] else "")
             group_node = node.add(label)
             for file_slice in group["slices"]:
                 logs = len(file_slice["log_files"])

@@ -1,0 +1,33 @@
+"""Open a table: snapshot from storage, facts decoded from its instants, file-system view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
+from maintainer.hudi.table import TableSnapshot, load_snapshot
+from maintainer.hudi.view_inputs import load_view_inputs
+from maintainer.storage import Storage
+
+
+@dataclass(frozen=True)
+class LoadedTable:
+    """A table as read at one moment: its storage, snapshot and file-system view."""
+
+    storage: Storage
+    snapshot: TableSnapshot
+    view: FileSystemView
+
+    def view_as_of(self, timestamp: str) -> FileSystemView:
+        return view_as_of(self.view, self.snapshot.listings, timestamp)
+
+
+def open_table(path: str, storage_options: Mapping[str, Any] | None = None) -> LoadedTable:
+    """Read a table (never writes). Raises TableFormatError for anything that is not a
+    readable Hudi table of a supported version."""
+    storage = Storage(path, storage_options)
+    snapshot = load_snapshot(storage)
+    inputs = load_view_inputs(storage, snapshot)
+    return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))
