@@ -13,6 +13,7 @@ from typing import Any
 import fastavro
 import pytest
 
+from maintainer.errors import CorruptFileError
 from maintainer.hudi import payloads as p
 from maintainer.hudi.payloads.container import is_container, read_named_container
 from maintainer.hudi.payloads.schemas import full_name, inline_named_types, schema_file
@@ -242,6 +243,7 @@ def test_what_we_write_reads_with_hudis_schemas(make: Callable[[], Any]) -> None
     written = p.encode_avro(model)
     reader = fastavro.reader(io.BytesIO(written), reader_schema=hudi_reader_schema(model.SCHEMA))
     [resolved] = list(reader)
+    assert isinstance(resolved, dict)
     assert resolved == restricted(model.to_record(), resolved)
     assert set(resolved) == set(model.to_record()) - fields_hudi_lacks(model.SCHEMA)
 
@@ -290,3 +292,52 @@ def test_our_schemas_have_hudis_fields_types_and_defaults(name: str) -> None:
         ]
 
     assert fields(ours) == fields(hudi)
+
+
+ORACLE_FIXTURES = [
+    "sample_table_mor_parquet_v6_nonpartitioned_rollback",
+    "quickstart_trips_table_mor_avro_v8_trips_8i3u1d",
+    "sample_table_cow_v9_txns_simple_overwrite",
+    "sample_table_mor_avro_v9_txns_complex_meta",
+]
+
+
+def reencode(path: Path) -> bytes:
+    """The file's bytes after decoding into our model and encoding again (our schema, our sync)."""
+    data = path.read_bytes()
+    decoder = decoder_for(path)
+    if decoder is None or not data.strip():
+        return data
+    model = decoder(data, str(path))
+    return p.encode_avro(model) if is_container(data) else model.to_json_bytes()
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("name", ORACLE_FIXTURES)
+def test_hudi_rs_reads_a_table_whose_instant_files_we_rewrote(name: str, fixture_copy: Any) -> None:
+    from tests.support import oracle
+
+    table = fixture_copy(name)
+    before = oracle.snapshot_rows(table.path)
+    commits = oracle.completed_commit_times(table.path)
+    first = oracle.snapshot_rows(table.path, as_of=commits[0])
+    rewritten = 0
+    for path in instant_files(table.path):
+        data = reencode(path)
+        if data != path.read_bytes():
+            path.write_bytes(data)
+            rewritten += 1
+    assert rewritten > 0
+    assert oracle.snapshot_rows(table.path) == before
+    assert oracle.completed_commit_times(table.path) == commits
+    assert oracle.snapshot_rows(table.path, as_of=commits[0]) == first
+
+
+@pytest.mark.fixtures
+def test_a_truncated_real_plan_is_a_corrupt_file_error_naming_it(fixture_copy: Any) -> None:
+    table = fixture_copy("quickstart_trips_table_mor_avro_v8_trips_8i3u1d")
+    [path] = (table.path / ".hoodie" / "timeline").glob("*.compaction.requested")
+    path.write_bytes(path.read_bytes()[:-40])
+    with pytest.raises(CorruptFileError) as error:
+        p.decode_compaction_plan(path.read_bytes(), str(path))
+    assert str(path) in str(error.value) and "hint:" in str(error.value)

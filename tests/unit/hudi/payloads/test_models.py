@@ -152,7 +152,7 @@ def test_archived_entry_holds_typed_payloads_and_lsm_instant_raw_bytes() -> None
 
 # -- property tests -----------------------------------------------------------------------------
 
-names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+names = st.text(st.characters(codec="utf-8"), max_size=12)
 file_names = st.from_regex(r"[a-f0-9-]{4,12}_[0-9]-[0-9]{1,3}-[0-9]{1,3}_[0-9]{17}\.parquet", fullmatch=True)
 optional_map = st.none() | st.dictionaries(names, names, max_size=3)
 

@@ -119,3 +119,26 @@ def test_inliner_keeps_a_foreign_namespace_and_qualifies_references() -> None:
 def test_unknown_type_is_a_table_format_error() -> None:
     with pytest.raises(TableFormatError, match="HoodieNoSuchThing"):
         schemas.self_contained_schema("HoodieNoSuchThing")
+
+
+def _first_branch(schema: object) -> object:
+    branch = schema[0] if isinstance(schema, list) else schema
+    return branch["type"] if isinstance(branch, dict) else branch
+
+
+DEFAULT_CHECKS = {
+    "null": lambda value: value is None,
+    "int": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "boolean": lambda value: isinstance(value, bool),
+    "string": lambda value: isinstance(value, str),
+    "array": lambda value: isinstance(value, list),
+    "map": lambda value: isinstance(value, dict),
+}
+
+
+@pytest.mark.parametrize("name", OWN_FILES)
+def test_defaults_match_the_first_union_branch_as_javas_parser_demands(name: str) -> None:
+    for field in schemas.schema_file(name)["fields"]:
+        if "default" in field:
+            kind = _first_branch(field["type"])
+            assert DEFAULT_CHECKS[str(kind)](field["default"]), f"{name}.{field['name']}"
