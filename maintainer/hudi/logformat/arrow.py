@@ -3,8 +3,9 @@
 Mapping: null-unions become nullable fields; records -> struct, arrays -> list, maps -> map
 with string keys, enums -> string, fixed -> fixed-size binary; logical types date, time-millis,
 time-micros, timestamp-millis/-micros (UTC), local-timestamp-millis/-micros (no zone) and
-decimal map to their Arrow types. Unions of several non-null types have no Arrow column type
-and raise UnsupportedTableError.
+decimal map to their Arrow types. Top-level columns are nullable when their type is a union
+with null; fields nested in records are always nullable (a null parent carries null children).
+Unions of several non-null types have no Arrow column type and raise UnsupportedTableError.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pyarrow as pa
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.logformat.avro_block import AVRO_RECORD_BLOCK_TYPES, block_records
+from maintainer.hudi.logformat.fast_table import table_via_polars
 from maintainer.hudi.logformat.model import BlockType, LogBlock
 from maintainer.hudi.logformat.parquet_block import block_parquet_table
 
@@ -50,7 +52,10 @@ def arrow_schema(schema_json: str) -> pa.Schema:
     converted = _Converter().arrow_type(avro)
     if not pa.types.is_struct(converted):
         raise UnsupportedTableError(f"log block SCHEMA is a {avro.get('type')!r}, not a record")
-    return pa.schema(list(converted))
+    fields = avro["fields"]
+    return pa.schema(
+        [column.with_nullable(_nullable(f["type"])) for column, f in zip(converted, fields, strict=True)]
+    )
 
 
 def records_to_table(records: Sequence[Mapping[str, Any]], schema_json: str) -> pa.Table:
@@ -60,10 +65,18 @@ def records_to_table(records: Sequence[Mapping[str, Any]], schema_json: str) -> 
     return pa.table(columns, schema=schema)
 
 
-def block_table(block: LogBlock) -> pa.Table:
-    """The rows of an Avro, CDC or Parquet data block as a Table."""
+def block_table(block: LogBlock, *, use_polars: bool = True) -> pa.Table:
+    """The rows of an Avro, CDC or Parquet data block as a Table.
+
+    Avro content goes through polars when it is installed (``fast_table``), else (or with
+    ``use_polars=False``) through fastavro's records.
+    """
     if block.block_type is BlockType.PARQUET_DATA:
         return block_parquet_table(block)
+    if use_polars and block.block_type in AVRO_RECORD_BLOCK_TYPES and block.schema_json is not None:
+        fast = table_via_polars(block.content, block.schema_json, arrow_schema(block.schema_json))
+        if fast is not None:
+            return fast
     records = block_records(block)
     assert block.schema_json is not None and block.block_type in AVRO_RECORD_BLOCK_TYPES
     try:
@@ -119,9 +132,7 @@ class _Converter:
     def _record(self, avro: Mapping[str, Any]) -> pa.DataType:
         outer = self.namespace
         self.namespace = avro.get("namespace", outer)
-        fields = [
-            pa.field(f["name"], self.arrow_type(f["type"]), _nullable(f["type"])) for f in avro["fields"]
-        ]
+        fields = [pa.field(f["name"], self.arrow_type(f["type"])) for f in avro["fields"]]
         self.namespace = outer
         result = pa.struct(fields)
         self._remember(avro, result)

@@ -109,6 +109,8 @@ def test_every_block_reencodes_to_identical_bytes(
         assert b"".join(encode_block(block) for block in blocks) == data
         for block in blocks:
             assert reencoded_content(block) == block.content, block.location
+            if block.block_type is BlockType.AVRO_DATA:
+                assert block_table(block).equals(block_table(block, use_polars=False)), block.location
 
 
 def reencoded_content(block: LogBlock) -> bytes:

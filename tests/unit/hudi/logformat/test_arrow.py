@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import json
 
 import pyarrow as pa
 import pytest
 
 from maintainer.errors import UnsupportedTableError
-from maintainer.hudi.logformat import arrow_schema, avro_data_block, block_table, read_log_blocks
+from maintainer.hudi.logformat import (
+    arrow_schema,
+    avro_data_block,
+    block_table,
+    encode_avro_content,
+    read_log_blocks,
+)
+from maintainer.hudi.logformat.fast_table import polars_available, table_via_polars
 from tests.unit.hudi.logformat.samples import TRIP_SCHEMA, trip
 
 
@@ -53,7 +62,7 @@ def test_primitive_logical_and_nested_types() -> None:
     assert schema.field("lts").type == pa.timestamp("us")
     assert schema.field("dec").type == pa.decimal128(12, 3)
     assert schema.field("e2").type == pa.string()
-    assert schema.field("again").type == pa.struct([pa.field("x", pa.int32(), nullable=False)])
+    assert schema.field("again").type == pa.struct([pa.field("x", pa.int32())])
     assert schema.field("xs").type == pa.list_(pa.float32())
     assert schema.field("m").type == pa.map_(pa.string(), pa.binary())
 
@@ -69,3 +78,64 @@ def test_avro_block_as_table() -> None:
     assert table.column("_hoodie_record_key").to_pylist() == ["a", "b"]
     assert table.column("ts").type == pa.int64()
     assert table.to_pylist() == [trip("a", 7), trip("b", 8)]
+
+
+SIMPLE_SCHEMA = _schema(
+    {"name": "_hoodie_record_key", "type": ["null", "string"]},
+    {"name": "n", "type": ["null", "long"]},
+    {"name": "day", "type": ["null", {"type": "int", "logicalType": "date"}]},
+    {"name": "at", "type": ["null", {"type": "long", "logicalType": "timestamp-micros"}]},
+    {
+        "name": "amount",
+        "type": ["null", {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}],
+    },
+    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+    {"name": "tags", "type": {"type": "array", "items": "string"}},
+    {
+        "name": "inner",
+        "type": ["null", {"type": "record", "name": "In", "fields": [{"name": "x", "type": "int"}]}],
+    },
+)
+
+
+def _simple_records() -> list[dict[str, object]]:
+    full = {
+        "_hoodie_record_key": "a",
+        "n": 1,
+        "day": datetime.date(2024, 2, 29),
+        "at": datetime.datetime(2024, 1, 1, 12, 0, 0, 123456, tzinfo=datetime.timezone.utc),
+        "amount": decimal.Decimal("12.34"),
+        "e": "B",
+        "tags": ["x", "y"],
+        "inner": {"x": 3},
+    }
+    empty = dict.fromkeys(full) | {"_hoodie_record_key": "b", "e": "A", "tags": []}
+    return [full, empty]
+
+
+def test_polars_fast_path_gives_the_same_table_as_fastavro() -> None:
+    (block,) = read_log_blocks(avro_data_block(_simple_records(), SIMPLE_SCHEMA, "1"), "f")
+    slow = block_table(block, use_polars=False)
+    assert slow.to_pylist() == _simple_records()
+    fast = table_via_polars(block.content, SIMPLE_SCHEMA, arrow_schema(SIMPLE_SCHEMA))
+    if polars_available():
+        assert fast is not None and fast.equals(slow)
+        assert block_table(block).equals(slow)
+    else:
+        assert fast is None
+
+
+def test_fast_path_declines_maps_and_bad_lengths_and_handles_empty_blocks() -> None:
+    map_schema = _schema({"name": "m", "type": {"type": "map", "values": "long"}})
+    (block,) = read_log_blocks(avro_data_block([{"m": {"a": 1}}], map_schema, "1"), "f")
+    assert table_via_polars(block.content, map_schema, arrow_schema(map_schema)) is None
+    assert block_table(block).to_pylist() == [{"m": [("a", 1)]}]
+    content = encode_avro_content([trip("a", 1)], TRIP_SCHEMA)
+    assert table_via_polars(content + b"\x00", TRIP_SCHEMA, arrow_schema(TRIP_SCHEMA)) is None
+    assert table_via_polars(content[:-1], TRIP_SCHEMA, arrow_schema(TRIP_SCHEMA)) is None
+    empty = encode_avro_content([], TRIP_SCHEMA)
+    if polars_available():
+        assert (
+            table_via_polars(empty, TRIP_SCHEMA, arrow_schema(TRIP_SCHEMA))
+            == arrow_schema(TRIP_SCHEMA).empty_table()
+        )
