@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -114,8 +115,10 @@ class BaseFileWriter:
     """Streams record batches into one Hudi base file; the footer is written at :meth:`close`.
 
     Memory stays bounded by ``settings.row_group_bytes`` of buffered rows plus the bloom
-    filter's bit vectors. Use as a context manager: on an exception the partial file is
-    deleted.
+    filter's bit vectors. Record keys are hashed into the bloom filter on one background
+    thread while Parquet encodes and compresses (both release the GIL); it never falls more
+    than one row group behind. Use as a context manager: on an exception the partial file
+    is deleted.
     """
 
     def __init__(
@@ -132,6 +135,8 @@ class BaseFileWriter:
         self.schema = arrow_schema(self.avro_schema)
         self.num_rows = 0
         self._bloom = bloom.BloomFilterBuilder(self.settings.bloom_filter)
+        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bloom-filter")
+        self._hashing: list[Future[None]] = []
         self._min_key: str | None = None
         self._max_key: str | None = None
         self._buffer: list[pa.RecordBatch] = []
@@ -232,7 +237,9 @@ class BaseFileWriter:
     def _track_keys(self, keys: pa.ChunkedArray) -> None:
         if len(keys) == 0:
             return
-        self._bloom.add(keys)
+        if keys.null_count:
+            raise TableFormatError("a record has no record key", where=self._where)
+        self._hashing.append(self._hasher.submit(self._bloom.add, keys))
         bounds = pc.min_max(keys)
         low, high = bounds["min"].as_py(), bounds["max"].as_py()
         if self._min_key is None or low < self._min_key:
@@ -249,11 +256,19 @@ class BaseFileWriter:
             self._writer.write_table(table, row_group_size=max(1, table.num_rows))
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot write {self._where}: {exc}") from exc
+        self._finish_hashing()
+
+    def _finish_hashing(self) -> None:
+        """Wait for the bloom filter to have every key written so far (errors surface here)."""
+        pending, self._hashing = self._hashing, []
+        for future in pending:
+            future.result()
 
     # --- closing ----------------------------------------------------------------------
 
     def footer_key_values(self) -> dict[str, str]:
         """The footer metadata for the keys written so far, in parquet-avro's order."""
+        self._finish_hashing()
         values: dict[str, str] = {}
         if self._min_key is not None and self._max_key is not None:
             values[MIN_RECORD_KEY] = self._min_key
@@ -269,8 +284,11 @@ class BaseFileWriter:
         """Write the remaining rows and the footer; returns what a reader will find there."""
         if self._closed:
             raise StorageError("the base file is already closed", where=self._where)
-        self._flush()
-        values = self.footer_key_values()
+        try:
+            self._flush()
+            values = self.footer_key_values()
+        finally:
+            self._hasher.shutdown(wait=True)
         try:
             self._writer.add_key_value_metadata(values)
             self._writer.close()
@@ -285,6 +303,7 @@ class BaseFileWriter:
         """Stop writing and delete the partial file."""
         if not self._closed:
             self._closed = True
+            self._hasher.shutdown(wait=True, cancel_futures=True)
             try:
                 self._writer.close()
                 self._stream.close()

@@ -1,0 +1,213 @@
+"""The base-file writer and footer reader on synthetic records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from maintainer.errors import CorruptFileError, TableFormatError
+from maintainer.hudi import basefile, bloom
+from maintainer.storage import Storage
+
+DATA_SCHEMA = {
+    "type": "record",
+    "name": "trips_record",
+    "namespace": "hoodie.trips",
+    "fields": [
+        {"name": "uuid", "type": ["null", "string"], "default": None},
+        {"name": "ts", "type": "long"},
+        {"name": "fare", "type": ["null", "double"], "default": None},
+        {
+            "name": "amount",
+            "type": [
+                "null",
+                {
+                    "type": "fixed",
+                    "name": "fixed",
+                    "size": 5,
+                    "logicalType": "decimal",
+                    "precision": 10,
+                    "scale": 2,
+                },
+            ],
+            "default": None,
+        },
+        {
+            "name": "at",
+            "type": ["null", {"type": "long", "logicalType": "timestamp-micros"}],
+            "default": None,
+        },
+    ],
+}
+AVRO = json.dumps(DATA_SCHEMA, separators=(",", ":"))
+INSTANT = "20250101120000123"
+PATH = "city=sf/abc-0_3-10-20_20250101120000123.parquet"
+
+
+def rows(start: int, count: int) -> pa.Table:
+    return pa.table(
+        {
+            "uuid": [f"key-{i:04d}" for i in range(start, start + count)],
+            "ts": pa.array(range(start, start + count), pa.int64()),
+            "fare": [float(i) for i in range(start, start + count)],
+            "amount": pa.array([None] * count, pa.decimal128(10, 2)),
+            "at": pa.array([i * 1000 for i in range(start, start + count)], pa.timestamp("us", "UTC")),
+        }
+    )
+
+
+def target() -> basefile.BaseFileTarget:
+    return basefile.BaseFileTarget(PATH, "city=sf", INSTANT, task_partition_id=3)
+
+
+def write_new(storage: Storage, batches: list[pa.Table], **settings: int) -> basefile.BaseFileFooter:
+    with basefile.BaseFileWriter(storage, target(), AVRO, basefile.ParquetSettings(**settings)) as writer:
+        for batch in batches:
+            writer.write(batch, batch.column("uuid"))
+        return writer.close()
+
+
+def test_meta_columns_come_first_and_are_filled_as_hudi_fills_them(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    write_new(storage, [rows(5, 2), rows(0, 3)])
+    table = pq.read_table(tmp_path / PATH)
+    assert table.column_names[:5] == list(basefile.META_FIELDS)
+    assert table.column_names[5:] == ["uuid", "ts", "fare", "amount", "at"]
+    first, last = table.slice(0, 1).to_pylist()[0], table.slice(4, 1).to_pylist()[0]
+    assert first[basefile.COMMIT_TIME] == INSTANT
+    assert first[basefile.COMMIT_SEQNO] == f"{INSTANT}_3_0"
+    assert last[basefile.COMMIT_SEQNO] == f"{INSTANT}_3_4"  # the record index runs across batches
+    assert last[basefile.RECORD_KEY] == "key-0002"
+    assert first[basefile.PARTITION_PATH] == "city=sf"
+    assert first[basefile.FILE_NAME] == "abc-0_3-10-20_20250101120000123.parquet"
+
+
+def test_footer_carries_hudis_metadata(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    written = write_new(storage, [rows(5, 2), rows(0, 3)])
+    values = {k.decode(): v.decode() for k, v in pq.ParquetFile(tmp_path / PATH).metadata.metadata.items()}
+    assert set(values) == {
+        "hoodie_min_record_key",
+        "hoodie_max_record_key",
+        "org.apache.hudi.bloomfilter",
+        "hoodie_bloom_filter_type_code",
+        "writer.model.name",
+        "parquet.avro.schema",
+    }
+    assert (values["hoodie_min_record_key"], values["hoodie_max_record_key"]) == ("key-0000", "key-0006")
+    assert values["hoodie_bloom_filter_type_code"] == "DYNAMIC_V0"
+    assert values["writer.model.name"] == "avro"
+    assert values["parquet.avro.schema"] == basefile.with_meta_fields(AVRO)
+    keys = ["key-0005", "key-0006", "key-0000", "key-0001", "key-0002"]
+    assert values["org.apache.hudi.bloomfilter"] == bloom.build_bloom_filter(keys).serialize()
+    assert basefile.read_footer(storage, PATH) == written
+    assert written.num_rows == 5
+    assert written.bloom_filter is not None and written.bloom_filter.might_contain("key-0006")
+
+
+def test_parquet_layout_follows_hudis_defaults(tmp_path: Path) -> None:
+    write_new(Storage(str(tmp_path)), [rows(0, 10)])
+    parquet = pq.ParquetFile(tmp_path / PATH)
+    assert parquet.metadata.format_version == "1.0"
+    column = parquet.metadata.row_group(0).column(0)
+    assert column.compression == "GZIP"
+    assert column.statistics is not None and column.statistics.has_min_max
+    fields = {f.name: f for f in parquet.schema_arrow}
+    assert not fields["ts"].nullable  # a plain Avro "long" is a required column
+    assert fields["fare"].nullable and fields[basefile.RECORD_KEY].nullable
+    assert fields["amount"].type == pa.decimal128(10, 2)
+    assert fields["at"].type == pa.timestamp("us", "UTC")
+    assert b"ARROW:schema" not in (parquet.metadata.metadata or {})
+
+
+def test_row_groups_are_cut_by_buffered_bytes(tmp_path: Path) -> None:
+    write_new(Storage(str(tmp_path)), [rows(i * 100, 100) for i in range(5)], row_group_bytes=1)
+    metadata = pq.ParquetFile(tmp_path / PATH).metadata
+    assert metadata.num_row_groups == 5
+    assert metadata.num_rows == 500
+
+
+def test_records_with_meta_columns_keep_them_but_take_this_file_name(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    write_new(storage, [rows(0, 4)])
+    old = pq.read_table(tmp_path / PATH)
+    moved = basefile.BaseFileTarget(
+        "city=sf/abc-0_0-1-2_20250102000000000.parquet", "city=sf", "20250102000000000"
+    )
+    with basefile.BaseFileWriter(storage, moved, AVRO) as writer:
+        writer.write_hoodie_records(old.select(list(reversed(old.column_names))))
+        footer = writer.close()
+    new = pq.read_table(tmp_path / moved.path)
+    assert new.drop_columns([basefile.FILE_NAME]).equals(old.drop_columns([basefile.FILE_NAME]))
+    assert set(new.column(basefile.FILE_NAME).to_pylist()) == {moved.file_name}
+    assert footer.min_record_key == "key-0000" and footer.max_record_key == "key-0003"
+
+
+def test_an_empty_file_has_a_bloom_filter_but_no_key_range(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    footer = write_new(storage, [])
+    assert footer.num_rows == 0
+    assert footer.min_record_key is None and footer.max_record_key is None
+    assert footer.bloom_filter == bloom.build_bloom_filter([])
+    assert pq.read_table(tmp_path / PATH).num_rows == 0
+
+
+def test_a_failed_write_leaves_no_file(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    with (
+        pytest.raises(TableFormatError, match="no column 'fare'"),
+        basefile.BaseFileWriter(storage, target(), AVRO) as w,
+    ):
+        w.write(rows(0, 2), rows(0, 2).column("uuid"))
+        w.write(rows(0, 2).drop_columns(["fare"]), rows(0, 2).column("uuid"))
+    assert not (tmp_path / PATH).exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "keys", "message"),
+    [
+        (rows(0, 2), pa.array(["a"]), "1 record keys for 2 rows"),
+        (rows(0, 2), pa.array(["a", None]), "no record key"),
+        (rows(0, 2).set_column(1, "ts", pa.array(["x", "y"])), pa.array(["a", "b"]), "do not fit"),
+    ],
+)
+def test_records_that_do_not_fit_are_refused(
+    tmp_path: Path, data: pa.Table, keys: pa.Array, message: str
+) -> None:
+    with (
+        pytest.raises(TableFormatError, match=message),
+        basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO) as writer,
+    ):
+        writer.write(data, keys)
+
+
+def test_with_meta_fields_prepends_hudis_meta_fields_once() -> None:
+    with_meta = basefile.with_meta_fields(AVRO)
+    fields = json.loads(with_meta)["fields"]
+    assert [f["name"] for f in fields[:5]] == list(basefile.META_FIELDS)
+    assert fields[0] == {
+        "name": "_hoodie_commit_time",
+        "type": ["null", "string"],
+        "doc": "",
+        "default": None,
+    }
+    assert with_meta.startswith(
+        '{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":['
+    )
+    assert basefile.with_meta_fields(with_meta) is with_meta
+
+
+@pytest.mark.parametrize("schema", ["not json", '"string"', '{"type": "enum", "name": "e", "symbols": []}'])
+def test_a_schema_that_is_not_a_record_is_refused(schema: str) -> None:
+    with pytest.raises(TableFormatError):
+        basefile.with_meta_fields(schema)
+
+
+def test_reading_the_footer_of_a_non_parquet_file_fails_clearly(tmp_path: Path) -> None:
+    (tmp_path / "broken.parquet").write_bytes(b"not a parquet file")
+    with pytest.raises(CorruptFileError, match=r"broken\.parquet"):
+        basefile.read_footer(Storage(str(tmp_path)), "broken.parquet")
