@@ -76,8 +76,14 @@ def generate(root: Path, tables: int, files: int) -> None:
             index = file_index * per_file + offset
             depends = f"    depends_on: [t{index - 1:05d}]\n" if index % 5 else ""
             lines.append(
-                TABLE.format(name=f"t{index:05d}", folder=folder, mod=index % 7, index=index, depends=depends,
-                             keep=3 + index % 5)
+                TABLE.format(
+                    name=f"t{index:05d}",
+                    folder=folder,
+                    mod=index % 7,
+                    index=index,
+                    depends=depends,
+                    keep=3 + index % 5,
+                )
             )
         (directory / f"manifest_{file_index:03d}.yml").write_text("\n".join(lines))
 

@@ -66,9 +66,7 @@ def compiled_manifest(loaded: LoadedProject) -> dict[str, Any]:
 def write_compiled(loaded: LoadedProject, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(compiled_manifest(loaded), sort_keys=True) + "\n", encoding="utf-8"
-        )
+        path.write_text(json.dumps(compiled_manifest(loaded), sort_keys=True) + "\n", encoding="utf-8")
     except OSError as exc:
         raise MaintainerError(
             f"cannot write {path}: {exc}",

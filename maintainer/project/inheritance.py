@@ -37,15 +37,19 @@ class Provenance:
     fallback: Mark = field(default_factory=lambda: Mark("?", 1))
 
     def mark(self, path: Path_) -> Mark:
+        return self._locate(path, key=False)
+
+    def key_mark(self, path: Path_) -> Mark:
+        return self.key_marks.get(path) or self._locate(path, key=True)
+
+    def _locate(self, path: Path_, *, key: bool) -> Mark:
         for end in range(len(path), -1, -1):
             origin = self.origins.get(path[:end])
             if origin is not None:
                 document, doc_path = origin
-                return document.mark((*doc_path, *path[end:]))
+                full = (*doc_path, *path[end:])
+                return document.key_mark(full) if key else document.mark(full)
         return self.fallback
-
-    def key_mark(self, path: Path_) -> Mark:
-        return self.key_marks.get(path) or self.mark(path)
 
     def is_set(self, path: Path_) -> bool:
         """True when some layer gave a value at ``path`` (as opposed to a built-in default)."""
@@ -89,7 +93,9 @@ def _merge_into(
             target[key] = merged
         else:
             if isinstance(existing, dict):
-                for stale in [known for known in prov.origins if known[: len(path)] == path and known != path]:
+                for stale in [
+                    known for known in prov.origins if known[: len(path)] == path and known != path
+                ]:
                     del prov.origins[stale]
             prov.origins[path] = (layer.document, (*layer.path, *path))
             target[key] = value

@@ -41,15 +41,21 @@ class ManifestErrorGroup(ManifestError):
 
 def raise_all(errors: Sequence[ManifestError]) -> None:
     """Raise the errors found (one, or a group), or nothing."""
-    unique = list(dict.fromkeys(errors, None))
     deduped: dict[str, ManifestError] = {}
-    for error in unique:
+    for error in _flatten(errors):
         deduped.setdefault(str(error), error)
     found = list(deduped.values())
     if len(found) == 1:
         raise found[0]
     if found:
         raise ManifestErrorGroup(found)
+
+
+def _flatten(errors: Sequence[ManifestError]) -> list[ManifestError]:
+    flat: list[ManifestError] = []
+    for error in errors:
+        flat.extend(_flatten(error.errors) if isinstance(error, ManifestErrorGroup) else [error])
+    return flat
 
 
 def did_you_mean(word: str, choices: Iterable[Any], what: str = "options") -> str:
@@ -106,6 +112,9 @@ def _one_error(
             hint=did_you_mean(str(value), choices, "values"),
         )
     message = str(detail["msg"]).removeprefix("Value error, ")
+    if kind == "value_error" and "; " in message:
+        message, advice = message.split("; ", 1)
+        return ManifestError(f"{subject}: {message}", where=str(where), hint=advice)
     return ManifestError(
         f"{subject}: {message} (got {_short(value)})", where=str(where), hint=_hint_for(kind, detail)
     )

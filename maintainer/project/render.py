@@ -98,13 +98,16 @@ class Renderer:
         """A renderer for ``source``. Plain ``{{ expression }}`` substitutions (the common case) are
         compiled per expression and shared between strings; anything else is a full template."""
         parts = _EXPRESSION.split(source)
-        if "{%" not in source and "{#" not in source:
+        literal_braces = any("{{" in part for part in parts[::2])
+        if "{%" not in source and "{#" not in source and not literal_braces:
             try:
                 pieces = [self._expression(part) if index % 2 else part for index, part in enumerate(parts)]
             except jinja2.exceptions.TemplateSyntaxError:
                 pass
             else:
-                return lambda: "".join(piece if isinstance(piece, str) else _text(piece()) for piece in pieces)
+                return lambda: "".join(
+                    piece if isinstance(piece, str) else _text(piece()) for piece in pieces
+                )
         return self.environment.from_string(source).render
 
     def _expression(self, text: str) -> Callable[[], Any]:

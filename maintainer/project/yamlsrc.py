@@ -22,6 +22,7 @@ Path_ = tuple[str | int, ...]
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 _TEXT_TAGS = frozenset({"tag:yaml.org,2002:str", _TIMESTAMP_TAG})
 
 
@@ -109,6 +110,12 @@ class _Builder:
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
         self.values[path] = _mark(self.file, node.start_mark)
+        if not isinstance(node, yaml.ScalarNode) and node.tag not in _COLLECTION_TAGS:
+            raise ManifestError(
+                f"invalid YAML: unsupported tag '{node.tag}'",
+                where=str(self.values[path]),
+                hint="remove the tag: manifests are plain YAML (mappings, lists, text, numbers, booleans)",
+            )
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):

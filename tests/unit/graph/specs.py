@@ -1,0 +1,42 @@
+"""TableSpecs for graph tests, built directly (no files)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maintainer.project import (
+    ArchiveSpec,
+    CleanSpec,
+    CompactionSpec,
+    RollbackSpec,
+    SavepointsSpec,
+    TableSpec,
+)
+from maintainer.project.services import RollingSavepoints
+
+ALL_BLOCKS: dict[str, Any] = {
+    "rollback": RollbackSpec(),
+    "compaction": CompactionSpec(),
+    "clean": CleanSpec(),
+    "archive": ArchiveSpec(),
+    "savepoints": SavepointsSpec(rolling=RollingSavepoints()),
+}
+
+
+def spec(
+    name: str,
+    *,
+    depends_on: tuple[str, ...] = (),
+    tags: tuple[str, ...] = (),
+    manifest: str = "tables/a.yml",
+    blocks: tuple[str, ...] = ("rollback", "compaction", "clean", "archive"),
+) -> TableSpec:
+    return TableSpec(
+        name=name,
+        path=f"/lake/{name}",
+        manifest=manifest,
+        line=1,
+        tags=tags,
+        depends_on=depends_on,
+        **{block: ALL_BLOCKS[block] for block in blocks},
+    )
