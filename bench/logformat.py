@@ -6,8 +6,9 @@ columns, ~200 bytes each) with this package's writer, then measures, best of ``-
 (a) the floor: fastavro's ``schemaless_reader`` over the records alone (lengths pre-split,
     schema pre-parsed), i.e. the cost of the Avro library itself;
 (b) ``read_log_blocks`` + ``block_records`` (frame parsing, checks, records as dicts);
-(c) ``read_log_blocks`` + ``block_table`` (records as a pyarrow Table);
-(d) writing the block with ``avro_data_block``;
+(c) ``read_log_blocks`` + ``block_table(use_polars=False)`` (fastavro records -> pyarrow Table);
+(d) ``read_log_blocks`` + ``block_table`` through polars' Avro reader (only if polars is installed);
+(e) writing the block with ``avro_data_block``;
 
 and prints records/s for each and the ratios to the floor.
 Run: ``.venv/bin/python bench/logformat.py [--records 200000]``.
@@ -27,6 +28,7 @@ import fastavro
 
 from maintainer.hudi.logformat import avro_data_block, block_records, block_table, read_log_blocks
 from maintainer.hudi.logformat.avro_block import parsed_schema
+from maintainer.hudi.logformat.fast_table import polars_available
 
 FIELDS = [
     ("_hoodie_commit_time", "string"),
@@ -110,16 +112,20 @@ def main() -> None:
         "(b) read_log_blocks + block_records": best_of(
             args.repeat, lambda: block_records(read_log_blocks(raw, "bench")[0])
         ),
-        "(c) read_log_blocks + block_table": best_of(
-            args.repeat, lambda: block_table(read_log_blocks(raw, "bench")[0])
+        "(c) block_table, fastavro path": best_of(
+            args.repeat, lambda: block_table(read_log_blocks(raw, "bench")[0], use_polars=False)
         ),
-        "(d) avro_data_block (write)": best_of(
+        "(e) avro_data_block (write)": best_of(
             args.repeat, lambda: avro_data_block(records, SCHEMA, INSTANT)
         ),
     }
+    if polars_available():
+        results["(d) block_table, polars path"] = best_of(
+            args.repeat, lambda: block_table(read_log_blocks(raw, "bench")[0])
+        )
     floor = results["(a) floor: fastavro schemaless_reader"]
     print(f"{args.records} records, block of {len(raw) / 1e6:.1f} MB")
-    for label, seconds in results.items():
+    for label, seconds in sorted(results.items()):
         rate = args.records / seconds
         print(f"{label:42s} {seconds:7.3f} s  {rate:12,.0f} records/s  ratio to floor {seconds / floor:5.2f}")
 
