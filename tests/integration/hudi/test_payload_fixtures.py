@@ -16,7 +16,12 @@ import pytest
 from maintainer.errors import CorruptFileError
 from maintainer.hudi import payloads as p
 from maintainer.hudi.payloads.container import is_container, read_named_container
-from maintainer.hudi.payloads.schemas import full_name, inline_named_types, schema_file
+from maintainer.hudi.payloads.schemas import (
+    full_name,
+    inline_named_types,
+    schema_file,
+    schema_text,
+)
 from tests.support.fixtures import REPO_ROOT, fixture_names
 from tests.unit.hudi.payloads import samples
 
@@ -127,15 +132,21 @@ def hudi_definitions() -> dict[str, dict[str, Any]]:
 
 
 @cache
-def hudi_reader_schema(name: str) -> Any:
-    """Hudi's schema of ``name`` (types Hudi's copies lack, e.g. the deprecated
-    HoodieCompactionMetadata, from ours), parsed for use as a fastavro reader schema."""
+def hudi_schema_text(name: str) -> str:
+    """Hudi's schema of ``name``, self-contained (types Hudi's copies lack, e.g. the deprecated
+    HoodieCompactionMetadata, from ours)."""
     definitions = hudi_definitions()
 
     def resolve(qualified: str) -> dict[str, Any]:
         return definitions.get(qualified) or schema_file(qualified)
 
-    return fastavro.parse_schema(inline_named_types(full_name(name), resolve))
+    return json.dumps(inline_named_types(full_name(name), resolve))
+
+
+@cache
+def hudi_reader_schema(name: str) -> Any:
+    """Hudi's schema of ``name`` parsed for use as a fastavro reader schema."""
+    return fastavro.parse_schema(json.loads(hudi_schema_text(name)))
 
 
 def restricted(record: dict[str, Any], keys: Any) -> dict[str, Any]:
@@ -341,3 +352,26 @@ def test_a_truncated_real_plan_is_a_corrupt_file_error_naming_it(fixture_copy: A
     with pytest.raises(CorruptFileError) as error:
         p.decode_compaction_plan(path.read_bytes(), str(path))
     assert str(path) in str(error.value) and "hint:" in str(error.value)
+
+
+JAVA_SAMPLES = {key: make for key, make in samples.AVRO_SAMPLES.items() if key != "lsm_timeline_instant"}
+
+
+@pytest.mark.spark
+def test_java_avro_reads_what_we_write_with_hudis_schemas(spark: Any) -> None:
+    """Java's Avro (the one Hudi uses) parses our embedded schemas and resolves our containers
+    against Hudi's schemas, as SpecificDatumReader does."""
+    avro = spark._jvm.org.apache.avro
+    for key, make in JAVA_SAMPLES.items():
+        model = make()
+        reader_schema = avro.Schema.Parser().parse(hudi_schema_text(model.SCHEMA))
+        datum_reader = avro.generic.GenericDatumReader(None, reader_schema)
+        written = bytearray(p.encode_avro(model))
+        file_reader = avro.file.DataFileReader(avro.file.SeekableByteArrayInput(written), datum_reader)
+        assert (
+            file_reader.getSchema().toString()
+            == avro.Schema.Parser().parse(schema_text(model.SCHEMA)).toString()
+        )
+        record = json.loads(file_reader.next().toString())
+        assert not file_reader.hasNext(), key
+        assert record == json.loads(json.dumps(model.to_record())), key

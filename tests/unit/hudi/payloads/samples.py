@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from maintainer.hudi import payloads as p
 
 BASE = "/data/trips"
@@ -189,7 +192,7 @@ def lsm_timeline_instant() -> p.LSMTimelineInstant:
     )
 
 
-AVRO_SAMPLES = {
+AVRO_SAMPLES: dict[str, Callable[[], Any]] = {
     "cleaner_plan": cleaner_plan,
     "clean_metadata": clean_metadata,
     "compaction_plan": compaction_plan,
