@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
@@ -34,9 +35,8 @@ def command(options: CommonOptions, output: str | None) -> int:
     loaded = load_from_options(options)
     path = Path(output) if output else loaded.project.target_dir / MANIFEST_JSON
     write_compiled(loaded, path)
-    stdout.print(
-        f"wrote {path} ({len({n.table for n in loaded.selected})} table(s), {len(loaded.selected)} node(s))"
-    )
+    tables = len({node.table for node in loaded.selected})
+    stdout.print(f"wrote {escape(str(path))} ({tables} table(s), {len(loaded.selected)} node(s))")
     return 0
 
 

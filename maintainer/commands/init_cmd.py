@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from maintainer.console import stdout
 from maintainer.errors import ManifestError
@@ -45,8 +46,8 @@ def command(directory: str) -> int:
     name = project_name_for(target)
     copied = _copy_template(template_dir(), target, name)
     write_schemas(target / "schemas")
-    stdout.print(f"created project '{name}' in {target} ({len(copied)} files + schemas/)")
-    stdout.print(f"next: cd {target} && maintainer validate && maintainer ls")
+    stdout.print(f"created project '{name}' in {escape(str(target))} ({len(copied)} files + schemas/)")
+    stdout.print(f"next: cd {escape(str(target))} && maintainer validate && maintainer ls")
     return 0
 
 

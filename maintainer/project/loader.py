@@ -64,11 +64,15 @@ def load_project(
     document = _load_project_document(root)
     config, renderer, chosen = _load_config(root, document, target, dict(cli_vars or {}))
     cache = DocumentCache(root)
-    refs = [
+    found = (
         ref
         for index, manifest_path in enumerate(config.manifest_paths)
         for ref in discover_manifests(root, manifest_path, document.mark(("manifest_paths", index)))
-    ]
+    )
+    unique: dict[Path, ManifestFileRef] = {}
+    for ref in found:
+        unique.setdefault(ref.path, ref)
+    refs = list(unique.values())
     project_layer = Layer(document, ("defaults",), _defaults_data(document, config, renderer))
     tables, provenance, errors = _load_tables(refs, project_layer, cache, renderer)
     errors.extend(_cross_table_errors(tables, provenance))

@@ -191,3 +191,16 @@ def test_single_file_manifest_path_and_yaml_suffix(tmp_path: Path) -> None:
     project = load_project(tmp_path)
 
     assert [spec.name for spec in project.tables] == ["solo", "a"]
+
+
+def test_a_manifest_reached_twice_is_loaded_once(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "maintainer_project.yml": (
+                "name: d\nversion: 1\nprofile: demo\nmanifest_paths: [tables/a.yml, tables]\n"
+            )
+        },
+    )
+
+    assert [spec.name for spec in load_project(tmp_path).tables] == ["a"]
