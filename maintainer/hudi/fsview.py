@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_junk, is_partition_metadata
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo
+from maintainer.storage.fs import paused_gc
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +108,17 @@ class ViewInputs:
 
 def parse_data_file(partition: str, info: FileInfo) -> DataFile | None:
     """A DataFile for a Hudi base or log file; None for anything else."""
-    name = info.name
-    if info.is_dir or is_junk(name) or is_partition_metadata(name):
+    if info.is_dir:
         return None
-    base = BaseFileName.parse(name)
-    if base is not None:
+    name = info.name
+    if name[:1] != ".":
+        # base file names never start with a dot, and no junk name parses as one
+        base = BaseFileName.parse(name)
+        if base is None:
+            return None
         return DataFile(partition, name, info.size, base.file_id, base.instant_time, base=base)
+    if is_junk(name) or is_partition_metadata(name):
+        return None
     log = LogFileName.parse(name)
     if log is not None and log.suffix == "log" and not log.is_cdc:
         return DataFile(partition, name, info.size, log.file_id, log.instant_time, log=log)
@@ -156,15 +162,16 @@ class FileSystemView:
 
 def _is_visible(
     data_file: DataFile,
-    timeline: Timeline,
+    layout: int,
+    first_instant: str | None,
     completions: Mapping[str, str],
     pending_compaction_times: set[str],
 ) -> bool:
     instant = data_file.instant_time
-    if instant in completions or timeline.is_before_start(instant):
-        return True
+    if instant in completions or (first_instant is not None and instant < first_instant):
+        return True  # completed, or written before the start of the active timeline
     # v6 log files are named by the slice's base instant, which may be a pending compaction
-    return data_file.is_log and timeline.layout == 1 and instant in pending_compaction_times
+    return layout == 1 and data_file.log is not None and instant in pending_compaction_times
 
 
 def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Mapping[str, str]) -> str:
@@ -179,6 +186,23 @@ def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Map
     return log.instant_time
 
 
+def _log_order(data_file: DataFile) -> tuple[str, int, str]:
+    log = data_file.log
+    return log.sort_key() if log is not None else (data_file.instant_time, 0, "")
+
+
+def _logs_by_slice(
+    logs: list[DataFile], slice_instants: list[str], layout: int, completions: Mapping[str, str]
+) -> dict[str, list[DataFile]]:
+    """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow)."""
+    logs.sort(key=_log_order)
+    by_slice: dict[str, list[DataFile]] = {}
+    for log in logs:
+        key = log.instant_time if layout == 1 else _slice_for_log_v2(log, slice_instants, completions)
+        by_slice.setdefault(key, []).append(log)
+    return by_slice
+
+
 def _build_group(
     partition: str,
     file_id: str,
@@ -187,55 +211,77 @@ def _build_group(
     completions: Mapping[str, str],
     pending: PendingOperation | None,
 ) -> FileGroup:
-    bases = {f.instant_time: f for f in files if not f.is_log}
-    logs = sorted((f for f in files if f.is_log), key=lambda f: f.log.sort_key() if f.log else ())
-    base_instants = set(bases)
-    if pending is not None:
-        base_instants.add(pending.instant_time)
-    if layout == 1:
-        base_instants.update(f.instant_time for f in logs)
-    ordered = sorted(base_instants)
-    slice_logs: dict[str, list[DataFile]] = {b: [] for b in ordered}
-    for log in logs:
-        key = log.instant_time if layout == 1 else _slice_for_log_v2(log, ordered, completions)
-        slice_logs.setdefault(key, []).append(log)
-    slices = [
-        FileSlice(partition, file_id, b, bases.get(b), tuple(slice_logs.get(b, ())))
-        for b in sorted(slice_logs)
-    ]
-    return FileGroup(partition, file_id, tuple(slices))
+    bases: dict[str, DataFile] = {}
+    logs: list[DataFile] = []
+    for data_file in files:
+        if data_file.log is None:
+            bases[data_file.instant_time] = data_file
+        else:
+            logs.append(data_file)
+    slice_instants = sorted(bases) if pending is None else sorted({*bases, pending.instant_time})
+    by_slice = _logs_by_slice(logs, slice_instants, layout, completions) if logs else {}
+    instants = sorted({*slice_instants, *by_slice}) if by_slice else slice_instants
+    slices = tuple(
+        FileSlice(partition, file_id, b, bases.get(b), tuple(by_slice.get(b, ()))) for b in instants
+    )
+    return FileGroup(partition, file_id, slices)
+
+
+def _partition_groups(
+    partition: str,
+    entries: Iterable[FileInfo],
+    timeline: Timeline,
+    completions: Mapping[str, str],
+    pending_times: set[str],
+    uncommitted: list[DataFile],
+) -> dict[str, list[DataFile]]:
+    """File id -> visible data files of one partition; invisible ones go to ``uncommitted``."""
+    layout, first = timeline.layout, timeline.first_instant_time()
+    by_group: dict[str, list[DataFile]] = {}
+    for info in entries:
+        data_file = parse_data_file(partition, info)
+        if data_file is None:
+            continue
+        if _is_visible(data_file, layout, first, completions, pending_times):
+            files = by_group.get(data_file.file_id)
+            if files is None:
+                by_group[data_file.file_id] = [data_file]
+            else:
+                files.append(data_file)
+        else:
+            uncommitted.append(data_file)
+    return by_group
 
 
 def build_view(
     timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs | None = None
 ) -> FileSystemView:
     """Build the view from per-partition listings (partition path -> entries)."""
-    inputs = inputs or ViewInputs()
+    with paused_gc():
+        return _build_view(timeline, listings, inputs or ViewInputs())
+
+
+def _build_view(
+    timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs
+) -> FileSystemView:
     completions = timeline.completion_times()
     pending_times = {op.instant_time for op in inputs.pending_compaction.values()}
     pending_times |= {i.timestamp for i in timeline.pending_compactions()}
+    pending_ops = inputs.pending_compaction
     groups: dict[str, tuple[FileGroup, ...]] = {}
     uncommitted: list[DataFile] = []
     for partition, entries in listings.items():
-        by_group: dict[str, list[DataFile]] = {}
-        for info in entries:
-            data_file = parse_data_file(partition, info)
-            if data_file is None:
-                continue
-            if not _is_visible(data_file, timeline, completions, pending_times):
-                uncommitted.append(data_file)
-                continue
-            by_group.setdefault(data_file.file_id, []).append(data_file)
+        by_group = _partition_groups(partition, entries, timeline, completions, pending_times, uncommitted)
         groups[partition] = tuple(
             _build_group(
                 partition,
                 fid,
-                files,
+                by_group[fid],
                 timeline.layout,
                 completions,
-                inputs.pending_compaction.get((partition, fid)),
+                pending_ops.get((partition, fid)) if pending_ops else None,
             )
-            for fid, files in sorted(by_group.items())
+            for fid in sorted(by_group)
         )
     return FileSystemView(timeline, groups, inputs, tuple(uncommitted))
 

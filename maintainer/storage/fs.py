@@ -9,10 +9,13 @@ as its URI and options).
 
 from __future__ import annotations
 
+import gc
 import os
 import posixpath
+import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,42 @@ import pyarrow.fs as pafs
 from maintainer.errors import FileExistsInStorageError, StorageError
 
 DEFAULT_LISTING_THREADS = 16
+
+
+class _GcPause:
+    """Pauses Python's cyclic garbage collector while bulk-building acyclic objects.
+
+    Listings and views create hundreds of thousands of small objects without reference
+    cycles; the cyclic collector would otherwise rescan them over and over (it was half the
+    time of building a 100,000-file view). Reference counting still frees everything.
+    Re-entrant and thread-safe: the collector resumes when the last user leaves.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._was_enabled = False
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._depth == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self._was_enabled:
+                gc.enable()
+
+
+_GC_PAUSE = _GcPause()
+
+
+def paused_gc() -> AbstractContextManager[None]:
+    """``with paused_gc():`` around bulk construction of many acyclic objects."""
+    return _GC_PAUSE
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +74,7 @@ class FileInfo:
 
     @property
     def name(self) -> str:
-        return posixpath.basename(self.path)
+        return self.path.rpartition("/")[2]
 
 
 def _is_local(uri: str) -> bool:
@@ -131,6 +170,26 @@ class Storage:
             mtime_ms=mtime,
         )
 
+    def _infos(self, infos: list[pafs.FileInfo]) -> list[FileInfo]:
+        """Many entries at once (the hot loop of every listing: keep it lean)."""
+        root = self._root + "/"
+        cut = len(root)
+        directory = pafs.FileType.Directory
+        result = []
+        with paused_gc():
+            for info in infos:
+                full = info.path
+                mtime = info.mtime_ns
+                result.append(
+                    FileInfo(
+                        full[cut:] if full.startswith(root) else self._relative(full),
+                        info.size or 0,
+                        info.type == directory,
+                        None if mtime is None else mtime // 1_000_000,
+                    )
+                )
+        return result
+
     def list_dir(self, path: str = "") -> list[FileInfo]:
         """Entries directly under ``path``; an empty list where it does not exist."""
         selector = pafs.FileSelector(self.full_path(path), allow_not_found=True, recursive=False)
@@ -138,7 +197,7 @@ class Storage:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot list {self.uri(path)}: {exc}") from exc
-        return [self._info(i) for i in infos]
+        return self._infos(infos)
 
     def list_dirs(self, paths: Iterable[str]) -> dict[str, list[FileInfo]]:
         """List many directories concurrently (one thread-pool task each)."""
@@ -157,7 +216,7 @@ class Storage:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot list {self.uri(path)}: {exc}") from exc
-        return [self._info(i) for i in infos]
+        return self._infos(infos)
 
     def stat(self, path: str) -> FileInfo | None:
         """The entry at ``path``, or None where nothing is there."""

@@ -136,3 +136,24 @@ def test_pickling_round_trip(storage: Storage) -> None:
 def test_unknown_scheme_is_a_storage_error() -> None:
     with pytest.raises(StorageError, match="cannot open storage"):
         Storage("nosuchscheme://bucket/table")
+
+
+def test_paused_gc_is_reentrant_and_restores_the_collector() -> None:
+    import gc
+
+    from maintainer.storage.fs import paused_gc
+
+    assert gc.isenabled()
+    with paused_gc():
+        assert not gc.isenabled()
+        with paused_gc():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
