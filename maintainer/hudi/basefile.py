@@ -69,7 +69,10 @@ def with_meta_fields(avro_schema: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ParquetSettings:
-    """Hudi's ``hoodie.parquet.*`` writer settings that shape the file."""
+    """The writer settings that shape the file: Hudi's ``hoodie.parquet.*`` and bloom index
+    settings, and ``hoodie.populate.meta.fields``. Without populated meta fields Hudi leaves
+    every meta column but ``_hoodie_file_name`` null and writes no bloom filter or key range.
+    """
 
     compression: str = "gzip"
     compression_level: int | None = 6
@@ -77,6 +80,7 @@ class ParquetSettings:
     dictionary_page_size: int = 1024 * 1024
     row_group_bytes: int = 128 * 1024 * 1024
     bloom_filter: bloom.BloomFilterConfig = field(default_factory=bloom.BloomFilterConfig)
+    populate_meta_fields: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +184,13 @@ class BaseFileWriter:
 
     # --- writing ----------------------------------------------------------------------
 
-    def write(self, data: pa.RecordBatch | pa.Table, record_keys: pa.Array | pa.ChunkedArray) -> None:
-        """Write new records: ``data`` has the data columns, meta columns are filled in here."""
-        keys = record_keys.combine_chunks() if isinstance(record_keys, pa.ChunkedArray) else record_keys
-        if len(keys) != data.num_rows:
-            raise TableFormatError(f"{len(keys)} record keys for {data.num_rows} rows", where=self._where)
-        meta = self._meta_columns(keys, data.num_rows)
-        columns = {name: meta.get(name) or self._column(data, name) for name in self.schema.names}
+    def write(self, data: pa.RecordBatch | pa.Table, record_keys: pa.Array | pa.ChunkedArray | None) -> None:
+        """Write new records: ``data`` has the data columns, meta columns are filled in here.
+
+        ``record_keys`` (one per row) may be None only when meta fields are not populated.
+        """
+        meta = self._meta_columns(record_keys, data.num_rows)
+        columns = {n: meta[n] if n in meta else self._column(data, n) for n in self.schema.names}
         self._append(pa.table(columns))
 
     def write_hoodie_records(self, records: pa.RecordBatch | pa.Table) -> None:
@@ -197,8 +201,23 @@ class BaseFileWriter:
         columns[FILE_NAME] = pa.repeat(pa.scalar(self.target.file_name), records.num_rows)
         self._append(pa.table(columns).select(self.schema.names))
 
-    def _meta_columns(self, keys: pa.Array, count: int) -> dict[str, pa.Array]:
+    def _meta_columns(self, keys: pa.Array | pa.ChunkedArray | None, count: int) -> dict[str, pa.Array]:
         t = self.target
+        file_names = pa.repeat(pa.scalar(t.file_name), count)
+        if not self.settings.populate_meta_fields:
+            nulls = pa.nulls(count, pa.string())
+            return {
+                COMMIT_TIME: nulls,
+                COMMIT_SEQNO: nulls,
+                RECORD_KEY: nulls,
+                PARTITION_PATH: nulls,
+                FILE_NAME: file_names,
+            }
+        if keys is None or len(keys) != count:
+            given = "no" if keys is None else len(keys)
+            raise TableFormatError(f"{given} record keys for {count} rows", where=self._where)
+        if isinstance(keys, pa.ChunkedArray):
+            keys = keys.combine_chunks()
         indices = pa.array(range(self.num_rows, self.num_rows + count), pa.int64())
         prefix = pa.scalar(f"{t.instant_time}_{t.task_partition_id}_")
         return {
@@ -206,7 +225,7 @@ class BaseFileWriter:
             COMMIT_SEQNO: pc.binary_join_element_wise(prefix, pc.cast(indices, pa.string()), ""),
             RECORD_KEY: keys.cast(pa.string()),
             PARTITION_PATH: pa.repeat(pa.scalar(t.partition_path), count),
-            FILE_NAME: pa.repeat(pa.scalar(t.file_name), count),
+            FILE_NAME: file_names,
         }
 
     def _column(self, data: pa.RecordBatch | pa.Table, name: str) -> Any:
@@ -235,7 +254,7 @@ class BaseFileWriter:
             self._flush()
 
     def _track_keys(self, keys: pa.ChunkedArray) -> None:
-        if len(keys) == 0:
+        if len(keys) == 0 or not self.settings.populate_meta_fields:
             return
         if keys.null_count:
             raise TableFormatError("a record has no record key", where=self._where)
@@ -270,12 +289,15 @@ class BaseFileWriter:
         """The footer metadata for the keys written so far, in parquet-avro's order."""
         self._finish_hashing()
         values: dict[str, str] = {}
-        if self._min_key is not None and self._max_key is not None:
-            values[MIN_RECORD_KEY] = self._min_key
-        values[bloom.BLOOM_FILTER_KEY] = self._bloom.build().serialize()
-        if self._max_key is not None:
-            values[MAX_RECORD_KEY] = self._max_key
-        values[bloom.TYPE_CODE_KEY] = self.settings.bloom_filter.type_code
+        if self.settings.populate_meta_fields:
+            if self._min_key is not None and self._max_key is not None:
+                values[MIN_RECORD_KEY] = self._min_key
+            values[bloom.BLOOM_FILTER_KEY] = self._bloom.build().serialize()
+            if self._max_key is not None:
+                values[MAX_RECORD_KEY] = self._max_key
+            type_code = self.settings.bloom_filter.type_code
+            if type_code != bloom.SIMPLE:  # Hudi records the type code of dynamic filters only
+                values[bloom.TYPE_CODE_KEY] = type_code
         values[WRITER_MODEL_KEY] = "avro"
         values[AVRO_SCHEMA_KEY] = self.avro_schema
         return values
@@ -297,7 +319,7 @@ class BaseFileWriter:
             raise StorageError(f"cannot finish {self._where}: {exc}") from exc
         finally:
             self._closed = True
-        return _footer(self.target.path, self.num_rows, values)
+        return _footer(self.target.path, self.num_rows, values, self._where)
 
     def abort(self) -> None:
         """Stop writing and delete the partial file."""
@@ -316,9 +338,9 @@ class BaseFileWriter:
         return self.storage.uri(self.target.path)
 
 
-def _footer(path: str, num_rows: int, values: Mapping[str, str]) -> BaseFileFooter:
+def _footer(path: str, num_rows: int, values: Mapping[str, str], where: str) -> BaseFileFooter:
     text = values.get(bloom.BLOOM_FILTER_KEY) or values.get(bloom.LEGACY_BLOOM_FILTER_KEY)
-    filter_ = bloom.parse_bloom_filter(text, values.get(bloom.TYPE_CODE_KEY), where=path) if text else None
+    filter_ = bloom.parse_bloom_filter(text, values.get(bloom.TYPE_CODE_KEY), where=where) if text else None
     return BaseFileFooter(
         path=path,
         num_rows=num_rows,
@@ -342,4 +364,4 @@ def read_footer(storage: Storage, path: str) -> BaseFileFooter:
         values = {k.decode("utf-8"): v.decode("utf-8") for k, v in (metadata.metadata or {}).items()}
     except UnicodeDecodeError as exc:
         raise CorruptFileError(f"footer metadata is not UTF-8: {exc}", where=where) from exc
-    return _footer(path, metadata.num_rows, values)
+    return _footer(path, metadata.num_rows, values, where)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -64,7 +65,7 @@ def target() -> basefile.BaseFileTarget:
     return basefile.BaseFileTarget(PATH, "city=sf", INSTANT, task_partition_id=3)
 
 
-def write_new(storage: Storage, batches: list[pa.Table], **settings: int) -> basefile.BaseFileFooter:
+def write_new(storage: Storage, batches: list[pa.Table], **settings: Any) -> basefile.BaseFileFooter:
     with basefile.BaseFileWriter(storage, target(), AVRO, basefile.ParquetSettings(**settings)) as writer:
         for batch in batches:
             writer.write(batch, batch.column("uuid"))
@@ -211,3 +212,32 @@ def test_reading_the_footer_of_a_non_parquet_file_fails_clearly(tmp_path: Path) 
     (tmp_path / "broken.parquet").write_bytes(b"not a parquet file")
     with pytest.raises(CorruptFileError, match=r"broken\.parquet"):
         basefile.read_footer(Storage(str(tmp_path)), "broken.parquet")
+
+
+def test_without_populated_meta_fields_only_the_file_name_is_written(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    settings = basefile.ParquetSettings(populate_meta_fields=False)
+    with basefile.BaseFileWriter(storage, target(), AVRO, settings) as writer:
+        writer.write(rows(0, 3), None)
+        footer = writer.close()
+    meta = pq.read_table(tmp_path / PATH, columns=list(basefile.META_FIELDS)).to_pylist()
+    assert {row[basefile.FILE_NAME] for row in meta} == {target().file_name}
+    assert all(row[name] is None for row in meta for name in basefile.META_FIELDS[:4])
+    assert set(footer.key_values) == {"writer.model.name", "parquet.avro.schema"}
+    assert footer.bloom_filter is None and footer.min_record_key is None
+
+
+def test_a_simple_filter_is_written_without_a_type_code(tmp_path: Path) -> None:
+    config = bloom.BloomFilterConfig(type_code=bloom.SIMPLE)
+    footer = write_new(Storage(str(tmp_path)), [rows(0, 3)], bloom_filter=config)
+    assert bloom.TYPE_CODE_KEY not in footer.key_values
+    assert footer.bloom_filter is not None and footer.bloom_filter.type_code == bloom.SIMPLE
+    assert footer.bloom_filter == bloom.build_bloom_filter(["key-0000", "key-0001", "key-0002"], config)
+
+
+def test_new_records_need_their_keys_when_meta_fields_are_populated(tmp_path: Path) -> None:
+    with (
+        pytest.raises(TableFormatError, match="no record keys"),
+        basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO) as writer,
+    ):
+        writer.write(rows(0, 2), None)
