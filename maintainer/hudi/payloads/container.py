@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import fastavro
-import fastavro.validation
 
 from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi.payloads.schemas import parsed_schema, schema_text
@@ -88,15 +87,14 @@ def encode_datum(schema_name: str, record: Mapping[str, Any]) -> bytes:
     """The Avro binary encoding (no container) of ``record`` of Hudi type ``schema_name``."""
     schema = parsed_schema(schema_name)
     try:
-        fastavro.validation.validate(record, schema, raise_errors=True, strict=True)
         buffer = io.BytesIO()
         fastavro.schemaless_writer(buffer, schema, dict(record))
         decoded = fastavro.schemaless_reader(io.BytesIO(buffer.getvalue()), schema, None)
-    except (fastavro.validation.ValidationError, ValueError, TypeError, KeyError) as error:
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as error:
         raise _encode_error(schema_name, str(error)) from error
     if decoded != _as_lists(record):
         raise _encode_error(
-            schema_name, "the record has fields the schema does not know (they would be lost)"
+            schema_name, "the record does not survive encoding (unknown fields, or values of the wrong type)"
         )
     return buffer.getvalue()
 
