@@ -30,6 +30,7 @@ import pytest
 
 from maintainer.hudi.fsview import FileSlice, FileSystemView, ViewInputs, build_view, view_as_of
 from maintainer.hudi.instant import Action
+from maintainer.hudi.properties import parse_table_config, table_checksum
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable, fixture_names
@@ -168,6 +169,22 @@ def test_view_agrees_with_raw_listing(name: str, fixture_table: Callable[[str], 
             if file_slice.base_file is not None:
                 assert file_slice.base_instant == BASE.match(file_slice.base_file.name).group(2)  # type: ignore[union-attr]
     assert {partition for partition, _ in placed} <= set(snapshot.listings)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_properties_parse_and_checksum_matches(
+    name: str, fixture_table: Callable[[str], FixtureTable]
+) -> None:
+    table = fixture_table(name)
+    data = (table.path / ".hoodie" / "hoodie.properties").read_bytes()
+    config = parse_table_config(data, where=str(table.path))
+    raw = raw_properties(table.path)
+    assert config.name == raw["hoodie.table.name"]
+    assert config.version == int(raw["hoodie.table.version"])
+    assert config.table_type.value == raw["hoodie.table.type"]
+    assert int(raw["hoodie.table.checksum"]) == table_checksum(config.database, config.name)
+    assert config.timeline_layout == (1 if config.version == 6 else 2)
+    assert config.is_mor == table.is_mor
 
 
 @pytest.mark.parametrize("name", ALL)
