@@ -242,9 +242,13 @@ def _murmur_rounds(
 
 
 def _utf8_keys(keys: pa.Array | Sequence[str]) -> pa.Array:
+    """The keys as a plain ``string``/``binary`` array (offsets + data buffers), no nulls."""
     array = keys if isinstance(keys, pa.Array) else pa.array(list(keys), pa.string())
-    if pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
-        array = array.cast(pa.string() if pa.types.is_large_string(array.type) else pa.binary())
+    kind = array.type
+    if pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        array = array.cast(pa.string())
+    elif pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
+        array = array.cast(pa.binary())
     if not (pa.types.is_string(array.type) or pa.types.is_binary(array.type)):
         raise TableFormatError(f"record keys must be strings, not {array.type}")
     if array.null_count:

@@ -117,10 +117,15 @@ def test_dynamic_rows_grow_and_wrap_as_hudi_adds_keys(count: int, batch: int) ->
         assert bits == expected
 
 
-def test_chunked_arrays_and_large_strings_are_accepted() -> None:
+def test_chunked_arrays_and_other_string_layouts_are_accepted() -> None:
     keys = ["a1", "b22", "c333", "d4444"]
+    expected = bloom.build_bloom_filter(keys)
     chunked = pa.chunked_array([pa.array(keys[:2], pa.large_string()), pa.array(keys[2:], pa.large_string())])
-    assert bloom.build_bloom_filter(chunked) == bloom.build_bloom_filter(keys)
+    assert bloom.build_bloom_filter(chunked) == expected
+    assert bloom.build_bloom_filter(pa.array(keys, pa.string_view())) == expected
+    assert bloom.build_bloom_filter(pa.array([k.encode() for k in keys], pa.binary())) == expected
+    with pytest.raises(TableFormatError, match="must be strings"):
+        bloom.build_bloom_filter(pa.array([1, 2]))
 
 
 def test_legacy_unversioned_simple_filter_uses_jenkins() -> None:
