@@ -23,6 +23,7 @@ from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig
 from maintainer.project.profiles import Target, load_target
 from maintainer.project.render import Renderer
 from maintainer.project.rules import check_table_rules
+from maintainer.project.services import POLICY_BY_RETAINED_KEY
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
 
 PROJECT_FILE = "maintainer_project.yml"
@@ -47,10 +48,16 @@ class Project:
         return self.tables_by_name[name]
 
     def sources(self, name: str) -> dict[str, str]:
-        """For each option of table ``name``: the file:line:col that set it, or ``default``."""
+        """For each option of table ``name``: the file:line:col that set it, ``default`` (Hudi's),
+        or ``inferred from <file:line:col>`` (the clean policy, from the one *_retained option given)."""
         provenance = self.provenance[name]
         resolved = self.table(name).model_dump(exclude={"manifest", "line"}, exclude_none=True)
-        return {".".join(map(str, path)): provenance.source(path) for path in leaf_paths(resolved)}
+        sources = {".".join(map(str, path)): provenance.source(path) for path in leaf_paths(resolved)}
+        if sources.get("clean.policy") == "default":
+            given = [key for key in POLICY_BY_RETAINED_KEY if provenance.is_set(("clean", key))]
+            if len(given) == 1:
+                sources["clean.policy"] = f"inferred from {provenance.mark(('clean', given[0]))}"
+        return sources
 
     @property
     def target_dir(self) -> Path:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from maintainer.errors import ManifestError
 from maintainer.project.yamlsrc import Path_, YamlDocument
@@ -34,7 +34,7 @@ class Renderer:
 
     def __init__(self, variables: Mapping[str, Any], target: Mapping[str, Any] | None = None) -> None:
         self.variables = dict(variables)
-        self.environment = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+        self.environment = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
         self.environment.globals.update(var=self._var, env_var=_env_var)
         if target is not None:
             self.environment.globals["target"] = dict(target)

@@ -105,7 +105,7 @@ class CompactionSpec(FrozenModel):
 
 
 CleanPolicy = Literal["keep_latest_commits", "keep_latest_file_versions", "keep_latest_by_hours"]
-_POLICY_BY_RETAINED_KEY = {
+POLICY_BY_RETAINED_KEY = {
     "file_versions_retained": "keep_latest_file_versions",
     "hours_retained": "keep_latest_by_hours",
     "commits_retained": "keep_latest_commits",
@@ -132,9 +132,9 @@ class CleanSpec(FrozenModel):
     @classmethod
     def _infer_policy(cls, data: Any) -> Any:
         if isinstance(data, dict) and "policy" not in data:
-            given = [key for key in _POLICY_BY_RETAINED_KEY if key in data]
+            given = [key for key in POLICY_BY_RETAINED_KEY if key in data]
             if len(given) == 1:
-                return {**data, "policy": _POLICY_BY_RETAINED_KEY[given[0]]}
+                return {**data, "policy": POLICY_BY_RETAINED_KEY[given[0]]}
         return data
 
 

@@ -64,9 +64,13 @@ def load_yaml_file(path: Path, display_name: str) -> YamlDocument:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise ManifestError("file not found", where=display_name) from exc
+        raise ManifestError(
+            "file not found", where=display_name, hint="check the path and the project folder"
+        ) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"cannot read file: {exc}", where=display_name) from exc
+        raise ManifestError(
+            f"cannot read file: {exc}", where=display_name, hint="the file must be readable UTF-8 text"
+        ) from exc
     return load_yaml_text(text, display_name)
 
 

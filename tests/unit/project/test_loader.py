@@ -127,9 +127,11 @@ def test_policy_is_inferred_from_the_only_retained_option(tmp_path: Path) -> Non
         {"tables/a.yml": "version: 1\ntables:\n  - {name: a, path: /a, clean: {hours_retained: 6}}\n"},
     )
 
-    clean = load_project(tmp_path).table("a").clean
+    project = load_project(tmp_path)
+    clean = project.table("a").clean
 
     assert clean is not None and (clean.policy, clean.hours_retained) == ("keep_latest_by_hours", 6)
+    assert project.sources("a")["clean.policy"] == "inferred from tables/a.yml:3:49"
 
 
 def test_sources_say_where_each_value_came_from(project_dir: Path) -> None:

@@ -55,3 +55,13 @@ def test_template_problems_are_located_manifest_errors(
     assert fragment in caught.value.message
     assert caught.value.where == "tables/a.yml:4:11"
     assert caught.value.hint
+
+
+def test_values_cannot_be_mutated_from_a_template() -> None:
+    renderer = Renderer({"items": [1, 2]})
+
+    with pytest.raises(ManifestError) as caught:
+        renderer.render_string("{{ var('items').append(3) }}", "f:1")
+
+    assert "sandbox" in caught.value.message
+    assert renderer.variables["items"] == [1, 2]
