@@ -242,3 +242,32 @@ def test_replaced_file_groups_of_the_model_agree_with_the_test(
         assert dict(inputs.replaced_file_groups) == replaced_file_groups(table.path, snapshot), name
         checked += 1
     assert checked > 0
+
+
+def test_v6_pending_compaction_log_files_form_the_new_slice_unlike_hudi(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    """A v6 MOR table where compaction T3 is scheduled and deltacommit T4 then wrote a log file
+    named by T3 (as Hudi 0.x writers do). Hudi (Java) puts that log file in a new slice at T3
+    (readers merge it with the previous slice); so does our view. hudi-rs attaches it to no
+    slice: its latest slice is still the T1 base file with the T1 log file (ORACLE.md §2.2)."""
+    table = fixture_copy("quickstart_trips_table_mor_avro_v6_trips_8i1u")
+    root, t1, t2 = table.path, "20250331030642808", "20250331030645735"
+    t3, t4 = "20250331030650000", "20250331030655000"
+    partition, file_id = "city=san_francisco", "d0304c53-6fd2-4b7a-a9d6-5ff632f79224-0"
+    old_log, new_log = f".{file_id}_{t1}.log.1_0-26-85", f".{file_id}_{t3}.log.1_0-1-1"
+    (root / ".hoodie" / f"{t3}.compaction.requested").write_bytes(b"")
+    (root / partition / new_log).write_bytes((root / partition / old_log).read_bytes())
+    commit = (root / ".hoodie" / f"{t2}.deltacommit").read_text().replace(old_log, new_log)
+    (root / ".hoodie" / f"{t4}.deltacommit").write_text(commit)
+
+    _, view = load(table)
+    (group,) = view.file_groups(partition)
+    assert [
+        (s.base_instant, s.base_file is not None, [f.name for f in s.log_files]) for s in group.slices
+    ] == [
+        (t1, True, [old_log]),
+        (t3, False, [new_log]),
+    ]
+    theirs = {s for s in hudi_slices(root) if s[0] == partition}
+    assert theirs == {(partition, file_id, group.slices[0].base_file.name, (old_log,))}  # type: ignore[union-attr]
