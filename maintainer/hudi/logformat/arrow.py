@@ -3,9 +3,9 @@
 Mapping: null-unions become nullable fields; records -> struct, arrays -> list, maps -> map
 with string keys, enums -> string, fixed -> fixed-size binary; logical types date, time-millis,
 time-micros, timestamp-millis/-micros (UTC), local-timestamp-millis/-micros (no zone) and
-decimal map to their Arrow types. Top-level columns are nullable when their type is a union
-with null; fields nested in records are always nullable (a null parent carries null children).
-Unions of several non-null types have no Arrow column type and raise UnsupportedTableError.
+decimal map to their Arrow types. A field is nullable when its type is a union with null, at
+every level (as Spark derives it from Avro). Unions of several non-null types have no Arrow
+column type and raise UnsupportedTableError.
 """
 
 from __future__ import annotations
@@ -52,10 +52,7 @@ def arrow_schema(schema_json: str) -> pa.Schema:
     converted = _Converter().arrow_type(avro)
     if not pa.types.is_struct(converted):
         raise UnsupportedTableError(f"log block SCHEMA is a {avro.get('type')!r}, not a record")
-    fields = avro["fields"]
-    return pa.schema(
-        [column.with_nullable(_nullable(f["type"])) for column, f in zip(converted, fields, strict=True)]
-    )
+    return pa.schema(list(converted))
 
 
 def records_to_table(records: Sequence[Mapping[str, Any]], schema_json: str) -> pa.Table:
@@ -132,7 +129,9 @@ class _Converter:
     def _record(self, avro: Mapping[str, Any]) -> pa.DataType:
         outer = self.namespace
         self.namespace = avro.get("namespace", outer)
-        fields = [pa.field(f["name"], self.arrow_type(f["type"])) for f in avro["fields"]]
+        fields = [
+            pa.field(f["name"], self.arrow_type(f["type"]), _nullable(f["type"])) for f in avro["fields"]
+        ]
         self.namespace = outer
         result = pa.struct(fields)
         self._remember(avro, result)

@@ -62,7 +62,7 @@ def test_primitive_logical_and_nested_types() -> None:
     assert schema.field("lts").type == pa.timestamp("us")
     assert schema.field("dec").type == pa.decimal128(12, 3)
     assert schema.field("e2").type == pa.string()
-    assert schema.field("again").type == pa.struct([pa.field("x", pa.int32())])
+    assert schema.field("again").type == pa.struct([pa.field("x", pa.int32(), nullable=False)])
     assert schema.field("xs").type == pa.list_(pa.float32())
     assert schema.field("m").type == pa.map_(pa.string(), pa.binary())
 
@@ -93,7 +93,10 @@ SIMPLE_SCHEMA = _schema(
     {"name": "tags", "type": {"type": "array", "items": "string"}},
     {
         "name": "inner",
-        "type": ["null", {"type": "record", "name": "In", "fields": [{"name": "x", "type": "int"}]}],
+        "type": [
+            "null",
+            {"type": "record", "name": "In", "fields": [{"name": "x", "type": ["null", "int"]}]},
+        ],
     },
 )
 
@@ -123,6 +126,18 @@ def test_polars_fast_path_gives_the_same_table_as_fastavro() -> None:
         assert block_table(block).equals(slow)
     else:
         assert fast is None
+
+
+def test_fast_path_declines_null_structs_with_required_children() -> None:
+    schema = _schema(
+        {
+            "name": "s",
+            "type": ["null", {"type": "record", "name": "S", "fields": [{"name": "x", "type": "int"}]}],
+        }
+    )
+    (block,) = read_log_blocks(avro_data_block([{"s": {"x": 1}}, {"s": None}], schema, "1"), "f")
+    assert table_via_polars(block.content, schema, arrow_schema(schema)) is None or not polars_available()
+    assert block_table(block).to_pylist() == [{"s": {"x": 1}}, {"s": None}]
 
 
 def test_fast_path_declines_maps_and_bad_lengths_and_handles_empty_blocks() -> None:
