@@ -16,8 +16,9 @@ Encoding:
   expects; deterministic bytes for the same payload (plans are byte-identical across runs).
 * :func:`encode_commit_metadata_json`: a v6 commit file byte for byte as Hudi 0.x's Jackson writes it.
 * :func:`write_container` / :func:`read_container`: the one-record Avro container for any schema
-  of ``schemas/avro/`` (e.g. for the log-format and archival code); :func:`self_contained_schema`
-  / :func:`schema_text`: the embedded (Java-style self-contained) schema of a Hudi type.
+  of ``schemas/avro/``; :func:`encode_datum`: the bare Avro binary datum (e.g. records of archived
+  log blocks); :func:`self_contained_schema` / :func:`schema_text`: the embedded (Java-style
+  self-contained: each named type defined once) schema of a Hudi type.
 
 Models are frozen dataclasses with ``from_record(dict)`` / ``to_record()`` (Avro field names):
 :class:`CleanerPlan` (:class:`CleanFileInfo`, :class:`ActionInstant`), :class:`CleanMetadata`
@@ -53,7 +54,7 @@ from maintainer.hudi.payloads.compaction import (
     CompactionPlan,
     CompactionStrategy,
 )
-from maintainer.hudi.payloads.container import read_container, write_container
+from maintainer.hudi.payloads.container import encode_datum, read_container, write_container
 from maintainer.hudi.payloads.decode import (
     decode_clean_metadata,
     decode_cleaner_plan,
@@ -116,6 +117,7 @@ __all__ = [
     "decode_savepoint_metadata",
     "encode_avro",
     "encode_commit_metadata_json",
+    "encode_datum",
     "read_container",
     "schema_text",
     "self_contained_schema",

@@ -106,3 +106,13 @@ def test_zigzag_varints_match_avro() -> None:
         buffer = io.BytesIO()
         fastavro.schemaless_writer(buffer, "long", value)
         assert container._encode_long(value) == buffer.getvalue(), value
+
+
+def test_the_container_block_holds_the_bare_datum() -> None:
+    record = plan_record()
+    datum = container.encode_datum("HoodieCleanerPlan", record)
+    assert (
+        fastavro.schemaless_reader(io.BytesIO(datum), schemas.parsed_schema("HoodieCleanerPlan"), None)
+        == record
+    )
+    assert container.write_container("HoodieCleanerPlan", record)[:-16].endswith(datum)
