@@ -18,6 +18,7 @@ import fastavro
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.logformat.binary import INT_BYTES, FormatError, pack_int
+from maintainer.hudi.logformat.decimals import bytes_decimal_fields, with_java_decimals
 from maintainer.hudi.logformat.model import BlockType, LogBlock
 
 AVRO_CONTENT_VERSION = 3
@@ -96,12 +97,15 @@ def encode_avro_content(
 ) -> bytes:
     """An Avro data block's content: version, count, then length-prefixed binary datums."""
     schema = parsed_schema(schema_json)
+    decimals = bytes_decimal_fields(schema_json)
     parts: list[bytes] = []
     buffer = io.BytesIO()
     for record in records:
         buffer.seek(0)
         buffer.truncate()
-        fastavro.schemaless_writer(buffer, schema, record)
+        fastavro.schemaless_writer(
+            buffer, schema, with_java_decimals(record, decimals) if decimals else record
+        )
         datum = buffer.getvalue()
         parts += [pack_int(len(datum)), datum]
     return pack_int(version) + pack_int(len(parts) // 2) + b"".join(parts)

@@ -24,9 +24,11 @@ import fastavro
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.logformat.avro_block import AVRO_ERRORS
 from maintainer.hudi.logformat.binary import Cursor, FormatError, pack_int
+from maintainer.hudi.logformat.decimals import java_decimal_bytes
 from maintainer.hudi.logformat.model import BlockType, LogBlock
 
 DELETE_CONTENT_VERSION = 3
+DECIMAL_WRAPPER_SCALE = 15
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "avro" / "HoodieDeleteRecordList.avsc"
 _NAMESPACE = "org.apache.hudi.avro.model."
 _INT32 = range(-(2**31), 2**31)
@@ -173,9 +175,12 @@ def _ordering_to_avro(ordering: OrderingValue | None) -> Any:
         return None
     if ordering.type is OrderingType.ARRAY:
         items = ordering.value
-        value = None if items is None else [_ordering_to_avro(item) for item in items]
-        return (_NAMESPACE + ordering.type.value, {"wrappedValues": value})
-    return (_NAMESPACE + ordering.type.value, {"value": ordering.value})
+        wrapped = None if items is None else [_ordering_to_avro(item) for item in items]
+        return (_NAMESPACE + ordering.type.value, {"wrappedValues": wrapped})
+    value: Any = ordering.value
+    if ordering.type is OrderingType.DECIMAL and isinstance(value, decimal.Decimal):
+        value = java_decimal_bytes(value, DECIMAL_WRAPPER_SCALE)
+    return (_NAMESPACE + ordering.type.value, {"value": value})
 
 
 def encode_delete_content(records: Iterable[DeleteRecord]) -> bytes:

@@ -147,3 +147,38 @@ def test_data_block_without_schema_header_is_corrupt() -> None:
     (block,) = read_log_blocks(raw, "f")
     with pytest.raises(CorruptFileError, match="no SCHEMA header"):
         block_records(block)
+
+
+@pytest.mark.parametrize(
+    ("value", "java_hex"),
+    [
+        ("12.30", "04ce"),
+        ("-1.28", "80"),
+        ("-327.68", "8000"),
+        ("1.28", "0080"),
+        ("-0.01", "ff"),
+        ("0.00", "00"),
+    ],
+)
+def test_bytes_decimals_are_written_in_javas_minimal_twos_complement(value: str, java_hex: str) -> None:
+    record = {
+        "_hoodie_record_key": "k",
+        "l": 1,
+        "flag": True,
+        "amount": decimal.Decimal(value),
+        "tags": [],
+        "attrs": {},
+    }
+    content = encode_avro_content([record], RICH_SCHEMA)
+    raw = bytes.fromhex(java_hex)
+    # amount is field 9: ... union branch 1, then zig-zag length and the unscaled bytes
+    assert bytes([2, len(raw) * 2]) + raw in content
+    (decoded,) = decode_avro_content(content, RICH_SCHEMA, "f")
+    assert decoded["amount"] == decimal.Decimal(value)
+
+
+def test_decimals_with_too_many_fraction_digits_are_refused() -> None:
+    from maintainer.hudi.logformat.decimals import java_decimal_bytes
+
+    with pytest.raises(ValueError, match="more than 2 fraction digits"):
+        java_decimal_bytes(decimal.Decimal("1.234"), 2)

@@ -113,3 +113,11 @@ def test_truncated_delete_content_is_corrupt() -> None:
         decode_delete_content(content[:-2], "f")
     with pytest.raises(CorruptFileError, match="trailing"):
         decode_delete_content(content + b"\x00", "f")
+
+
+def test_decimal_ordering_values_use_javas_minimal_bytes() -> None:
+    value = decimal.Decimal("-0.000000000000128")  # unscaled -128 at scale 15
+    content = encode_delete_content([DeleteRecord(None, None, OrderingValue(OrderingType.DECIMAL, value))])
+    # array of one: key null, partition null, branch 9 (DecimalWrapper), 1-byte value 0x80, end
+    assert content[8:] == b"\x02" + b"\x00\x00" + b"\x12" + b"\x02\x80" + b"\x00"
+    assert decode_delete_content(content, "f")[0].ordering_value == value
