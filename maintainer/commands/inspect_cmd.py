@@ -109,11 +109,25 @@ def _render_partitions(state: dict[str, Any]) -> None:
             label = escape(group["file_id"]) + ("  [dim](replaced)[/dim]" if group["replaced"] else "")
             group_node = node.add(label)
             for file_slice in group["slices"]:
-                logs = len(file_slice["log_files"])
-                base = file_slice["base_file"] or "(no base file)"
-                group_node.add(
-                    f"{file_slice['base_instant']}: {base}" + (f" + {logs} log file(s)" if logs else "")
-                )
+                group_node.add(_slice_label(file_slice))
     stdout.print(tree)
     if state["uncommitted_files"]:
         stdout.print(f"[yellow]uncommitted files:[/yellow] {len(state['uncommitted_files'])}")
+
+
+def _slice_label(file_slice: dict[str, Any]) -> str:
+    logs = len(file_slice["log_files"])
+    parts = [file_slice["base_instant"], "base file" if file_slice["base_file"] else "no base file"]
+    if logs:
+        parts.append(f"{logs} log file(s)")
+    parts.append(_size(file_slice["size"]))
+    return "  ".join(parts)
+
+
+def _size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -57,6 +57,8 @@ class RowChange:
     file_group: int
     row: dict[str, Any] | None
     ordering: int
+    existed: bool = False
+    """True for an update or delete of a key already in the table."""
 
 
 @dataclass(frozen=True)
@@ -116,10 +118,10 @@ class Workload:
         for key in chosen[:updates]:
             partition, group, _ = self.live[key]
             row = self._row(key, partition)
-            self._record(work, RowChange(key, partition, group, row, row["ts"]))
+            self._record(work, RowChange(key, partition, group, row, row["ts"], existed=True))
         for key in chosen[updates:]:
             partition, group, _ = self.live[key]
-            self._record(work, RowChange(key, partition, group, None, self._next_ts()))
+            self._record(work, RowChange(key, partition, group, None, self._next_ts(), existed=True))
         for _ in range(total - updates - deletes):
             partition, group = self._place()
             key = _key(self.rng)

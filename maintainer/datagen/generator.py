@@ -1,0 +1,202 @@
+"""Generate a real Hudi table: commits written through the timeline writer, data files as
+Hudi's Spark writer leaves them (markers and heartbeat while in flight), and the rows a
+correct reader must return after each commit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext, write_file_group
+from maintainer.datagen.layout import TableLayout, avro_schema, create_table, partition_metadata
+from maintainer.datagen.workload import PARTITION_FIELD, CommitWork, Workload, WorkloadSpec
+from maintainer.hudi import payloads
+from maintainer.hudi.filenames import MarkerName
+from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.payloads import CommitMetadata, WriteStat
+from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.storage import Storage
+
+TaskRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
+
+
+def run_in_process(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
+    """Write the file groups on local threads (small tables, tests)."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(lambda task: write_file_group(storage, ctx, task), tasks))
+
+
+@dataclass(frozen=True, slots=True)
+class DatagenSpec:
+    name: str = "trips"
+    table_type: str = "cow"
+    table_version: int = 6
+    workload: WorkloadSpec = field(default_factory=WorkloadSpec)
+    failed_write: bool = False
+
+
+@dataclass(frozen=True)
+class GeneratedTable:
+    path: str
+    config: TableConfig
+    completed: tuple[str, ...]
+    failed_instant: str | None
+    expected: dict[str, list[dict[str, Any]]]
+    """Completed instant time -> the rows a reader must return as of it (key order)."""
+
+
+@dataclass
+class _GroupState:
+    base_file: str | None = None
+    log_files: list[str] = field(default_factory=list)
+
+
+class _Generator:
+    def __init__(
+        self, storage: Storage, spec: DatagenSpec, clock: Callable[[], datetime], runner: TaskRunner
+    ):
+        self.storage = storage
+        self.spec = spec
+        self.clock = clock
+        self.runner = runner
+        self.layout = TableLayout(
+            spec.name, spec.table_type, spec.table_version, spec.workload.partitions > 0
+        )
+        self.config = create_table(storage, self.layout, clock())
+        self.timeline = TimelineWriter(storage, self.config, clock)
+        self.schema = avro_schema(spec.name)
+        self.groups: dict[tuple[str, int], _GroupState] = {}
+        self.partitions_written: set[str] = set()
+
+    @property
+    def action(self) -> Action:
+        return Action.DELTA_COMMIT if self.layout.is_mor else Action.COMMIT
+
+    def partition_path(self, value: str) -> str:
+        return f"{PARTITION_FIELD}={value}" if self.layout.partitioned else ""
+
+    def file_id(self, partition: str, group: int) -> str:
+        digest = hashlib.sha256(f"{self.spec.workload.seed}/{partition}/{group}".encode()).digest()
+        return f"{uuid.UUID(bytes=digest[:16], version=4)}-0"
+
+    def encode_metadata(self, metadata: CommitMetadata) -> bytes:
+        if self.config.timeline_layout == 1:
+            return payloads.encode_commit_metadata_json(metadata)
+        return payloads.encode_avro(metadata)
+
+    def tasks(self, work: CommitWork) -> list[FileGroupTask]:
+        tasks = []
+        for task_id, ((value, group), changes) in enumerate(sorted(work.changes.items())):
+            state = self.groups.setdefault((value, group), _GroupState())
+            tasks.append(
+                FileGroupTask(self.partition_path(value), self.file_id(value, group), tuple(changes),
+                              state.base_file, tuple(state.log_files), task_id)
+            )  # fmt: skip
+        return tasks
+
+    def write_partition_metadata(self, tasks: Iterable[FileGroupTask], instant_time: str) -> None:
+        depth = 1 if self.layout.partitioned else 0
+        for partition in sorted({t.partition_path for t in tasks} - self.partitions_written):
+            name = f"{partition}/.hoodie_partition_metadata" if partition else ".hoodie_partition_metadata"
+            if not self.storage.exists(name):
+                self.storage.write_if_absent(name, partition_metadata(instant_time, depth, self.clock()))
+            self.partitions_written.add(partition)
+
+    def write_markers(self, instant_time: str, results: Iterable[TaskResult]) -> None:
+        for path, marker_type in (r.marker for r in results):
+            marker = MarkerName(path.rsplit("/", 1)[-1], marker_type).name
+            directory = (
+                f"{MARKERS_DIR}/{instant_time}/{path.rsplit('/', 1)[0] if '/' in path else ''}".rstrip("/")
+            )
+            self.storage.write_bytes(f"{directory}/{marker}", b"")
+
+    def metadata(self, stats: Iterable[WriteStat], operation: str) -> CommitMetadata:
+        by_partition: dict[str, list[WriteStat]] = {}
+        for stat in stats:
+            by_partition.setdefault(stat.partition_path or "", []).append(stat)
+        return CommitMetadata(
+            partition_to_write_stats={k: tuple(v) for k, v in sorted(by_partition.items())},
+            compacted=False,
+            extra_metadata={"schema": self.schema},
+            operation_type=operation,
+        )
+
+    def start(self, operation: str) -> Instant:
+        requested = self.timeline.create_requested(self.action)
+        self.storage.write_bytes(f"{HEARTBEAT_DIR}/{requested.timestamp}", b"")
+        return self.timeline.transition_to_inflight(
+            requested, self.encode_metadata(self.metadata((), operation))
+        )
+
+    def write(self, work: CommitWork, fail: bool) -> str:
+        operation = "INSERT" if work.index == 0 else "UPSERT"
+        inflight = self.start(operation)
+        ctx = WriteContext(
+            inflight.timestamp, work.index, self.layout.is_mor, self.config.version, self.schema
+        )
+        tasks = self.tasks(work)
+        self.write_partition_metadata(tasks, inflight.timestamp)
+        results = self.runner(self.storage, ctx, tasks)
+        self.write_markers(inflight.timestamp, results)
+        if fail:
+            return inflight.timestamp
+        self.timeline.complete(
+            inflight, self.encode_metadata(self.metadata((r.stat for r in results), operation))
+        )
+        self.storage.delete_dir(f"{MARKERS_DIR}/{inflight.timestamp}")
+        self.storage.delete(f"{HEARTBEAT_DIR}/{inflight.timestamp}")
+        self.track(tasks, results)
+        return inflight.timestamp
+
+    def track(self, tasks: Sequence[FileGroupTask], results: Sequence[TaskResult]) -> None:
+        for task, result in zip(tasks, results, strict=True):
+            value = task.changes[0].partition
+            state = self.groups[(value, task.changes[0].file_group)]
+            name = (result.stat.path or "").rsplit("/", 1)[-1]
+            if name.startswith("."):
+                state.log_files.append(name)
+            else:
+                state.base_file, state.log_files = name, []
+
+
+def generate(
+    path: str,
+    spec: DatagenSpec,
+    clock: Callable[[], datetime] | None = None,
+    runner: TaskRunner = run_in_process,
+    keep_history: bool = True,
+) -> GeneratedTable:
+    """Write the table at ``path`` (which must not hold a table yet)."""
+    storage = Storage(path)
+    generator = _Generator(storage, spec, clock or (lambda: datetime.now(timezone.utc)), runner)
+    workload = Workload(spec.workload)
+    completed: list[str] = []
+    expected: dict[str, list[dict[str, Any]]] = {}
+    failed: str | None = None
+    for work in workload.commits():
+        fail = spec.failed_write and work.index == spec.workload.commits - 1
+        instant = generator.write(work, fail)
+        if fail:
+            failed = instant
+            break
+        workload.apply(work)
+        completed.append(instant)
+        if keep_history or work.index == spec.workload.commits - 1:
+            expected[instant] = workload.expected_rows()
+    return GeneratedTable(storage.base_uri, generator.config, tuple(completed), failed, expected)
+
+
+def write_expected(table: GeneratedTable, target: Path) -> None:
+    """One JSON line per completed instant: ``{"instant": ..., "rows": [...]}``."""
+    with target.open("w", encoding="utf-8") as out:
+        for instant, rows in table.expected.items():
+            out.write(json.dumps({"instant": instant, "rows": rows}, sort_keys=True) + "\n")
