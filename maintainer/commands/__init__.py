@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "graph_cmd",
     "compile_cmd",
     "inspect_cmd",
+    "datagen_cmd",
 )
 
 
