@@ -51,6 +51,8 @@ _MASK32 = 0xFFFFFFFF
 _MURMUR_M = 0x5BD1E995
 # positions of one row are deduplicated once this many times its bit count are pending
 _PENDING_FACTOR = 2
+# keys hashed at once (their positions take 8 bytes times the number of hashes each)
+_HASH_BATCH = 65536
 # bit vectors with fewer set bits than 1/this of their size are filled key by key
 _SPARSE_FACTOR = 64
 
@@ -436,7 +438,11 @@ class BloomFilterBuilder:
         chunks = keys.chunks if isinstance(keys, pa.ChunkedArray) else [keys]
         for chunk in chunks:
             for row, part in self._split_by_row(_utf8_keys(chunk)):
-                self._add_to_row(row, murmur_positions(part, self.num_hashes, self.vector_size))
+                for start in range(0, len(part), _HASH_BATCH):  # bounds the positions in memory
+                    positions = murmur_positions(
+                        part.slice(start, _HASH_BATCH), self.num_hashes, self.vector_size
+                    )
+                    self._add_to_row(row, positions)
             self.count += len(chunk)
 
     def _split_by_row(self, keys: pa.Array) -> Iterable[tuple[int, pa.Array]]:
