@@ -259,11 +259,10 @@ class BaseFileWriter:
         if keys.null_count:
             raise TableFormatError("a record has no record key", where=self._where)
         self._hashing.append(self._hasher.submit(self._bloom.add, keys))
-        bounds = pc.min_max(keys)
-        low, high = bounds["min"].as_py(), bounds["max"].as_py()
-        if self._min_key is None or low < self._min_key:
+        low, high = _key_range(keys)
+        if self._min_key is None or _java_order(low) < _java_order(self._min_key):
             self._min_key = low
-        if self._max_key is None or high > self._max_key:
+        if self._max_key is None or _java_order(high) > _java_order(self._max_key):
             self._max_key = high
 
     def _flush(self) -> None:
@@ -336,6 +335,27 @@ class BaseFileWriter:
     @property
     def _where(self) -> str:
         return self.storage.uri(self.target.path)
+
+
+def _java_order(key: str) -> bytes:
+    """A sort key giving Java's ``String.compareTo`` order (UTF-16 code units)."""
+    return key.encode("utf-16-be")
+
+
+def _key_range(keys: pa.ChunkedArray) -> tuple[str, str]:
+    """Min and max record key as Hudi's Avro writer compares them (Java ``String`` order).
+
+    Arrow compares code points, which is the same order unless a key has characters beyond
+    U+FFFF (surrogate pairs in Java); only then are the keys compared one by one.
+    """
+    if pc.any(pc.match_substring_regex(keys, _BEYOND_BMP)).as_py():
+        values = [str(k) for k in keys.to_pylist()]
+        return min(values, key=_java_order), max(values, key=_java_order)
+    bounds = pc.min_max(keys)
+    return str(bounds["min"].as_py()), str(bounds["max"].as_py())
+
+
+_BEYOND_BMP = "[\\x{10000}-\\x{10FFFF}]"
 
 
 def _footer(path: str, num_rows: int, values: Mapping[str, str], where: str) -> BaseFileFooter:

@@ -241,3 +241,13 @@ def test_new_records_need_their_keys_when_meta_fields_are_populated(tmp_path: Pa
         basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO) as writer,
     ):
         writer.write(rows(0, 2), None)
+
+
+def test_key_range_follows_java_string_order(tmp_path: Path) -> None:
+    # U+1F642 is a surrogate pair in Java (0xD83D…) and so sorts before U+FFFD there
+    keys = ["\ufffdz", "\U0001f642x", "abc"]
+    data = rows(0, 3).set_column(0, "uuid", pa.array(keys))
+    with basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO) as writer:
+        writer.write(data, data.column("uuid"))
+        footer = writer.close()
+    assert (footer.min_record_key, footer.max_record_key) == ("abc", "\ufffdz")
