@@ -69,19 +69,11 @@ def load_project(
 ) -> Project:
     root = Path(project_dir).resolve()
     document = _load_project_document(root)
-    config, renderer, chosen = _load_config(root, document, target, dict(cli_vars or {}))
-    cache = DocumentCache(root)
-    found = (
-        ref
-        for index, manifest_path in enumerate(config.manifest_paths)
-        for ref in discover_manifests(root, manifest_path, document.mark(("manifest_paths", index)))
-    )
-    unique: dict[Path, ManifestFileRef] = {}
-    for ref in found:
-        unique.setdefault(ref.path, ref)
-    refs = list(unique.values())
-    project_layer = Layer(document, ("defaults",), _defaults_data(document, config, renderer))
-    tables, provenance, errors = _load_tables(refs, project_layer, cache, renderer)
+    config, rendered, renderer, chosen = _load_config(root, document, target, dict(cli_vars or {}))
+    refs = _manifest_refs(root, document, config)
+    defaults = rendered.get("defaults")
+    project_layer = Layer(document, ("defaults",), defaults if isinstance(defaults, dict) else {})
+    tables, provenance, errors = _load_tables(refs, project_layer, DocumentCache(root), renderer)
     errors.extend(_cross_table_errors(tables, provenance))
     raise_all(errors)
     return Project(root, config, chosen, tuple(tables), tuple(ref.name for ref in refs), provenance)
@@ -107,7 +99,8 @@ def _load_project_document(root: Path) -> YamlDocument:
 
 def _load_config(
     root: Path, document: YamlDocument, target: str | None, cli_vars: dict[str, Any]
-) -> tuple[ProjectConfig, Renderer, Target]:
+) -> tuple[ProjectConfig, dict[str, Any], Renderer, Target]:
+    """The validated project file, its rendered data, the renderer and the chosen target."""
     data = document.data
     if not isinstance(data.get("profile"), str) or not isinstance(data.get("vars", {}), dict):
         _validate_config(document, data)
@@ -115,7 +108,7 @@ def _load_config(
     chosen = load_target(root, data["profile"], target, renderer, str(document.mark(("profile",))))
     renderer = renderer.with_target(chosen.jinja_context())
     rendered = renderer.render_tree(document, data, (), skip=frozenset({"vars", "profile"}))
-    return _validate_config(document, rendered), renderer, chosen
+    return _validate_config(document, rendered), rendered, renderer, chosen
 
 
 def _validate_config(document: YamlDocument, data: Any) -> ProjectConfig:
@@ -125,9 +118,13 @@ def _validate_config(document: YamlDocument, data: Any) -> ProjectConfig:
         raise validation_error(exc, document, (), PROJECT_FILE, ProjectConfig) from None
 
 
-def _defaults_data(document: YamlDocument, config: ProjectConfig, renderer: Renderer) -> dict[str, Any]:
-    raw = document.data.get("defaults") or {}
-    return renderer.render_tree(document, raw, ("defaults",)) if isinstance(raw, dict) else {}
+def _manifest_refs(root: Path, document: YamlDocument, config: ProjectConfig) -> list[ManifestFileRef]:
+    """Every manifest under ``manifest_paths``, each once, in the order found."""
+    unique: dict[Path, ManifestFileRef] = {}
+    for index, manifest_path in enumerate(config.manifest_paths):
+        for ref in discover_manifests(root, manifest_path, document.mark(("manifest_paths", index))):
+            unique.setdefault(ref.path, ref)
+    return list(unique.values())
 
 
 def _load_tables(

@@ -44,19 +44,21 @@ class YamlDocument:
 
     file: str
     data: Any
-    values: dict[Path_, Mark] = field(default_factory=dict)
-    keys: dict[Path_, Mark] = field(default_factory=dict)
+    values: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    """(line, column), 1-based, of the value at each path."""
+    keys: dict[Path_, tuple[int, int]] = field(default_factory=dict)
 
     def mark(self, path: Path_) -> Mark:
         """The mark of the value at ``path``, or of its nearest ancestor that has one."""
         for end in range(len(path), -1, -1):
             found = self.values.get(path[:end])
             if found is not None:
-                return found
+                return Mark(self.file, *found)
         return Mark(self.file, 1)
 
     def key_mark(self, path: Path_) -> Mark:
-        return self.keys.get(path) or self.mark(path)
+        found = self.keys.get(path)
+        return Mark(self.file, *found) if found is not None else self.mark(path)
 
 
 def load_yaml_file(path: Path, display_name: str) -> YamlDocument:
@@ -109,15 +111,15 @@ class _Builder:
     def __init__(self, file: str, loader: Any) -> None:
         self.file = file
         self.loader = loader
-        self.values: dict[Path_, Mark] = {}
-        self.keys: dict[Path_, Mark] = {}
+        self.values: dict[Path_, tuple[int, int]] = {}
+        self.keys: dict[Path_, tuple[int, int]] = {}
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
-        self.values[path] = _mark(self.file, node.start_mark)
+        self.values[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
         if not isinstance(node, yaml.ScalarNode) and node.tag not in _COLLECTION_TAGS:
             raise ManifestError(
                 f"invalid YAML: unsupported tag '{node.tag}'",
-                where=str(self.values[path]),
+                where=str(_mark(self.file, node.start_mark)),
                 hint="remove the tag: manifests are plain YAML (mappings, lists, text, numbers, booleans)",
             )
         if isinstance(node, yaml.MappingNode):
@@ -140,13 +142,13 @@ class _Builder:
                 continue
             key = self._key(key_node)
             if key in result:
-                first = self.keys[(*path, key)]
+                first_line = self.keys[(*path, key)][0]
                 raise ManifestError(
-                    f"duplicate key '{key}' (first at line {first.line})",
+                    f"duplicate key '{key}' (first at line {first_line})",
                     where=str(_mark(self.file, key_node.start_mark)),
                     hint="YAML keeps only one value per key: remove or rename one of them",
                 )
-            self.keys[(*path, key)] = _mark(self.file, key_node.start_mark)
+            self.keys[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             result[key] = self.build(value_node, (*path, key))
         return {**merged, **result}
 
