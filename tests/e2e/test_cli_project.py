@@ -196,3 +196,26 @@ def test_project_dir_from_the_environment(
     capsys.readouterr()
     assert main(["ls", "--tables"]) == 0
     assert capsys.readouterr().out.split() == ["trips", "trips_daily"]
+
+
+def test_every_template_file_is_package_data() -> None:
+    """``maintainer init`` from an installed package needs all template files (dotfiles too) in the
+    wheel: setuptools globs ``package-data`` like ``glob.glob`` does, through the symlink."""
+    import glob
+
+    tomllib = pytest.importorskip("tomllib")
+    repo = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    package = repo / "maintainer"
+    shipped = {
+        Path(match).as_posix()
+        for pattern in patterns["maintainer"]
+        for match in glob.glob(pattern, root_dir=package, recursive=True)
+    }
+    template = package / "project_template"
+    assert template.is_symlink() and template.resolve() == repo / "project_template"
+    expected = {
+        f"project_template/{p.relative_to(template).as_posix()}" for p in template.rglob("*") if p.is_file()
+    }
+    assert "project_template/.github/workflows/maintainer.yml" in expected
+    assert expected <= shipped
