@@ -139,8 +139,6 @@ class BaseFileWriter:
         self.schema = arrow_schema(self.avro_schema)
         self.num_rows = 0
         self._bloom = bloom.BloomFilterBuilder(self.settings.bloom_filter)
-        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bloom-filter")
-        self._hashing: list[Future[None]] = []
         self._min_key: str | None = None
         self._max_key: str | None = None
         self._buffer: list[pa.RecordBatch] = []
@@ -148,6 +146,8 @@ class BaseFileWriter:
         self._closed = False
         self._stream = self._open_stream()
         self._writer = self._open_writer()
+        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bloom-filter")
+        self._hashing: list[Future[None]] = []
 
     def _open_stream(self) -> pa.NativeFile:
         try:
@@ -157,18 +157,27 @@ class BaseFileWriter:
 
     def _open_writer(self) -> pq.ParquetWriter:
         s = self.settings
-        return pq.ParquetWriter(
-            self._stream,
-            self.schema,
-            version="1.0",
-            compression=s.compression,
-            compression_level=s.compression_level,
-            data_page_size=s.page_size,
-            dictionary_pagesize_limit=s.dictionary_page_size,
-            use_dictionary=True,
-            write_statistics=True,
-            store_schema=False,
-        )
+        try:
+            return pq.ParquetWriter(
+                self._stream,
+                self.schema,
+                version="1.0",
+                compression=s.compression,
+                compression_level=s.compression_level,
+                data_page_size=s.page_size,
+                dictionary_pagesize_limit=s.dictionary_page_size,
+                use_dictionary=True,
+                write_statistics=True,
+                store_schema=False,
+            )
+        except (pa.ArrowException, ValueError) as exc:
+            self._stream.close()
+            self.storage.delete(self.target.path)
+            raise TableFormatError(
+                f"cannot write Parquet with these settings and schema: {exc}",
+                where=self._where,
+                hint="check ParquetSettings (codec, level) and the Avro schema",
+            ) from exc
 
     def __enter__(self) -> BaseFileWriter:
         return self

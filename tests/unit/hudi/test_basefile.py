@@ -251,3 +251,10 @@ def test_key_range_follows_java_string_order(tmp_path: Path) -> None:
         writer.write(data, data.column("uuid"))
         footer = writer.close()
     assert (footer.min_record_key, footer.max_record_key) == ("abc", "\ufffdz")
+
+
+def test_bad_parquet_settings_are_refused_before_anything_is_left_behind(tmp_path: Path) -> None:
+    settings = basefile.ParquetSettings(compression="no-such-codec")
+    with pytest.raises(TableFormatError, match="cannot write Parquet"):
+        basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO, settings)
+    assert not (tmp_path / PATH).exists()
