@@ -131,7 +131,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 def load_from_options(options: CommonOptions) -> LoadedProject:
     """Load and validate the project, compile its graph, and apply the selection."""
     project = load_project(options.project_dir, target=options.target, cli_vars=options.vars)
-    graph = build_graph(project.tables)
+    graph = build_graph(project.tables, lambda table, index: project.location(table, ("depends_on", index)))
     selection = select_nodes(graph, options.select, options.exclude)
     for message in selection.unmatched:
         print_warning(message)

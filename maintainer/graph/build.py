@@ -10,7 +10,7 @@ Compaction is marked ``mor_only``: ``plan`` drops it (keeping the order) for COW
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -60,10 +60,15 @@ def table_nodes(spec: TableSpec) -> list[NodeId]:
     return [NodeId(spec.name, service) for service in SERVICE_ORDER if BLOCK_OF[service] in active]
 
 
-def build_graph(tables: Sequence[TableSpec]) -> nx.DiGraph:
-    """The DAG of every active (table, service); a depends_on cycle is a ManifestError."""
+DependencyLocator = Callable[[str, int], str]
+"""(table, index in its depends_on) -> where that entry is written (file:line:col)."""
+
+
+def build_graph(tables: Sequence[TableSpec], locate: DependencyLocator | None = None) -> nx.DiGraph:
+    """The DAG of every active (table, service); a depends_on cycle is a ManifestError
+    (placed with ``locate`` when given, else at the table)."""
     by_name = {spec.name: spec for spec in tables}
-    check_no_cycle(by_name)
+    check_no_cycle(by_name, locate)
     graph = nx.DiGraph()
     chains: dict[str, list[NodeId]] = {}
     for name in sorted(by_name):
@@ -100,7 +105,7 @@ def build_graph(tables: Sequence[TableSpec]) -> nx.DiGraph:
     return graph
 
 
-def check_no_cycle(by_name: dict[str, TableSpec]) -> None:
+def check_no_cycle(by_name: dict[str, TableSpec], locate: DependencyLocator | None = None) -> None:
     tables = nx.DiGraph()
     tables.add_nodes_from(sorted(by_name))
     for name in sorted(by_name):
@@ -113,9 +118,10 @@ def check_no_cycle(by_name: dict[str, TableSpec]) -> None:
         return
     path = [edge[0] for edge in cycle] + [cycle[0][0]]
     start = by_name[path[0]]
+    where = locate(start.name, start.depends_on.index(path[1])) if locate else start.location
     raise ManifestError(
         f"depends_on cycle: {' -> '.join(path)}",
-        where=start.location,
+        where=where,
         hint=f"tables cannot wait for each other: remove one of these depends_on entries "
         f"({', '.join(f'{a} -> {b}' for a, b in pairwise(path))})",
     )

@@ -59,6 +59,10 @@ class Project:
                 sources["clean.policy"] = f"inferred from {provenance.mark(('clean', given[0]))}"
         return sources
 
+    def location(self, table: str, path: tuple[str | int, ...]) -> str:
+        """Where the value at ``path`` of ``table`` was written (file:line:col)."""
+        return str(self.provenance[table].mark(path))
+
     @property
     def target_dir(self) -> Path:
         return self.root / self.config.target_path

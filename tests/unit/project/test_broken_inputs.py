@@ -215,7 +215,7 @@ CASES = [
             "  - {name: c, path: /c, depends_on: [b]}\n"
         ),
         "depends_on cycle: a -> c -> b -> a",
-        r"tables/a\.yml:3",
+        r"tables/a\.yml:3:38",
         "remove one of these",
     ),
     Broken(
