@@ -62,7 +62,7 @@ def did_you_mean(word: str, choices: Iterable[Any], what: str = "options") -> st
     """A hint naming the closest choice (if any) and listing the valid ones."""
     names = sorted(str(choice) for choice in choices)
     close = difflib.get_close_matches(str(word), names, n=1, cutoff=0.6)
-    listing = f"valid {what}: {', '.join(names)}" if names else f"no {what} are defined"
+    listing = f"valid {what}: {', '.join(names)}" if names else f"no {what} are defined here"
     return f"did you mean '{close[0]}'? ({listing})" if close else listing
 
 

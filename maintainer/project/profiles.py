@@ -136,7 +136,7 @@ def _validate_profile(document: YamlDocument, data: Any, profile: str) -> Profil
     try:
         return ProfileSettings.model_validate(data)
     except ValidationError as exc:
-        raise validation_error(exc, document, (profile,), f"profile '{profile}'") from None
+        raise validation_error(exc, document, (profile,), f"profile '{profile}'", ProfileSettings) from None
 
 
 def _display_name(path: Path, project_dir: Path) -> str:

@@ -285,6 +285,13 @@ CASES = [
         r"profiles\.yml:\d+:\d+",
     ),
     Broken(
+        "profile-unknown-option",
+        {"profiles.yml": "demo:\n  target: dev\n  outputs:\n    dev:\n      thread: 3\n"},
+        "unknown option 'thread' in outputs.dev",
+        r"profiles\.yml:5:7",
+        "did you mean 'threads'",
+    ),
+    Broken(
         "missing-manifest-folder",
         project(PROJECT_HEAD + "manifest_paths: [tables, more]\n"),
         "manifest path 'more' does not exist",
