@@ -18,6 +18,7 @@ from maintainer.project.schema import write_schemas
 TEMPLATE_DIR_NAME = "project_template"
 PLACEHOLDER = "my_project"
 NAMED_FILES = ("maintainer_project.yml", "profiles.yml", "README.md")
+ESSENTIAL_FILES = (PROJECT_FILE, "profiles.yml", "tables/example.yml")
 
 
 def template_dir() -> Path:
@@ -42,48 +43,46 @@ def command(directory: str) -> int:
     schemas for editors, and a GitHub Actions workflow (plan on pull requests, apply on merge).
     """
     target = Path(directory)
-    _refuse_existing(target)
+    template = template_dir()
+    _refuse_existing(template, target)
     name = project_name_for(target)
-    copied = _copy_template(template_dir(), target, name)
+    copied, kept = _copy_template(template, target, name)
     write_schemas(target / "schemas")
     stdout.print(f"created project '{name}' in {escape(str(target))} ({len(copied)} files + schemas/)")
+    for path in kept:
+        stdout.print(f"kept your existing {escape(path)}")
     stdout.print(f"next: cd {escape(str(target))} && maintainer validate && maintainer ls")
     return 0
 
 
-def _refuse_existing(target: Path) -> None:
-    if (target / PROJECT_FILE).exists():
-        raise ManifestError(
-            f"{target / PROJECT_FILE} already exists",
-            where=str(target),
-            hint="init creates new projects only: choose an empty or new folder",
-        )
-    template = template_dir()
-    clashes = [
-        str(path.relative_to(template))
-        for path in template.rglob("*")
-        if path.is_file() and (target / path.relative_to(template)).exists()
-    ]
-    if clashes:
-        raise ManifestError(
-            f"{target} already has {', '.join(sorted(clashes))}",
-            where=str(target),
-            hint="move these files away or choose another folder",
-        )
-
-
-def _copy_template(template: Path, target: Path, name: str) -> list[Path]:
+def _refuse_existing(template: Path, target: Path) -> None:
+    """Refuse when a file the project needs is already there; other files are kept as they are."""
     if not template.is_dir():
         raise ManifestError(
             f"project template not found at {template}",
             where=str(template),
             hint="reinstall maintainer: the package data is missing",
         )
-    copied = []
+    clashes = [name for name in ESSENTIAL_FILES if (target / name).exists()]
+    if clashes:
+        raise ManifestError(
+            f"{target} already has {', '.join(clashes)}",
+            where=str(target),
+            hint="init creates new projects only: choose an empty or new folder, or move these files away",
+        )
+
+
+def _copy_template(template: Path, target: Path, name: str) -> tuple[list[Path], list[str]]:
+    """Copy the template (naming the project); existing non-essential files are kept."""
+    copied, kept = [], []
     for source in sorted(template.rglob("*")):
         if not source.is_file() or "__pycache__" in source.parts:
             continue
-        destination = target / source.relative_to(template)
+        relative = source.relative_to(template)
+        destination = target / relative
+        if destination.exists():
+            kept.append(relative.as_posix())
+            continue
         destination.parent.mkdir(parents=True, exist_ok=True)
         if source.name in NAMED_FILES and source.parent == template:
             destination.write_text(
@@ -92,4 +91,4 @@ def _copy_template(template: Path, target: Path, name: str) -> list[Path]:
         else:
             shutil.copyfile(source, destination)
         copied.append(destination)
-    return copied
+    return copied, kept

@@ -69,7 +69,21 @@ def test_init_copies_the_template(isolated: Path, capsys: pytest.CaptureFixture[
 def test_init_refuses_an_existing_project(isolated: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", str(isolated / "p")]) == 0
     assert main(["init", str(isolated / "p")]) == 1
-    assert "already exists" in capsys.readouterr().err
+    assert "already has maintainer_project.yml, profiles.yml, tables/example.yml" in capsys.readouterr().err
+
+
+def test_init_in_an_existing_repository_keeps_its_files(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = isolated / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("# mine\n")
+
+    assert main(["init", str(repo)]) == 0
+
+    assert (repo / "README.md").read_text() == "# mine\n"
+    assert (repo / "maintainer_project.yml").is_file()
+    assert "kept your existing README.md" in capsys.readouterr().out
 
 
 @pytest.fixture
