@@ -108,7 +108,8 @@ def _load_config(
     data = document.data
     if not isinstance(data.get("profile"), str) or not isinstance(data.get("vars", {}), dict):
         _validate_config(document, data)
-    renderer = Renderer({**data.get("vars", {}), **cli_vars})
+    project_vars = Renderer({}).render_tree(document, data.get("vars") or {}, ("vars",))  # env_var() only
+    renderer = Renderer({**project_vars, **cli_vars})
     chosen = load_target(root, data["profile"], target, renderer, str(document.mark(("profile",))))
     renderer = renderer.with_target(chosen.jinja_context())
     rendered = renderer.render_tree(document, data, (), skip=frozenset({"vars", "profile"}))

@@ -81,7 +81,7 @@ class ProjectConfig(FrozenModel):
     target_path: str = "target"
     """Where compile and plan write their artifacts."""
     vars: dict[str, Any] = Field(default_factory=dict)
-    """Values for var() in manifests; --vars overrides them."""
+    """Values for var() in manifests (their strings may use env_var()); --vars overrides them."""
     defaults: DefaultsBlock = DefaultsBlock()
 
 

@@ -206,3 +206,18 @@ def test_a_manifest_reached_twice_is_loaded_once(tmp_path: Path) -> None:
     )
 
     assert [spec.name for spec in load_project(tmp_path).tables] == ["a"]
+
+
+def test_project_vars_may_read_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LAKE_ROOT_4711", "s3://env-lake")
+    write_project(
+        tmp_path,
+        {
+            "maintainer_project.yml": (
+                "name: d\nversion: 1\nprofile: demo\nvars: {root: \"{{ env_var('LAKE_ROOT_4711') }}\"}\n"
+            ),
+            "tables/a.yml": "version: 1\ntables:\n  - {name: a, path: \"{{ var('root') }}/a\"}\n",
+        },
+    )
+
+    assert load_project(tmp_path).table("a").path == "s3://env-lake/a"
