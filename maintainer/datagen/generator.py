@@ -4,6 +4,7 @@ correct reader must return after each commit."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import uuid
@@ -33,6 +34,20 @@ def run_in_process(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGrou
     """Write the file groups on local threads (small tables, tests)."""
     with ThreadPoolExecutor(max_workers=4) as pool:
         return list(pool.map(lambda task: write_file_group(storage, ctx, task), tasks))
+
+
+def _write_task(storage: Storage, ctx: WriteContext, task: FileGroupTask) -> TaskResult:
+    return write_file_group(storage, ctx, task)
+
+
+def spark_runner(spark: Any) -> TaskRunner:
+    """Write each file group in its own Spark task (large tables)."""
+    from maintainer.spark.tasks import map_tasks
+
+    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
+        return map_tasks(spark, functools.partial(_write_task, storage, ctx), tasks)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)

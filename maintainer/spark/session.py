@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -48,6 +50,10 @@ def create_session(settings: SparkSettings) -> SparkSession:
         builder = builder.remote(settings.remote)
     elif settings.master:
         builder = builder.master(settings.master)
+        if settings.master.startswith("local"):
+            # executors of a local run use this interpreter (and its installed packages)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            builder = builder.config("spark.pyspark.python", sys.executable)
     for key, value in {**DEFAULT_CONF, **settings.conf}.items():
         builder = builder.config(key, value)
     try:

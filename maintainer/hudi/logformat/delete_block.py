@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 import fastavro
@@ -29,7 +29,7 @@ from maintainer.hudi.logformat.model import BlockType, LogBlock
 
 DELETE_CONTENT_VERSION = 3
 DECIMAL_WRAPPER_SCALE = 15
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "avro" / "HoodieDeleteRecordList.avsc"
+SCHEMA_PATH = resources.files("maintainer") / "resources" / "avro" / "HoodieDeleteRecordList.avsc"
 _NAMESPACE = "org.apache.hudi.avro.model."
 _INT32 = range(-(2**31), 2**31)
 

@@ -73,3 +73,16 @@ def test_completed_writes_leave_no_markers_or_heartbeats(tmp_path: Path) -> None
     generate(str(tmp_path / "t"), DatagenSpec("t", "cow", 6, WorkloadSpec(commits=2, rows_per_commit=10)))
     assert not list((tmp_path / "t" / ".hoodie" / ".temp").rglob("*.marker.*"))
     assert not list((tmp_path / "t" / ".hoodie" / ".heartbeat").glob("*"))
+
+
+@pytest.mark.spark
+def test_spark_writes_one_task_per_file_group_and_hudi_reads_the_rows(tmp_path: Path, spark: Any) -> None:
+    from maintainer.datagen.generator import spark_runner
+
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=3, rows_per_commit=60)
+    spec = DatagenSpec("t", "mor", 8, workload)
+    table = generate(str(tmp_path / "t"), spec, runner=spark_runner(spark))
+    in_process = generate(str(tmp_path / "u"), spec)
+    assert table.expected[table.completed[-1]] == in_process.expected[in_process.completed[-1]]
+    for instant, rows in table.expected.items():
+        assert by_key(oracle.snapshot_rows(tmp_path / "t", as_of=instant, drop=META)) == by_key(rows)
