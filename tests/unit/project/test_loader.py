@@ -221,3 +221,22 @@ def test_project_vars_may_read_the_environment(tmp_path: Path, monkeypatch: pyte
     )
 
     assert load_project(tmp_path).table("a").path == "s3://env-lake/a"
+
+
+def test_enabled_is_inherited_and_can_be_turned_back_on(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        {
+            "tables/_defaults.yml": "archive: {enabled: false}\n",
+            "tables/a.yml": (
+                "version: 1\ntables:\n"
+                "  - {name: a, path: /a, archive: {keep_max_commits: 50}}\n"
+                "  - {name: b, path: /b, archive: {enabled: true}}\n"
+            ),
+        },
+    )
+
+    project = load_project(tmp_path)
+
+    assert project.table("a").archive is None
+    assert project.table("b").archive is not None
