@@ -49,12 +49,8 @@ _HEADER = struct.Struct(">iibi")
 _DYNAMIC_FIELDS = struct.Struct(">iii")
 _MASK32 = 0xFFFFFFFF
 _MURMUR_M = 0x5BD1E995
-# positions of one row are deduplicated once this many times its bit count are pending
-_PENDING_FACTOR = 2
-# keys hashed at once (their positions take 8 bytes times the number of hashes each)
+# keys hashed at once (their positions take 4 bytes times the number of hashes each)
 _HASH_BATCH = 65536
-# bit vectors with fewer set bits than 1/this of their size are filled key by key
-_SPARSE_FACTOR = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,8 +185,8 @@ def _byte_column(data: pa.Array, starts: pa.Array, offset: int) -> pa.Array:
 
 def _signed_byte_column(data: pa.Array, starts: pa.Array, offset: int) -> pa.Array:
     """As :func:`_byte_column` but sign-extended like a Java ``byte`` widened to ``int``."""
-    as_int8 = pc.cast(pc.take(data, pc.add(starts, offset)), pa.int8(), safe=False)
-    return pc.cast(pc.cast(as_int8, pa.int32()), _U32, safe=False)
+    as_int8 = pc.take(data, pc.add(starts, offset)).view(pa.int8())
+    return pc.cast(as_int8, pa.int32()).view(_U32)
 
 
 def _murmur_blocks(data: pa.Array, starts: pa.Array, length: int) -> list[pa.Array]:
@@ -223,7 +219,7 @@ def _murmur_tail(data: pa.Array, starts: pa.Array, length: int) -> pa.Array | No
 def _murmur_rounds(
     blocks: list[pa.Array], tail: pa.Array | None, length: int, count: int, num_hashes: int, vector_size: int
 ) -> list[pa.Array]:
-    """Bit positions (one int64 array per hash round) of ``count`` keys of one byte length."""
+    """Bit positions (one int32 array per hash round) of ``count`` keys of one byte length."""
     m = _u32(_MURMUR_M)
     seed: pa.Array | pa.Scalar = _u32(0)
     rounds = []
@@ -238,8 +234,8 @@ def _murmur_rounds(
         h = _mul(pc.bit_wise_xor(h, pc.shift_right(h, _u32(13))), m)
         h = pc.bit_wise_xor(h, pc.shift_right(h, _u32(15)))
         seed = h
-        signed = pc.cast(pc.cast(h, pa.int32(), safe=False), pa.int64())
-        rounds.append(pc.remainder(pc.abs(signed), vector_size))
+        # Java: Math.abs(hash % vectorSize), the remainder taking the sign of the int hash
+        rounds.append(pc.abs(pc.remainder(h.view(pa.int32()), pa.scalar(vector_size, pa.int32()))))
     return rounds
 
 
@@ -259,10 +255,10 @@ def _utf8_keys(keys: pa.Array | Sequence[str]) -> pa.Array:
 
 
 def murmur_positions(keys: pa.Array | Sequence[str], num_hashes: int, vector_size: int) -> pa.Array:
-    """The bit positions of all ``keys`` (Murmur), as one flat int64 array (order unspecified)."""
+    """The bit positions of all ``keys`` (Murmur), as one flat int32 array (order unspecified)."""
     array = _utf8_keys(keys)
     if len(array) == 0:
-        return pa.array([], pa.int64())
+        return pa.array([], pa.int32())
     offsets_buffer, data_buffer = array.buffers()[1], array.buffers()[2]
     offsets = pa.Array.from_buffers(pa.int32(), len(array) + 1, [None, offsets_buffer], offset=array.offset)
     data = pa.Array.from_buffers(pa.uint8(), data_buffer.size if data_buffer else 0, [None, data_buffer])
@@ -279,31 +275,23 @@ def murmur_positions(keys: pa.Array | Sequence[str], num_hashes: int, vector_siz
     return pa.concat_arrays(positions)
 
 
-def _bitmap(positions: pa.Array, vector_size: int) -> bytes:
-    """The Java byte layout of a bit vector with ``positions`` set (bit i -> byte i/8, mask 1<<i%8)."""
+def _positions_bitmap(positions: pa.Array, vector_size: int) -> pa.BooleanArray:
+    """A boolean array of ``vector_size`` entries, true at ``positions`` (duplicates allowed)."""
+    marks = pc.scatter(pa.repeat(pa.scalar(True), len(positions)), positions, max_index=vector_size - 1)
+    return pc.is_valid(marks)
+
+
+def _java_bytes(bits: pa.BooleanArray | None, vector_size: int) -> bytes:
+    """The Java byte layout of a bit vector (bit i -> byte i/8, mask 1 << i%8), Arrow's own."""
     nbytes = (vector_size + 7) // 8
-    unique = pc.unique(positions)
-    if len(unique) * _SPARSE_FACTOR < vector_size:
-        sparse = bytearray(nbytes)
-        for position in unique.to_pylist():
-            sparse[position >> 3] |= 1 << (position & 7)
-        return bytes(sparse)
-    present = pc.is_in(_indices(vector_size), value_set=unique)
-    present = present.combine_chunks() if isinstance(present, pa.ChunkedArray) else present
-    raw = bytearray(present.buffers()[1].to_pybytes()[:nbytes])
+    if bits is None:
+        return bytes(nbytes)
+    if bits.offset:  # a slice: materialise it so its bitmap starts at bit 0
+        bits = pc.or_(bits, pa.repeat(pa.scalar(False), len(bits)))
+    raw = bytearray(bits.buffers()[1].to_pybytes()[:nbytes])
     if vector_size % 8:
         raw[-1] &= (1 << (vector_size % 8)) - 1
     return bytes(raw)
-
-
-_INDEX_CACHE: dict[int, pa.Array] = {}
-
-
-def _indices(size: int) -> pa.Array:
-    if size not in _INDEX_CACHE:
-        _INDEX_CACHE.clear()
-        _INDEX_CACHE[size] = pa.array(range(size), pa.int64())
-    return _INDEX_CACHE[size]
 
 
 # --- the filter value, its serialised form ------------------------------------------------
@@ -412,8 +400,7 @@ def _expect_end(data: bytes, offset: int) -> None:
 class BloomFilterBuilder:
     """Adds record keys in write order, batch by batch; :meth:`build` gives the filter.
 
-    Memory stays bounded: per row it keeps at most a few times ``vector_size`` pending
-    bit positions, deduplicating as they accumulate.
+    Memory stays bounded: one Arrow boolean array (the bit vector) per row.
     """
 
     def __init__(self, config: BloomFilterConfig = DEFAULT_CONFIG) -> None:
@@ -425,8 +412,7 @@ class BloomFilterBuilder:
         self.vector_size = config.vector_size
         self.num_hashes = config.num_hashes
         self.count = 0
-        self._pending: list[list[pa.Array]] = [[]]
-        self._pending_size = [0]
+        self._rows: list[pa.BooleanArray | None] = [None]
 
     @property
     def _max_rows(self) -> int:
@@ -471,15 +457,11 @@ class BloomFilterBuilder:
             yield row, pc.filter(keys, pc.equal(row_of_key, row))
 
     def _add_to_row(self, row: int, positions: pa.Array) -> None:
-        while len(self._pending) <= row:
-            self._pending.append([])
-            self._pending_size.append(0)
-        self._pending[row].append(positions)
-        self._pending_size[row] += len(positions)
-        if self._pending_size[row] > _PENDING_FACTOR * self.vector_size:
-            unique = pc.unique(pa.concat_arrays(self._pending[row]))
-            self._pending[row] = [unique]
-            self._pending_size[row] = len(unique)
+        while len(self._rows) <= row:
+            self._rows.append(None)
+        bits = _positions_bitmap(positions, self.vector_size)
+        current = self._rows[row]
+        self._rows[row] = bits if current is None else pc.or_(current, bits)
 
     def _active_row_keys(self) -> int:
         per_row, bound = self.config.num_entries, self._max_rows * self.config.num_entries
@@ -488,10 +470,7 @@ class BloomFilterBuilder:
         return 0 if self.count == 0 else (self.count - 1) % per_row + 1
 
     def build(self) -> BloomFilter:
-        rows = tuple(
-            _bitmap(pa.concat_arrays(p) if p else pa.array([], pa.int64()), self.vector_size)
-            for p in self._pending
-        )
+        rows = tuple(_java_bytes(bits, self.vector_size) for bits in self._rows)
         if self.config.type_code == SIMPLE:
             return BloomFilter(SIMPLE, self.num_hashes, MURMUR_HASH, self.vector_size, rows)
         return BloomFilter(
