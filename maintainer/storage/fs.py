@@ -205,7 +205,7 @@ class Storage:
         if len(ordered) <= 1:
             return {p: self.list_dir(p) for p in ordered}
         workers = min(self.listing_threads, len(ordered))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        with paused_gc(), ThreadPoolExecutor(max_workers=workers) as pool:
             listings = list(pool.map(self.list_dir, ordered))
         return dict(zip(ordered, listings, strict=True))
 
