@@ -220,7 +220,10 @@ class Storage:
 
     def stat(self, path: str) -> FileInfo | None:
         """The entry at ``path``, or None where nothing is there."""
-        info = self._fs.get_file_info(self.full_path(path))
+        try:
+            info = self._fs.get_file_info(self.full_path(path))
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot inspect {self.uri(path)}: {exc}") from exc
         if info.type == pafs.FileType.NotFound:
             return None
         return self._info(info)

@@ -157,3 +157,8 @@ def test_paused_gc_is_reentrant_and_restores_the_collector() -> None:
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_listing_a_file_as_a_directory_is_a_storage_error(storage: Storage) -> None:
+    with pytest.raises(StorageError, match="cannot list"):
+        storage.list_dir("top.txt")
