@@ -119,9 +119,9 @@ class BaseFileWriter:
     """Streams record batches into one Hudi base file; the footer is written at :meth:`close`.
 
     Memory stays bounded by ``settings.row_group_bytes`` of buffered rows plus the bloom
-    filter's bit vectors. Record keys are hashed into the bloom filter on one background
-    thread while Parquet encodes and compresses (both release the GIL); it never falls more
-    than one row group behind. Use as a context manager: on an exception the partial file
+    filter's bit vectors. Record keys go into the bloom filter and the key range on one
+    background thread while Parquet encodes and compresses (both release the GIL); it never
+    falls more than one row group behind. Use as a context manager: on an exception the partial file
     is deleted.
     """
 
@@ -267,7 +267,11 @@ class BaseFileWriter:
             return
         if keys.null_count:
             raise TableFormatError("a record has no record key", where=self._where)
-        self._hashing.append(self._hasher.submit(self._bloom.add, keys))
+        self._hashing.append(self._hasher.submit(self._index_keys, keys))
+
+    def _index_keys(self, keys: pa.ChunkedArray) -> None:
+        """Add keys to the bloom filter and the key range (on the one hashing thread, in order)."""
+        self._bloom.add(keys)
         low, high = _key_range(keys)
         if self._min_key is None or _java_order(low) < _java_order(self._min_key):
             self._min_key = low
