@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "compile_cmd",
     "inspect_cmd",
     "datagen_cmd",
+    "demo_cmd",
 )
 
 

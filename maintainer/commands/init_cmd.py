@@ -43,16 +43,23 @@ def command(directory: str) -> int:
     schemas for editors, and a GitHub Actions workflow (plan on pull requests, apply on merge).
     """
     target = Path(directory)
-    template = template_dir()
-    _refuse_existing(template, target)
-    name = project_name_for(target)
-    copied, kept = _copy_template(template, target, name)
-    write_schemas(target / "schemas")
+    name, copied, kept = create_project(target)
     stdout.print(f"created project '{name}' in {escape(str(target))} ({len(copied)} files + schemas/)")
     for path in kept:
         stdout.print(f"kept your existing {escape(path)}")
     stdout.print(f"next: cd {escape(str(target))} && maintainer validate && maintainer ls")
     return 0
+
+
+def create_project(target: Path) -> tuple[str, list[Path], list[str]]:
+    """Copy the template into ``target`` and write the JSON schemas; returns the project name,
+    the files created and the existing files kept."""
+    template = template_dir()
+    _refuse_existing(template, target)
+    name = project_name_for(target)
+    copied, kept = _copy_template(template, target, name)
+    write_schemas(target / "schemas")
+    return name, copied, kept
 
 
 def _refuse_existing(template: Path, target: Path) -> None:

@@ -6,29 +6,23 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from maintainer.errors import ApplyError
+from maintainer.project.profiles import SparkSettings
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+LOCAL_MASTER = "local[*]"
 DEFAULT_CONF: Mapping[str, str] = {
     "spark.ui.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.shuffle.partitions": "8",
+    "spark.ui.showConsoleProgress": "false",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class SparkSettings:
-    """Where Spark runs: ``master`` (e.g. ``local[*]``, ``yarn``) or ``remote`` (Spark Connect)."""
-
-    master: str | None = "local[*]"
-    remote: str | None = None
-    conf: Mapping[str, str] = field(default_factory=dict)
-    app_name: str = "maintainer"
+LOG_CONFIG = resources.files("maintainer") / "resources" / "log4j2.properties"
 
 
 def _require_java_for_local(settings: SparkSettings) -> None:
@@ -40,26 +34,36 @@ def _require_java_for_local(settings: SparkSettings) -> None:
         )
 
 
+def _conf_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def create_session(settings: SparkSettings) -> SparkSession:
-    """Build (or reuse) the session; Spark Connect when ``remote`` is set."""
+    """Build (or reuse) the session; Spark Connect when ``remote`` is set, else ``master``
+    (``local[*]`` by default)."""
     _require_java_for_local(settings)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(settings.app_name)
     if settings.remote:
         builder = builder.remote(settings.remote)
-    elif settings.master:
-        builder = builder.master(settings.master)
-        if settings.master.startswith("local"):
-            # executors of a local run use this interpreter (and its installed packages)
+    else:
+        master = settings.master or LOCAL_MASTER
+        builder = builder.master(master)
+        if master.startswith("local"):
+            # the executors of a local run use this interpreter and its installed packages
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-            builder = builder.config("spark.pyspark.python", sys.executable)
-    for key, value in {**DEFAULT_CONF, **settings.conf}.items():
+            builder = builder.config(
+                "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}"
+            )
+    for key, value in {**DEFAULT_CONF, **{k: _conf_text(v) for k, v in settings.conf.items()}}.items():
         builder = builder.config(key, value)
     try:
         session = builder.getOrCreate()
     except Exception as exc:  # pyspark raises many unrelated types here
-        where = settings.remote or settings.master or "spark"
+        where = settings.remote or settings.master or LOCAL_MASTER
         raise ApplyError(
             f"cannot start Spark ({where}): {exc}", hint="check the profile target's spark settings"
         ) from exc
