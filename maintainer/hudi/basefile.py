@@ -4,9 +4,14 @@ A base file holds the five meta columns, then the data columns, in the order of 
 writer's Avro schema; every Avro ``["null", T]`` union is an optional Parquet column.
 Its footer key-value metadata is what ``HoodieAvroParquetWriter`` leaves there:
 
-* ``hoodie_min_record_key`` / ``hoodie_max_record_key`` (absent in an empty file),
-* ``org.apache.hudi.bloomfilter`` and ``hoodie_bloom_filter_type_code`` (see :mod:`.bloom`),
+* ``hoodie_min_record_key`` / ``hoodie_max_record_key`` (Java ``String`` order; absent in
+  an empty file),
+* ``org.apache.hudi.bloomfilter`` and, for dynamic filters only, ``hoodie_bloom_filter_type_code``
+  (see :mod:`.bloom`),
 * ``writer.model.name`` = ``avro`` and ``parquet.avro.schema`` (the writer schema JSON).
+
+With ``hoodie.populate.meta.fields=false`` only ``_hoodie_file_name`` is filled and the
+footer has no bloom filter or key range.
 
 Hudi's Parquet defaults are kept: gzip (zlib level 6, as Hadoop's codec), dictionary
 encoding, 1 MiB pages, statistics, format version 1.0 and v1 data pages. Row groups

@@ -85,7 +85,11 @@ def _signed(value: int) -> int:
 
 
 def murmur_hash(data: bytes, seed: int) -> int:
-    """Hadoop's 32-bit MurmurHash (2.0 variant) of ``data``, as a signed int."""
+    """Hadoop's 32-bit MurmurHash (2.0 variant) of ``data``, as a signed int.
+
+    Unlike reference MurmurHash2, Hadoop folds a 1-3 byte tail in as sign-extended Java
+    bytes, the first tail byte shifted highest (``b[n-3] << 16 ^ b[n-2] << 8 ^ b[n-1]``).
+    """
     length = len(data)
     h = (seed ^ length) & _MASK32
     blocks = length >> 2
