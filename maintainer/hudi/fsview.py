@@ -7,10 +7,11 @@ savepointed files), so every rule is unit-testable on synthetic states.
 Rules (HUDI.md §2-§3):
 * layout 1 (v6): a slice is keyed by its base instant; a log file names its slice's base instant;
 * layout 2 (v8+): a log file names its deltacommit; it belongs to the slice with the greatest
-  base instant before the deltacommit's completion time;
+  base instant at or before the deltacommit's completion time (a log completed before every
+  base instant opens a slice at its own instant);
 * only committed files are visible: the writing instant is a completed commit, or older than
-  the first instant of the active timeline (archived, so committed); a pending compaction
-  opens a new slice at its instant;
+  the start of the write timeline (archived, so committed); a pending compaction opens a new
+  slice at its instant;
 * replaced file groups (completed replacecommits) are not part of the latest view.
 """
 
@@ -236,7 +237,7 @@ def _partition_groups(
     uncommitted: list[DataFile],
 ) -> dict[str, list[DataFile]]:
     """File id -> visible data files of one partition; invisible ones go to ``uncommitted``."""
-    layout, first = timeline.layout, timeline.first_instant_time()
+    layout, first = timeline.layout, timeline.write_timeline_start()
     by_group: dict[str, list[DataFile]] = {}
     for info in entries:
         data_file = parse_data_file(partition, info)

@@ -73,9 +73,12 @@ class Timeline:
     entries: tuple[TimelineEntry, ...]
     directory: str = ".hoodie"
     _by_key: Mapping[tuple[str, Action], TimelineEntry] = field(init=False, repr=False, compare=False)
+    _write_start: str | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_key", {(e.timestamp, e.instant.action): e for e in self.entries})
+        writes = (e.timestamp for e in self.entries if e.instant.action in COMMIT_ACTIONS)
+        object.__setattr__(self, "_write_start", next(writes, None))
 
     @classmethod
     def from_file_names(cls, names: Iterable[str], layout: int, directory: str = ".hoodie") -> Timeline:
@@ -180,10 +183,21 @@ class Timeline:
     def completed_commit_times(self) -> set[str]:
         return {i.timestamp for i in self.completed_commits()}
 
+    def write_timeline_start(self) -> str | None:
+        """The first instant of the write timeline (commit, deltacommit, replacecommit,
+        compaction, log compaction, clustering; pending ones included): where the active
+        timeline starts for data files."""
+        return self._write_start
+
     def is_before_start(self, timestamp: str) -> bool:
-        """True where ``timestamp`` precedes the first instant of the active timeline: such
-        files were written by instants already archived, so they count as committed."""
-        first = self.first_instant_time()
+        """True where ``timestamp`` precedes the write timeline: such files were written by
+        instants already archived, so they count as committed.
+
+        Clean, rollback and savepoint instants do not count: archival keeps them by their own
+        rules, so one may be older than commits that were archived (Hudi also starts the
+        timeline at the first commit). Pending writes do count, unlike in Hudi, so that the
+        leftovers of a failed write older than every completed commit stay uncommitted."""
+        first = self._write_start
         return first is not None and timestamp < first
 
     def is_committed_write(self, timestamp: str) -> bool:

@@ -135,6 +135,15 @@ def test_before_the_start_of_the_active_timeline_counts_as_committed() -> None:
     assert [f.name for f in v.uncommitted] == [base(FG, T5).name]
 
 
+def test_before_the_start_of_the_active_timeline_ignores_older_cleans_and_rollbacks() -> None:
+    # clean T1 and rollback T2 survived archival; the commit T3 that wrote FG's latest base
+    # file was archived; the active write timeline starts at T4
+    timeline = v6(f"{T1}.clean", f"{T2}.rollback", f"{T4}.commit")
+    v = view(timeline, [base(FG, T3), base(FG2, T4)])
+    assert [(s.file_id, s.base_instant) for s in v.latest_slices()] == [(FG, T3), (FG2, T4)]
+    assert v.uncommitted == ()
+
+
 def test_pending_compaction_opens_a_new_slice_v6() -> None:
     # v6: after compaction T2 was scheduled, new log files are named by T2 (no base file yet)
     timeline = v6(f"{T1}.deltacommit", f"{T2}.compaction.requested", f"{T3}.deltacommit")

@@ -118,6 +118,26 @@ def test_before_the_start_of_the_timeline_counts_as_committed() -> None:
     assert not Timeline.from_file_names([], 1).is_before_start(T1)
 
 
+def test_the_write_timeline_starts_at_the_first_write_not_at_an_older_clean() -> None:
+    # archival keeps cleans, rollbacks and savepoints by their own rules: commits between
+    # the surviving clean T1 and the first commit T4 were archived, their files are committed
+    names = [f"{T1}.clean", f"{T2}.rollback", f"{T3}.savepoint", f"{T4}.commit"]
+    timeline = Timeline.from_file_names(names, 1)
+    assert timeline.first_instant_time() == T1
+    assert timeline.write_timeline_start() == T4
+    assert timeline.is_before_start(T2) and timeline.is_committed_write(T3)
+
+
+def test_a_pending_write_starts_the_write_timeline() -> None:
+    # the leftovers of a failed write older than every completed commit stay uncommitted
+    timeline = Timeline.from_file_names(
+        [f"{T2}.commit.requested", f"{T3}.compaction.requested", f"{T4}.commit"], 1
+    )
+    assert timeline.write_timeline_start() == T2
+    assert not timeline.is_committed_write(T2)
+    assert timeline.is_committed_write(T1)
+
+
 def test_max_instant_time_includes_completion_times() -> None:
     timeline = Timeline.from_file_names([f"{T1}_{C4}.commit", f"{T2}.commit.requested"], 2)
     assert timeline.max_instant_time() == C4
