@@ -10,9 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from maintainer.console import stdout
+from maintainer.console import print_warning, stdout
 from maintainer.hudi.inspection import describe
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.logformat import LogBlock
 
 
 @click.command("inspect")
@@ -51,7 +52,7 @@ def command(path: str, output_format: str, records: bool, as_of: str | None, rea
     if records:
         from maintainer.hudi.reader import read_records
 
-        for row in read_records(table, as_of=as_of, read_optimized=read_optimized):
+        for row in read_records(table, as_of=as_of, read_optimized=read_optimized, on_corrupt=_warn_corrupt):
             stdout.out(json.dumps(row, sort_keys=True, default=str), highlight=False)
         return 0
     if as_of or read_optimized:
@@ -62,6 +63,12 @@ def command(path: str, output_format: str, records: bool, as_of: str | None, rea
     else:
         _render_text(state)
     return 0
+
+
+def _warn_corrupt(block: LogBlock) -> None:
+    print_warning(
+        f"{block.location}: corrupt log block skipped, as Hudi's readers do ({block.corrupt_reason})"
+    )
 
 
 def _render_text(state: dict[str, Any]) -> None:

@@ -41,10 +41,32 @@ def read_base_file(storage: Storage, path: str) -> pa.Table:
         raise CorruptFileError(f"cannot read base file: {exc}", where=storage.uri(path)) from exc
 
 
-def _log_items(storage: Storage, file_slice: FileSlice, is_committed: Callable[[str], bool]) -> list[LogItem]:
+CorruptBlockHandler = Callable[[logformat.LogBlock], None]
+
+
+def refuse_corrupt_block(block: logformat.LogBlock) -> None:
+    """The default: a corrupt block stops the read (maintenance never works past damage)."""
+    raise CorruptFileError(
+        f"corrupt log block ({block.corrupt_reason})",
+        where=block.location,
+        hint="a writer may have crashed while appending (Hudi's readers skip such blocks); check "
+        "that no committed write is lost (see the commit that wrote this file) before maintaining "
+        "this file group",
+    )
+
+
+def _log_items(
+    storage: Storage,
+    file_slice: FileSlice,
+    is_committed: Callable[[str], bool],
+    on_corrupt: CorruptBlockHandler,
+) -> list[LogItem]:
     blocks: list[logformat.LogBlock] = []
     for log_file in file_slice.log_files:
         blocks += logformat.read_log_file(storage, log_file.path)
+    for block in blocks:
+        if block.is_corrupt:
+            on_corrupt(block)
     items: list[LogItem] = []
     for block in logformat.effective_blocks(blocks, is_committed):
         instant = block.instant_time or ""
@@ -80,8 +102,11 @@ def read_file_slice(
     timeline: Timeline,
     file_slice: FileSlice,
     read_optimized: bool = False,
+    on_corrupt: CorruptBlockHandler = refuse_corrupt_block,
 ) -> pa.Table | None:
-    """The merged rows of one slice (base file only when ``read_optimized``)."""
+    """The merged rows of one slice (base file only when ``read_optimized``). Corrupt log
+    blocks go to ``on_corrupt``: refused by default; a handler that returns skips them, as
+    Hudi's readers do."""
     base = read_base_file(storage, file_slice.base_file.path) if file_slice.base_file else None
     if base is not None and not config.populate_meta_fields:
         base = base.drop_columns([c for c in META_COLUMNS if c in base.column_names])
@@ -90,7 +115,7 @@ def read_file_slice(
     schema = _slice_schema(storage, base, file_slice)
     if schema is None:
         return None
-    items = _log_items(storage, file_slice, committed_predicate(timeline))
+    items = _log_items(storage, file_slice, committed_predicate(timeline), on_corrupt)
     return merge_file_slice(base, items, MergeRules.for_table(config), schema)
 
 
@@ -99,13 +124,16 @@ def _view_for(table: LoadedTable, as_of: str | None) -> FileSystemView:
 
 
 def read_slices(
-    table: LoadedTable, as_of: str | None = None, read_optimized: bool = False
+    table: LoadedTable,
+    as_of: str | None = None,
+    read_optimized: bool = False,
+    on_corrupt: CorruptBlockHandler = refuse_corrupt_block,
 ) -> Iterator[pa.Table]:
     """The merged rows of every latest file slice, one Table per slice."""
     view = _view_for(table, as_of)
     config = table.snapshot.config
     for file_slice in view.latest_slices():
-        rows = read_file_slice(table.storage, config, view.timeline, file_slice, read_optimized)
+        rows = read_file_slice(table.storage, config, view.timeline, file_slice, read_optimized, on_corrupt)
         if rows is not None and rows.num_rows:
             yield rows
 
@@ -124,8 +152,11 @@ def read_table(table: LoadedTable, as_of: str | None = None, read_optimized: boo
 
 
 def read_records(
-    table: LoadedTable, as_of: str | None = None, read_optimized: bool = False
+    table: LoadedTable,
+    as_of: str | None = None,
+    read_optimized: bool = False,
+    on_corrupt: CorruptBlockHandler = refuse_corrupt_block,
 ) -> Iterator[dict[str, Any]]:
     """Rows as dicts, slice by slice (bounded memory per slice)."""
-    for rows in read_slices(table, as_of, read_optimized):
+    for rows in read_slices(table, as_of, read_optimized, on_corrupt):
         yield from rows.to_pylist()
