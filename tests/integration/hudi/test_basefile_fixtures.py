@@ -170,3 +170,47 @@ def test_hudi_reads_a_table_whose_base_file_we_rewrote(
     assert "parquet-cpp" in str(pq.ParquetFile(source).metadata.created_by)  # really our file now
     assert pq.read_table(source).to_pylist() == original_rows
     assert oracle.snapshot_rows(table.path) == before
+
+
+def written_in_one_go(source: Path) -> bool:
+    """True when every row was inserted by the file's own write, numbered 0, 1, … in file order."""
+    meta = pq.read_table(source, columns=[basefile.COMMIT_SEQNO]).column(0).to_pylist()
+    instant, partition_id = instant_and_task_partition(source)
+    return bool(meta) and meta == [f"{instant}_{partition_id}_{i}" for i in range(len(meta))]
+
+
+def instant_and_task_partition(source: Path) -> tuple[str, int]:
+    """From ``<fileId>_<taskPartition>-<stage>-<attempt>_<instant>.parquet``."""
+    _, token, instant = source.stem.rsplit("_", 2)
+    return instant, int(token.split("-")[0])
+
+
+@pytest.mark.parametrize("name", NON_LANCE)
+def test_new_records_get_the_meta_columns_hudi_gave_them(
+    name: str, fixture_table: Callable[[str], FixtureTable], tmp_path: Path
+) -> None:
+    table = fixture_table(name)
+    if not populates_meta_fields(table):
+        pytest.skip(f"{name}: meta fields are not populated")
+    files = [p for p in base_files(table) if written_in_one_go(p)]
+    if not files:
+        pytest.skip(f"{name}: no base file whose rows were all inserted by its own write")
+    storage = Storage(str(tmp_path))
+    schema = table_avro_schema(table.path)
+    for source in files:
+        original = pq.read_table(source)
+        relative = source.relative_to(table.path).as_posix()
+        instant, partition_id = instant_and_task_partition(source)
+        partition = original.column(basefile.PARTITION_PATH)[0].as_py()
+        target = basefile.BaseFileTarget(relative, partition, instant, task_partition_id=partition_id)
+        data = original.drop_columns(list(basefile.META_FIELDS))
+        with basefile.BaseFileWriter(
+            storage, target, footer_values(source).get(basefile.AVRO_SCHEMA_KEY, schema)
+        ) as w:
+            for batch in data.to_batches(max_chunksize=2):  # several batches: numbering continues
+                w.write(batch, original.column(basefile.RECORD_KEY).slice(w.num_rows, batch.num_rows))
+        assert pq.read_table(tmp_path / relative).to_pylist() == original.to_pylist(), source
+        expected, actual = footer_values(source), footer_values(tmp_path / relative)
+        for key in HUDI_FOOTER_KEYS:
+            if basefile.AVRO_SCHEMA_KEY in expected or key in expected:
+                assert actual.get(key) == expected.get(key), (source, key)
