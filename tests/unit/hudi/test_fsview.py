@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from maintainer.hudi.fsview import (
     FileSystemView,
     PendingOperation,
@@ -310,3 +313,63 @@ def test_file_groups_per_partition_and_sizes() -> None:
     ]
     group = v.file_groups("a")[0]
     assert group.latest_slice is slice_a and group.slices_newest_first() == [slice_a]
+
+
+# -- properties of the view on random layout-2 tables ---------------------------------------
+
+TIMES = [f"20240101000{i:03d}000" for i in range(1, 40)]
+
+
+@st.composite
+def v8_tables(draw: st.DrawFn) -> tuple[Timeline, list[FileInfo]]:
+    """Instants at distinct times, each completed (with a later completion time) or pending;
+    base and log files of a few file groups written at some of those times or at none."""
+    count = draw(st.integers(1, 8))
+    starts = sorted(draw(st.lists(st.sampled_from(TIMES[:30]), min_size=count, max_size=count, unique=True)))
+    names = []
+    for ts in starts:
+        if draw(st.booleans()):
+            done = draw(st.sampled_from([t for t in TIMES if t > ts]))
+            action = draw(st.sampled_from(["commit", "deltacommit"]))
+            names.append(f"{ts}_{done}.{action}")
+        else:
+            names.append(f"{ts}.deltacommit.inflight")
+    written = [*starts, draw(st.sampled_from(TIMES))]
+    files = []
+    for file_id in ("g1-0", "g2-0"):
+        for ts in draw(st.lists(st.sampled_from(written), max_size=4, unique=True)):
+            files.append(base(file_id, ts))
+        for ts in draw(st.lists(st.sampled_from(written), max_size=5, unique=True)):
+            files.append(log(file_id, ts))
+    return Timeline.from_file_names(names, 2, ".hoodie/timeline"), files
+
+
+@settings(max_examples=300, deadline=None)
+@given(v8_tables())
+def test_v8_view_invariants(table: tuple[Timeline, list[FileInfo]]) -> None:
+    timeline, files = table
+    v = view(timeline, files)
+    completions = timeline.completion_times()
+    start = timeline.write_timeline_start()
+
+    def committed(ts: str) -> bool:
+        return ts in completions or (start is not None and ts < start)
+
+    placed = sorted(f.name for g in v.file_groups() for s in g.slices for f in s.files)
+    parsed = [d for d in (parse_data_file(P, f) for f in files) if d is not None]
+    assert placed == sorted(d.name for d in parsed if committed(d.instant_time))
+    assert sorted(f.name for f in v.uncommitted) == sorted(
+        d.name for d in parsed if not committed(d.instant_time)
+    )
+    for group in v.file_groups():
+        instants = [s.base_instant for s in group.slices]
+        assert instants == sorted(set(instants))
+        for file_slice in group.slices:
+            if file_slice.base_file is not None:
+                assert file_slice.base_file.instant_time == file_slice.base_instant
+            for log_file in file_slice.log_files:
+                completion = completions.get(log_file.instant_time, log_file.instant_time)
+                at_or_before = [b for b in instants if b <= completion]
+                assert file_slice.base_instant == (
+                    at_or_before[-1] if at_or_before else log_file.instant_time
+                )
