@@ -254,8 +254,8 @@ class Storage:
         return self._fs.open_output_stream(self.full_path(path))
 
     def make_dirs(self, path: str) -> None:
-        if path:
-            self._fs.create_dir(self.full_path(path), recursive=True)
+        """Create ``path`` (the root itself for ``""``) and its parents."""
+        self._fs.create_dir(self.full_path(path), recursive=True)
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write (or overwrite) a whole file."""
