@@ -52,8 +52,9 @@ class NodePlan:
     reasons: tuple[str, ...] = ()
     actions: tuple[PlannedAction, ...] = ()
     effect: Mapping[str, Any] = field(default_factory=dict)
-    payloads: Mapping[str, str] = field(default_factory=dict)
-    """Payload file name (in the plan directory) -> sha256 of its bytes."""
+    payloads: tuple[str, ...] = ()
+    """Names of the payload files (in the plan directory's ``payloads/``) apply writes for this
+    node. Their sha256 live outside the hashed body (payloads carry the plan id)."""
 
     @property
     def id(self) -> str:
@@ -67,7 +68,7 @@ class NodePlan:
             "reasons": list(self.reasons),
             "actions": [a.to_json() for a in self.actions],
             "effect": dict(self.effect),
-            "payloads": dict(self.payloads),
+            "payloads": list(self.payloads),
         }
 
     @classmethod
@@ -79,7 +80,7 @@ class NodePlan:
             reasons=tuple(data.get("reasons", ())),
             actions=tuple(PlannedAction.from_json(a) for a in data.get("actions", ())),
             effect=dict(data.get("effect", {})),
-            payloads=dict(data.get("payloads", {})),
+            payloads=tuple(data.get("payloads", ())),
         )
 
 
@@ -145,6 +146,12 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(n.status is NodeStatus.CHANGES for t in self.tables for n in t.nodes)
+
+    def nodes(self) -> list[NodePlan]:
+        return [node for table in self.tables for node in table.nodes]
+
+    def payload_names(self) -> list[str]:
+        return sorted(name for node in self.nodes() for name in node.payloads)
 
     def body(self) -> dict[str, Any]:
         """The hashed body (no plan id, no wall-clock values)."""

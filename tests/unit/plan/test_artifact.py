@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from maintainer.errors import PlanError
-from maintainer.plan.artifact import PLAN_FILE, read_plan, sha256_hex, write_plan
+from maintainer.plan.artifact import PLAN_FILE, plan_id_of, read_plan, sha256_hex, write_plan
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
 
 PAYLOAD = b"Obj\x01payload"
@@ -22,7 +22,7 @@ def sample_plan() -> Plan:
         reasons=("3 superseded file slices",),
         actions=(PlannedAction("delete_file", "p/a.parquet", "older than ECTR", {"size": 10}),),
         effect={"delete_files": [{"path": "p/a.parquet", "size": 10}], "bytes": 10},
-        payloads={"trips.clean.requested": sha256_hex(PAYLOAD)},
+        payloads=("trips.clean.requested",),
     )
     fingerprint = TableFingerprint(("1.commit.COMPLETED",), (), "abc")
     return Plan("demo", "dev", (TablePlan("trips", "/t", "COPY_ON_WRITE", 6, fingerprint, (node,)),))
@@ -88,3 +88,26 @@ def test_garbage_plan_is_a_plan_error(tmp_path: Path) -> None:
     (tmp_path / PLAN_FILE).write_text("{not json")
     with pytest.raises(PlanError, match="not valid JSON"):
         read_plan(tmp_path)
+
+
+def test_payload_hashes_are_outside_the_plan_id(tmp_path: Path) -> None:
+    plan = sample_plan()
+    expected_id = plan_id_of(plan)
+    assert write(tmp_path, plan) == expected_id
+    data = json.loads((tmp_path / PLAN_FILE).read_text())
+    assert data["payloads"] == {"trips.clean.requested": sha256_hex(PAYLOAD)}
+    assert data["tables"][0]["nodes"][0]["payloads"] == ["trips.clean.requested"]
+
+
+def test_payload_with_a_rewritten_hash_is_still_refused_if_the_hash_map_lies(tmp_path: Path) -> None:
+    write(tmp_path)
+    data = json.loads((tmp_path / PLAN_FILE).read_text())
+    data["payloads"] = {}
+    (tmp_path / PLAN_FILE).write_text(json.dumps(data))
+    with pytest.raises(PlanError, match="missing or was changed"):
+        read_plan(tmp_path)
+
+
+def test_write_refuses_payloads_the_nodes_do_not_name(tmp_path: Path) -> None:
+    with pytest.raises(PlanError, match="do not match"):
+        write_plan(tmp_path, sample_plan(), {"other": b"x"}, "", {})
