@@ -8,13 +8,13 @@ v8+: named by the deltacommit). Pure of the timeline: it returns the write stat 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from maintainer.datagen.workload import DATA_SCHEMA, RECORD_KEY_FIELD, RowChange
+from maintainer.datagen.workload import DATA_SCHEMA, OP_COLUMN, ORDERING_FIELD, RECORD_KEY_FIELD, Op
 from maintainer.hudi import logformat
 from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, with_meta_fields
 from maintainer.hudi.filenames import BaseFileName, MarkerType
@@ -30,7 +30,8 @@ class FileGroupTask:
 
     partition_path: str
     file_id: str
-    changes: tuple[RowChange, ...]
+    changes: pa.Table
+    """The group's changes in CHANGE_SCHEMA (data columns + ``_op``)."""
     base_file: str | None
     """The latest committed base file name of the group (None: a new group)."""
     log_files: tuple[str, ...]
@@ -68,10 +69,14 @@ class _Counts:
     inserts: int
 
     @classmethod
-    def of(cls, changes: Sequence[RowChange]) -> _Counts:
-        deletes = sum(1 for c in changes if c.row is None)
-        updates = sum(1 for c in changes if c.row is not None and c.existed)
-        return cls(deletes, updates, len(changes) - deletes - updates)
+    def of(cls, changes: pa.Table) -> _Counts:
+        ops = changes.column(OP_COLUMN)
+        return cls(*(pc.sum(pc.equal(ops, int(op))).as_py() or 0 for op in (Op.DELETE, Op.UPDATE, Op.INSERT)))
+
+
+def _written(changes: pa.Table) -> pa.Table:
+    """Inserts and updates, data columns only."""
+    return changes.filter(pc.not_equal(changes.column(OP_COLUMN), int(Op.DELETE))).select(DATA_SCHEMA.names)
 
 
 def _write_base(storage: Storage, ctx: WriteContext, task: FileGroupTask, old: pa.Table | None) -> TaskResult:
@@ -79,16 +84,16 @@ def _write_base(storage: Storage, ctx: WriteContext, task: FileGroupTask, old: p
     target = BaseFileTarget(
         _path(task.partition_path, name), task.partition_path, ctx.instant_time, task.task_id
     )
-    changed = {c.key: c for c in task.changes}
     with BaseFileWriter(storage, target, ctx.avro_schema) as writer:
         if old is not None:
-            keys = old.column("_hoodie_record_key").to_pylist()
-            kept = [i for i, key in enumerate(keys) if key not in changed]
-            if kept:
-                writer.write_hoodie_records(old.take(pa.array(kept, type=pa.int64())))
-        rows = [c.row for c in task.changes if c.row is not None]
-        if rows:
-            data = pa.Table.from_pylist(rows, schema=DATA_SCHEMA)
+            changed = pc.is_in(
+                old.column("_hoodie_record_key"), value_set=task.changes.column(RECORD_KEY_FIELD)
+            )
+            kept = old.filter(pc.invert(changed))
+            if kept.num_rows:
+                writer.write_hoodie_records(kept)
+        data = _written(task.changes)
+        if data.num_rows:
             writer.write(data, data.column(RECORD_KEY_FIELD))
     size = storage.stat(target.path)
     counts = _Counts.of(task.changes)
@@ -105,17 +110,28 @@ def _write_base(storage: Storage, ctx: WriteContext, task: FileGroupTask, old: p
 
 
 def _log_records(ctx: WriteContext, task: FileGroupTask) -> list[dict[str, Any]]:
-    records = []
-    for index, change in enumerate(c for c in task.changes if c.row is not None):
-        meta = {
+    prefix = f"{ctx.instant_time}_{task.task_id}_"
+    return [
+        {
             "_hoodie_commit_time": ctx.instant_time,
-            "_hoodie_commit_seqno": f"{ctx.instant_time}_{task.task_id}_{index}",
-            "_hoodie_record_key": change.key,
+            "_hoodie_commit_seqno": f"{prefix}{index}",
+            "_hoodie_record_key": row[RECORD_KEY_FIELD],
             "_hoodie_partition_path": task.partition_path,
             "_hoodie_file_name": task.file_id,
+            **row,
         }
-        records.append({**meta, **(change.row or {})})
-    return records
+        for index, row in enumerate(_written(task.changes).to_pylist())
+    ]
+
+
+def _deletes(task: FileGroupTask) -> list[DeleteRecord]:
+    removed = task.changes.filter(pc.equal(task.changes.column(OP_COLUMN), int(Op.DELETE)))
+    keys = removed.column(RECORD_KEY_FIELD).to_pylist()
+    orderings = removed.column(ORDERING_FIELD).to_pylist()
+    return [
+        DeleteRecord(key, task.partition_path, OrderingValue.infer(ordering))
+        for key, ordering in zip(keys, orderings, strict=True)
+    ]
 
 
 def _log_blocks(ctx: WriteContext, task: FileGroupTask) -> list[bytes]:
@@ -124,11 +140,7 @@ def _log_blocks(ctx: WriteContext, task: FileGroupTask) -> list[bytes]:
     records = _log_records(ctx, task)
     if records:
         blocks.append(logformat.avro_data_block(records, schema, ctx.instant_time))
-    deletes = [
-        DeleteRecord(c.key, task.partition_path, OrderingValue.infer(c.ordering))
-        for c in task.changes
-        if c.row is None
-    ]
+    deletes = _deletes(task)
     if deletes:
         blocks.append(logformat.delete_block(deletes, ctx.instant_time, schema))
     return blocks
@@ -148,7 +160,7 @@ def _write_log(storage: Storage, ctx: WriteContext, task: FileGroupTask) -> Task
     storage.write_if_absent(path, data)
     counts = _Counts.of(task.changes)
     stat = WriteStat(
-        file_id=task.file_id, path=path, prev_commit=base.instant_time, num_writes=len(task.changes),
+        file_id=task.file_id, path=path, prev_commit=base.instant_time, num_writes=task.changes.num_rows,
         total_write_bytes=len(data), total_write_errors=0, partition_path=task.partition_path,
         file_size_in_bytes=len(data), log_version=log.version, log_offset=0, base_file=task.base_file,
         log_files=(log.name,), total_log_blocks=0, num_deletes=counts.deletes,

@@ -113,7 +113,7 @@ class _Generator:
         for task_id, ((value, group), changes) in enumerate(sorted(work.changes.items())):
             state = self.groups.setdefault((value, group), _GroupState())
             tasks.append(
-                FileGroupTask(self.partition_path(value), self.file_id(value, group), tuple(changes),
+                FileGroupTask(self.partition_path(value), self.file_id(value, group), changes,
                               state.base_file, tuple(state.log_files), task_id)
             )  # fmt: skip
         return tasks
@@ -169,13 +169,12 @@ class _Generator:
         )
         self.storage.delete_dir(f"{MARKERS_DIR}/{inflight.timestamp}")
         self.storage.delete(f"{HEARTBEAT_DIR}/{inflight.timestamp}")
-        self.track(tasks, results)
+        self.track(work, results)
         return inflight.timestamp
 
-    def track(self, tasks: Sequence[FileGroupTask], results: Sequence[TaskResult]) -> None:
-        for task, result in zip(tasks, results, strict=True):
-            value = task.changes[0].partition
-            state = self.groups[(value, task.changes[0].file_group)]
+    def track(self, work: CommitWork, results: Sequence[TaskResult]) -> None:
+        for key, result in zip(sorted(work.changes), results, strict=True):
+            state = self.groups[key]
             name = (result.stat.path or "").rsplit("/", 1)[-1]
             if name.startswith("."):
                 state.log_files.append(name)
@@ -197,13 +196,13 @@ def generate(
     completed: list[str] = []
     expected: dict[str, list[dict[str, Any]]] = {}
     failed: str | None = None
-    for work in workload.commits():
+    for work, ids, rows in workload.commits():
         fail = spec.failed_write and work.index == spec.workload.commits - 1
         instant = generator.write(work, fail)
         if fail:
             failed = instant
             break
-        workload.apply(work)
+        workload.apply(ids, rows)
         completed.append(instant)
         if keep_history or work.index == spec.workload.commits - 1:
             expected[instant] = workload.expected_rows()
