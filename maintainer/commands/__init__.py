@@ -18,6 +18,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "compile_cmd",
     "inspect_cmd",
     "datagen_cmd",
+    "plan_cmd",
+    "show_cmd",
     "demo_cmd",
 )
 

@@ -1,0 +1,107 @@
+"""``maintainer plan``: read the selected tables and write the reviewable plan directory.
+
+Never starts a JVM and never writes into a table: it lists partitions (only those a service
+needs: incremental where Hudi would be), runs each service's pure planner and writes
+plan.json, plan.md and the Avro payloads apply will write.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from maintainer import __version__
+from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
+from maintainer.console import print_error, stderr, stdout
+from maintainer.errors import MaintainerError
+from maintainer.plan.artifact import write_plan
+from maintainer.plan.builder import BuiltPlan, build_plan, requests_from_nodes
+from maintainer.plan.render import render_markdown, render_text
+
+PLAN_DIR = "plan"
+EXIT_OK, EXIT_FAILURE, EXIT_CHANGES = 0, 1, 2
+
+
+def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
+    """Plan the selected nodes, with a progress bar (on stderr) while tables are read."""
+    project = loaded.project
+    order = loaded.selected_order()
+    mor_only = [node for node in order if loaded.graph.nodes[node].get("mor_only")]
+    requests = requests_from_nodes(project.tables_by_name, order, mor_only)
+    with Progress(
+        TextColumn("reading tables"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=len(requests))
+
+        def done(name: str) -> None:
+            progress.update(task, advance=1, description=escape(name))
+
+        return build_plan(
+            project.config.name,
+            project.target.name,
+            requests,
+            project.target.settings.storage_options,
+            now,
+            threads=loaded.threads,
+            on_table_done=done,
+        )
+
+
+def save(built: BuiltPlan, directory: Path) -> None:
+    meta = {"maintainer_version": __version__, "format": "maintainer plan directory"}
+    try:
+        write_plan(directory, built.plan, built.payloads, render_markdown(built.plan, built.plan_id), meta)
+    except OSError as exc:
+        raise MaintainerError(
+            f"cannot write the plan to {directory}: {exc}",
+            where=str(directory),
+            hint="check the folder is writable, or pass --out",
+        ) from exc
+
+
+@click.command("plan")
+@common_options()
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="The plan directory to write (default: <target_path>/plan in the project).",
+)
+@click.option(
+    "--detailed-exitcode",
+    is_flag=True,
+    help="Exit 0 when there is nothing to do, 2 when the plan has changes, 1 on error.",
+)
+def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) -> int:
+    """Read the selected tables and write what maintenance would do, without changing anything:
+    plan.json (hashed), plan.md (for review) and the Hudi payloads apply will write.
+
+    \b
+    Examples:
+      maintainer plan
+      maintainer plan --select tag:nightly --out target/plan --detailed-exitcode
+    """
+    loaded = load_from_options(options)
+    directory = Path(out) if out else loaded.project.target_dir / PLAN_DIR
+    built = make_plan(loaded, datetime.now(timezone.utc))
+    save(built, directory)
+    stdout.out(render_text(built.plan, built.plan_id), highlight=False, end="")
+    stdout.print(f"wrote {escape(str(directory))}")
+    for message in built.errors:
+        print_error(message)
+    if built.errors:
+        return EXIT_FAILURE
+    if detailed_exitcode and built.plan.has_changes:
+        return EXIT_CHANGES
+    return EXIT_OK

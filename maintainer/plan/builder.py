@@ -1,0 +1,255 @@
+"""Build the plan: open each selected table once (only the partitions its planners need),
+plan every selected node, and build the payloads apply will write (they carry the plan id).
+
+A table that cannot be read, or that has a metadata table the manifest does not let us drop,
+gets its nodes ``blocked`` with the reason, so the rest of the plan stays useful. Reading
+never writes and never starts a JVM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from maintainer.errors import MaintainerError
+from maintainer.graph import NodeId
+from maintainer.hudi.fsview import build_view
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.table import (
+    MetadataTableInfo,
+    TableSnapshot,
+    load_config,
+    load_metadata_table_info,
+    load_snapshot,
+    load_timeline,
+)
+from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.view_inputs import load_view_inputs
+from maintainer.plan.artifact import plan_id_of
+from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
+from maintainer.project.models import TableSpec
+from maintainer.services.registry import service_entry, unsupported_reason
+from maintainer.storage import Storage
+
+METADATA_TABLE_PATH = ".hoodie/metadata"
+UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """One table to plan, with the services selected for it (in execution order)."""
+
+    spec: TableSpec
+    services: tuple[str, ...]
+    mor_only: frozenset[str] = frozenset()
+    """Services planned on merge-on-read tables only (dropped for copy-on-write)."""
+
+
+@dataclass(frozen=True)
+class BuiltTable:
+    plan: TablePlan
+    storage: Storage | None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class BuiltPlan:
+    plan: Plan
+    plan_id: str
+    payloads: Mapping[str, bytes]
+    errors: tuple[str, ...]
+    """Tables that could not be read (their nodes are blocked): plan exits 1."""
+
+
+def requests_from_nodes(
+    specs: Mapping[str, TableSpec], nodes: Iterable[NodeId], mor_only: Iterable[NodeId] = ()
+) -> list[TableRequest]:
+    """Group selected nodes (in execution order) by table, tables by name."""
+    by_table: dict[str, list[str]] = {}
+    for node in nodes:
+        by_table.setdefault(node.table, []).append(node.service)
+    mor = {(n.table, n.service) for n in mor_only}
+    return [
+        TableRequest(specs[name], tuple(services), frozenset(s for s in services if (name, s) in mor))
+        for name, services in sorted(by_table.items())
+    ]
+
+
+# -- the table's state ---------------------------------------------------------------------
+
+
+def fingerprint_of(snapshot: TableSnapshot) -> TableFingerprint:
+    instants = tuple(
+        f"{i.timestamp}.{i.action.value}.{i.state.value}"
+        + (f"@{i.completion_time}" if i.completion_time and i.completion_time != i.timestamp else "")
+        for i in snapshot.timeline.instants
+    )
+    properties = "".join(f"{k}={v}\n" for k, v in sorted(snapshot.config.raw.items()))
+    checksum = hashlib.sha256(properties.encode()).hexdigest()
+    return TableFingerprint(instants, tuple(i.timestamp for i in snapshot.timeline.savepoints()), checksum)
+
+
+def _partitions_needed(
+    storage: Storage,
+    timeline: Timeline,
+    request: TableRequest,
+    services: Iterable[str],
+    now: datetime,
+    tz: str,
+) -> list[str] | None:
+    needed: set[str] = set()
+    for service in services:
+        entry = service_entry(service)
+        if entry is None:
+            continue
+        partitions = entry.partitions(storage, timeline, request.spec, now, tz)
+        if partitions is None:
+            return None
+        needed.update(partitions)
+    return sorted(needed)
+
+
+def open_for_services(
+    storage: Storage, request: TableRequest, services: Iterable[str], now: datetime
+) -> LoadedTable:
+    """Open the table listing only the partitions the services' planners need."""
+    config = load_config(storage)
+    timeline = load_timeline(storage, config)
+    partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
+    snapshot = load_snapshot(storage, partitions)
+    inputs = load_view_inputs(storage, snapshot)
+    return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))
+
+
+# -- nodes -----------------------------------------------------------------------------------
+
+
+def _blocked(table: str, services: Iterable[str], reason: str) -> tuple[NodePlan, ...]:
+    return tuple(NodePlan(table, s, NodeStatus.BLOCKED, reasons=(reason,)) for s in services)
+
+
+def metadata_table_reason(info: MetadataTableInfo) -> str:
+    partitions = ", ".join(info.partitions + info.inflight_partitions) or "none listed"
+    return (
+        f"the table has a metadata table (partitions: {partitions}); maintainer does not update "
+        "metadata tables, so maintaining the table would leave it stale. Set `metadata_table: drop` "
+        "for this table in its manifest to remove it first (as Hudi's delete_metadata_table does)"
+    )
+
+
+def _drop_metadata_action(info: MetadataTableInfo) -> PlannedAction:
+    return PlannedAction(
+        "drop_metadata_table",
+        METADATA_TABLE_PATH,
+        "metadata_table: drop in the manifest: the metadata table is removed as Hudi's "
+        "delete_metadata_table does (hoodie.properties first, then the folder)",
+        {"partitions": list(info.partitions + info.inflight_partitions)},
+    )
+
+
+def _with_first_action(node: NodePlan, action: PlannedAction) -> NodePlan:
+    return replace(
+        node,
+        status=NodeStatus.CHANGES if node.status is not NodeStatus.BLOCKED else node.status,
+        actions=(action, *node.actions),
+    )
+
+
+def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime) -> NodePlan:
+    entry = service_entry(service)
+    if entry is None:
+        return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(unsupported_reason(service),))
+    try:
+        return entry.plan(table, spec, now)
+    except MaintainerError as exc:
+        return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
+
+
+def _plan_nodes(
+    table: LoadedTable, request: TableRequest, services: tuple[str, ...], now: datetime
+) -> tuple[NodePlan, ...]:
+    spec = request.spec
+    nodes = [_plan_node(table, spec, s, now) for s in services]
+    info = table.snapshot.metadata_table
+    if info.enabled:
+        for index, node in enumerate(nodes):
+            if node.status is not NodeStatus.BLOCKED:
+                nodes[index] = _with_first_action(node, _drop_metadata_action(info))
+                break
+    return tuple(nodes)
+
+
+def build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:
+    """Plan one table's selected nodes; any read error blocks them with its message."""
+    spec = request.spec
+    empty = TableFingerprint((), (), "")
+    try:
+        storage = Storage(spec.path, dict(storage_options))
+        config = load_config(storage)
+        services = tuple(s for s in request.services if config.is_mor or s not in request.mor_only)
+        info = load_metadata_table_info(storage, config)
+        if info.enabled and spec.metadata_table != "drop":
+            head = load_snapshot(storage, [])
+            nodes = _blocked(spec.name, services, metadata_table_reason(info))
+            return BuiltTable(
+                TablePlan(
+                    spec.name, spec.path, config.table_type.value, config.version, fingerprint_of(head), nodes
+                ),
+                storage,
+            )
+        table = open_for_services(storage, request, services, now)
+        nodes = _plan_nodes(table, request, services, now)
+        return BuiltTable(
+            TablePlan(
+                spec.name,
+                spec.path,
+                config.table_type.value,
+                config.version,
+                fingerprint_of(table.snapshot),
+                nodes,
+            ),
+            storage,
+        )
+    except MaintainerError as exc:
+        message = f"table {spec.name} ({spec.path}) cannot be read: {exc}"
+        nodes = _blocked(spec.name, request.services, message)
+        return BuiltTable(TablePlan(spec.name, spec.path, UNKNOWN, 0, empty, nodes), None, message)
+
+
+def _payloads(tables: Iterable[BuiltTable], plan_id: str) -> dict[str, bytes]:
+    payloads: dict[str, bytes] = {}
+    for built in tables:
+        for node in built.plan.nodes:
+            entry = service_entry(node.service)
+            if node.payloads and entry is not None and built.storage is not None:
+                payloads.update(entry.payloads(node, built.storage, plan_id))
+    return payloads
+
+
+def build_plan(
+    project: str,
+    target: str,
+    requests: Iterable[TableRequest],
+    storage_options: Mapping[str, object],
+    now: datetime,
+    threads: int = 4,
+    on_table_done: Callable[[str], None] | None = None,
+) -> BuiltPlan:
+    """Plan every requested table (``threads`` at once); tables in the plan are sorted by name."""
+
+    def one(request: TableRequest) -> BuiltTable:
+        built = build_table(request, storage_options, now)
+        if on_table_done is not None:
+            on_table_done(request.spec.name)
+        return built
+
+    ordered = sorted(requests, key=lambda r: r.spec.name)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        built = list(pool.map(one, ordered))
+    plan = Plan(project, target, tuple(b.plan for b in built))
+    plan_id = plan_id_of(plan)
+    errors = tuple(b.error for b in built if b.error is not None)
+    return BuiltPlan(plan, plan_id, _payloads(built, plan_id), errors)

@@ -1,0 +1,133 @@
+"""A clean node of the plan: the planner's result as actions (each with its reason), the
+effect (files and bytes) and the payload apply writes into ``.clean.requested``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from maintainer.hudi import payloads
+from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.project.models import TableSpec
+from maintainer.services.clean.payload import cleaner_plan_bytes, partition_of
+from maintainer.services.clean.planner import CleanPlanResult, FileToDelete
+from maintainer.services.clean.state import plan_clean_node
+from maintainer.storage import Storage
+
+SERVICE = "clean"
+
+
+def payload_name(table: str) -> str:
+    return f"{table}.{SERVICE}.requested"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingClean:
+    """A clean requested or inflight in the table, and what its plan deletes."""
+
+    instant_time: str
+    paths: frozenset[str]
+    partitions: frozenset[str]
+
+
+def _pending_clean(storage: Storage, table: LoadedTable, instant: Instant) -> PendingClean:
+    path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+    plan = payloads.decode_cleaner_plan(storage.read_bytes(path), storage.uri(path))
+    paths: set[str] = set()
+    for partition, infos in ((plan.file_paths_to_be_deleted_per_partition or {}) if plan else {}).items():
+        for info in infos:
+            name = (info.file_path or "").rsplit("/", 1)[-1]
+            paths.add(f"{partition}/{name}" if partition else name)
+    for partition, names in ((plan.files_to_be_deleted_per_partition or {}) if plan else {}).items():
+        paths.update(f"{partition}/{name}" if partition else name for name in names)
+    emptied = frozenset(plan.partitions_to_be_deleted or ()) if plan else frozenset()
+    return PendingClean(instant.timestamp, frozenset(paths), emptied)
+
+
+def pending_cleans(table: LoadedTable) -> list[PendingClean]:
+    return [_pending_clean(table.storage, table, i) for i in table.snapshot.timeline.pending_cleans()]
+
+
+def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, ...]:
+    ectr = result.earliest_commit_to_retain
+    retention = (
+        f"earliest commit to retain: {ectr.timestamp} ({result.retention_reason})"
+        if ectr
+        else f"no earliest commit to retain: {result.retention_reason}"
+    )
+    scan = "full scan" if result.scope.full else "incremental scan"
+    reasons = [f"policy {result.policy.value}", retention, f"{scan}: {result.scope.reason}"]
+    if result.savepoint_times:
+        reasons.append(f"files of savepoints {', '.join(result.savepoint_times)} are kept")
+    if not files and not result.partitions_to_delete:
+        reasons.append("nothing to clean: no file slice is old enough to delete")
+    return tuple(reasons)
+
+
+def _effect(result: CleanPlanResult, files: list[FileToDelete], emptied: list[str]) -> dict[str, Any]:
+    ectr = result.earliest_commit_to_retain
+    return {
+        "delete_files": [{"path": f.path, "size": f.size} for f in files],
+        "files": len(files),
+        "bytes": sum(f.size for f in files),
+        "partitions_deleted": emptied,
+        "earliest_commit_to_retain": ectr.timestamp if ectr else None,
+        "earliest_commit_to_retain_action": ectr.completed_action.value if ectr else None,
+        "policy": result.policy.value,
+        "scan": "full" if result.scope.full else "incremental",
+        "last_completed_commit": result.last_completed_commit,
+        "savepointed_timestamps": list(result.savepoint_times),
+    }
+
+
+def _actions(
+    pending: list[PendingClean], files: list[FileToDelete], emptied: list[str]
+) -> list[PlannedAction]:
+    actions = [
+        PlannedAction(
+            "finish_pending_clean",
+            p.instant_time,
+            f"clean {p.instant_time} was left pending; it is finished first, as Hudi does",
+            {"files": len(p.paths)},
+        )
+        for p in pending
+    ]
+    actions += [
+        PlannedAction("delete_file", f.path, f.reason, {"size": f.size, "partition": f.partition})
+        for f in files
+    ]
+    actions += [
+        PlannedAction("delete_partition", p, "no file group is left in the partition", {}) for p in emptied
+    ]
+    return actions
+
+
+def plan_clean_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    """The clean node of one table: files already in a pending clean's plan are left to it."""
+    result = plan_clean_node(table, spec, now)
+    pending = pending_cleans(table)
+    taken = {path for p in pending for path in p.paths}
+    taken_partitions = {part for p in pending for part in p.partitions}
+    files = sorted((f for f in result.files if f.path not in taken), key=lambda f: f.path)
+    emptied = sorted(p for p in result.partitions_to_delete if p not in taken_partitions)
+    actions = _actions(pending, files, emptied)
+    return NodePlan(
+        table=spec.name,
+        service=SERVICE,
+        status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
+        reasons=_reasons(result, files),
+        actions=tuple(actions),
+        effect=_effect(result, files, emptied),
+        payloads=(payload_name(spec.name),) if files or emptied else (),
+    )
+
+
+def clean_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+    """The payload files of a clean node (none when it writes no new clean)."""
+    return {name: cleaner_plan_bytes(node.effect, storage, plan_id) for name in node.payloads}
+
+
+__all__ = ["clean_payloads", "partition_of", "payload_name", "pending_cleans", "plan_clean_service"]

@@ -1,0 +1,75 @@
+"""The ``HoodieCleanerPlan`` a clean node writes into ``.clean.requested``, built from the node's
+effect alone, so the plan side (which stores it in the plan directory) and the apply side
+(which rebuilds it from the approved plan and compares bytes) make the very same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
+from maintainer.storage import Storage
+
+PLAN_ID_KEY = "maintainer.plan_id"
+"""extraMetadata key of the clean plan and clean metadata: the plan the clean came from."""
+SAVEPOINTED_TIMESTAMPS_KEY = "savepointed_timestamps"
+"""extraMetadata key Hudi's CleanerUtils writes: the savepoint times when the clean was planned."""
+
+
+def partition_of(path: str) -> str:
+    """The partition of a table-relative file path ("" for a non-partitioned table)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _files_per_partition(storage: Storage, paths: Iterable[str]) -> dict[str, tuple[CleanFileInfo, ...]]:
+    grouped: dict[str, list[CleanFileInfo]] = {}
+    for path in sorted(paths):
+        info = CleanFileInfo(file_path=storage.uri(path), is_bootstrap_base_file=False)
+        grouped.setdefault(partition_of(path), []).append(info)
+    return {partition: tuple(infos) for partition, infos in sorted(grouped.items())}
+
+
+def _earliest_instant(effect: Mapping[str, Any]) -> ActionInstant | None:
+    timestamp = effect.get("earliest_commit_to_retain")
+    if not timestamp:
+        return None
+    return ActionInstant(
+        timestamp=timestamp, action=effect["earliest_commit_to_retain_action"], state="COMPLETED"
+    )
+
+
+def cleaner_plan_for(
+    effect: Mapping[str, Any],
+    storage: Storage,
+    plan_id: str,
+    delete_paths: Sequence[str] | None = None,
+    partitions_to_delete: Sequence[str] | None = None,
+) -> CleanerPlan:
+    """The clean plan of a clean node's ``effect``; ``delete_paths`` / ``partitions_to_delete``
+    (table-relative) default to the effect's own, and are the intersection at apply."""
+    paths = delete_paths if delete_paths is not None else [f["path"] for f in effect["delete_files"]]
+    emptied = partitions_to_delete if partitions_to_delete is not None else effect["partitions_deleted"]
+    return CleanerPlan(
+        policy=effect["policy"],
+        earliest_instant_to_retain=_earliest_instant(effect),
+        last_completed_commit_timestamp=effect["last_completed_commit"],
+        files_to_be_deleted_per_partition={},
+        file_paths_to_be_deleted_per_partition=_files_per_partition(storage, paths),
+        partitions_to_be_deleted=tuple(sorted(emptied)),
+        extra_metadata={
+            SAVEPOINTED_TIMESTAMPS_KEY: ",".join(effect["savepointed_timestamps"]),
+            PLAN_ID_KEY: plan_id,
+        },
+    )
+
+
+def cleaner_plan_bytes(
+    effect: Mapping[str, Any],
+    storage: Storage,
+    plan_id: str,
+    delete_paths: Sequence[str] | None = None,
+    partitions_to_delete: Sequence[str] | None = None,
+) -> bytes:
+    """The exact bytes of ``.clean.requested`` for this effect (see :func:`cleaner_plan_for`)."""
+    return encode_avro(cleaner_plan_for(effect, storage, plan_id, delete_paths, partitions_to_delete))

@@ -1,0 +1,130 @@
+"""Everything the pure clean planner needs, read from a table: the settings (from the manifest's
+CleanSpec), the last completed clean, the scan scope with the partitions written by the
+window's commits, the savepointed files and the file-system view of the scanned partitions.
+
+``partitions_to_list`` tells the plan builder which partitions to list before the table is
+opened (only the window's when incremental), and ``plan_clean_node`` plans one clean node on an
+opened table. Both read only instant files (never data files) and never write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from maintainer.hudi import payloads
+from maintainer.hudi.fsview import FileSystemView, build_view
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec
+from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
+from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
+from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
+from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window
+from maintainer.storage import FileInfo, Storage
+
+
+def clean_settings(spec: CleanSpec) -> CleanSettings:
+    """The planner's settings from the manifest's clean block."""
+    return CleanSettings(
+        policy=CleanPolicy.parse(spec.policy),
+        commits_retained=spec.commits_retained,
+        file_versions_retained=spec.file_versions_retained,
+        hours_retained=spec.hours_retained,
+        incremental=spec.incremental,
+    )
+
+
+def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
+    """The last completed clean's earliest commit to retain and recorded savepoints."""
+    instant = timeline.last_completed_clean()
+    if instant is None:
+        return None
+    path = timeline.file_path(instant, State.COMPLETED)
+    metadata = payloads.decode_clean_metadata(storage.read_bytes(path), storage.uri(path))
+    if metadata is None:
+        return LastClean(instant.timestamp, "")
+    recorded = (metadata.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
+    savepoints = None if recorded is None else tuple(t for t in recorded.split(",") if t)
+    return LastClean(instant.timestamp, metadata.earliest_commit_to_retain or "", savepoints)
+
+
+def _written_by(storage: Storage, timeline: Timeline, instant: Instant) -> list[str]:
+    path = timeline.file_path(instant, State.COMPLETED)
+    data, where = storage.read_bytes(path), storage.uri(path)
+    if instant.completed_action is Action.REPLACE_COMMIT:
+        replace = payloads.decode_replace_commit_metadata(data, where)
+        replaced = replace.partition_to_replace_file_ids or {}
+        return sorted({*(replace.partition_to_write_stats or {}), *replaced})
+    return sorted(payloads.decode_commit_metadata(data, where).partition_to_write_stats or {})
+
+
+def written_partitions(
+    storage: Storage, timeline: Timeline, window: Sequence[Instant]
+) -> dict[str, list[str]]:
+    """Instant time -> the partitions its commit metadata says it wrote (replacecommits add the
+    partitions of the file groups they replaced)."""
+    return {instant.timestamp: _written_by(storage, timeline, instant) for instant in window}
+
+
+@dataclass(frozen=True)
+class CleanScope:
+    """Where the clean looks: the settings, the retention point's scope and, when incremental,
+    the partitions the window's commits wrote (None: every partition)."""
+
+    settings: CleanSettings
+    scope: ScanScope
+    partitions: tuple[str, ...] | None
+
+
+def clean_scope(storage: Storage, timeline: Timeline, spec: CleanSpec, now: datetime, tz: str) -> CleanScope:
+    settings = clean_settings(spec)
+    retention = earliest_commit_to_retain(timeline, settings, now, tz)
+    scope = choose_scope(timeline, settings, retention.instant, read_last_clean(storage, timeline))
+    if scope.full:
+        return CleanScope(settings, scope, None)
+    written = written_partitions(storage, timeline, scope.window)
+    return CleanScope(settings, scope, tuple(partitions_in_window(scope.window, written)))
+
+
+def partitions_to_list(
+    storage: Storage, timeline: Timeline, spec: CleanSpec, now: datetime, tz: str
+) -> tuple[str, ...] | None:
+    """The partitions a clean of this table needs listed (None: all of them)."""
+    return clean_scope(storage, timeline, spec, now, tz).partitions
+
+
+def _scoped_view(table: LoadedTable, partitions: tuple[str, ...] | None) -> FileSystemView:
+    listings = table.snapshot.listings
+    if partitions is None or set(partitions) == set(listings):
+        return table.view
+    wanted = set(partitions)
+    scoped: dict[str, Sequence[FileInfo]] = {p: entries for p, entries in listings.items() if p in wanted}
+    missing = wanted - set(listings)
+    if missing:
+        scoped.update(table.storage.list_dirs(sorted(missing)))
+    return build_view(table.view.timeline, scoped, table.view.inputs)
+
+
+def clean_inputs(table: LoadedTable, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
+    """The planner's inputs for this table; the view covers only the scanned partitions."""
+    tz = table.snapshot.config.timeline_timezone
+    found = clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
+    inputs = CleanInputs(
+        timeline=table.snapshot.timeline,
+        view=_scoped_view(table, found.partitions),
+        scope=found.scope,
+        savepointed_files=table.view.inputs.savepointed_files,
+        timezone=tz,
+    )
+    return inputs, found.settings
+
+
+def plan_clean_node(table: LoadedTable, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
+    """What a clean of this table would delete now (the same planner on plan and on apply)."""
+    spec = table_spec.clean or CleanSpec()
+    inputs, settings = clean_inputs(table, spec, now)
+    return plan_clean(inputs, settings, now)

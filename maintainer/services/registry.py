@@ -1,0 +1,76 @@
+"""Which services maintainer can plan (and apply), by graph service name.
+
+A service's entry says how to plan one node on an opened table, which partitions it needs
+listed (so a table is read once, with only what its planners need), how to build the payload
+files apply writes, and where its executor lives (``module:function``, imported when apply
+runs). A selected node of a service without an entry is planned ``blocked`` (see
+``unsupported_reason``), so nothing silently pretends to work.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec
+from maintainer.services.clean import node as clean_node
+from maintainer.services.clean.state import partitions_to_list
+from maintainer.storage import Storage
+
+NodePlanner = Callable[[LoadedTable, TableSpec, datetime], NodePlan]
+PartitionsNeeded = Callable[[Storage, Timeline, TableSpec, datetime, str], "tuple[str, ...] | None"]
+"""(storage, timeline, spec, now, timeline timezone) -> partitions to list (None: all)."""
+PayloadBuilder = Callable[[NodePlan, Storage, str], dict[str, bytes]]
+"""(node, table storage, plan id) -> payload name -> bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceEntry:
+    name: str
+    plan: NodePlanner
+    partitions: PartitionsNeeded
+    payloads: PayloadBuilder
+    executor: str | None = None
+    """``module:function`` of the apply-side executor (None: planning only)."""
+
+
+def _clean_partitions(
+    storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+) -> tuple[str, ...] | None:
+    return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
+
+
+SERVICES: dict[str, ServiceEntry] = {
+    "clean": ServiceEntry(
+        name="clean",
+        plan=clean_node.plan_clean_service,
+        partitions=_clean_partitions,
+        payloads=clean_node.clean_payloads,
+        executor=None,
+    ),
+}
+
+
+def service_entry(service: str) -> ServiceEntry | None:
+    return SERVICES.get(service)
+
+
+def unsupported_reason(service: str) -> str:
+    return f"{service} is not supported by this version of maintainer yet"
+
+
+def resolve_executor(service: str) -> Callable[..., Any] | None:
+    """The executor function of a service, imported on first use (None: none registered)."""
+    entry = SERVICES.get(service)
+    if entry is None or entry.executor is None:
+        return None
+    module_name, _, function = entry.executor.partition(":")
+    executor: Callable[..., Any] = getattr(importlib.import_module(module_name), function)
+    return executor
