@@ -1,0 +1,1 @@
+"""Compaction of merge-on-read tables: the pure planner, the per-operation merge, the executor."""
