@@ -1,0 +1,124 @@
+"""The rollback service's models: what the planner reads and what it decides."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import Enum
+
+from maintainer.hudi.filenames import MarkerType
+from maintainer.hudi.fsview import DataFile
+from maintainer.hudi.instant import Instant
+from maintainer.hudi.payloads import RollbackPlan
+from maintainer.hudi.timeline import Timeline
+
+
+class FailedWritesPolicy(str, Enum):
+    EAGER = "eager"
+    LAZY = "lazy"
+
+
+@dataclass(frozen=True, slots=True)
+class RollbackSettings:
+    """The rollback options the planner needs (names and defaults are Hudi's)."""
+
+    policy: FailedWritesPolicy = FailedWritesPolicy.EAGER
+    min_age: timedelta = timedelta(hours=1)
+    heartbeat_interval_ms: int = 60000
+    heartbeat_tolerable_misses: int = 2
+
+    @property
+    def heartbeat_expiry_ms(self) -> int:
+        return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A write marker: the data file a write created, merged or appended to."""
+
+    partition: str
+    file_name: str
+    marker_type: MarkerType
+
+    @property
+    def path(self) -> str:
+        return f"{self.partition}/{self.file_name}" if self.partition else self.file_name
+
+
+@dataclass(frozen=True)
+class RollbackInputs:
+    """The table state a rollback is planned on.
+
+    ``files`` are every data file listed (committed or not); ``markers`` maps an instant time to
+    its markers (absent: the instant left none, so its files are found by listing);
+    ``log_block_instants`` maps a (v6) log file path to the INSTANT_TIMEs of its blocks, for
+    listing-based rollbacks of appends; ``table_uri`` is the absolute URI of the table base path
+    (``file:/...`` locally), as Hudi records paths in rollback payloads.
+    """
+
+    timeline: Timeline
+    table_version: int
+    is_mor: bool
+    table_uri: str
+    files: tuple[DataFile, ...] = ()
+    markers: Mapping[str, tuple[Marker, ...]] = field(default_factory=dict)
+    heartbeats: Mapping[str, int] = field(default_factory=dict)
+    log_block_instants: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    pending_rollback_plans: Mapping[str, RollbackPlan] = field(default_factory=dict)
+    """Pending rollback instant time -> its requested plan."""
+    completed_rollback_targets: Mapping[str, str] = field(default_factory=dict)
+    """Instant time rolled back by a completed rollback -> that rollback's time."""
+    clustering_replacecommits: frozenset[str] = frozenset()
+    """Pending replacecommits (layout 1) that are clusterings: table services, not writes."""
+    timezone: str = "UTC"
+
+
+class RollbackKind(str, Enum):
+    ROLLBACK = "rollback"
+    """Roll back a failed write: delete its files, then its instant."""
+    REVERT_TABLE_SERVICE = "revert_table_service"
+    """Roll back an inflight compaction/clustering attempt: delete its output, back to requested."""
+    FINISH_PENDING_ROLLBACK = "finish_pending_rollback"
+    """Finish a rollback that was started before (with its own instant and plan)."""
+    REMOVE_ROLLED_BACK_INSTANT = "remove_rolled_back_instant"
+    """A completed rollback's target is still on the timeline: only remove its files."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRollback:
+    """One rollback apply will carry out."""
+
+    kind: RollbackKind
+    target: Instant
+    reason: str
+    plan: RollbackPlan
+    rollback_instant: Instant | None = None
+    """The existing rollback instant (pending, or completed for REMOVE_ROLLED_BACK_INSTANT)."""
+    source: str = "markers"
+    """How the files were found: ``markers`` or ``listing`` (or ``plan`` for a pending rollback)."""
+
+    @property
+    def reverts_to_requested(self) -> bool:
+        return self.kind is RollbackKind.REVERT_TABLE_SERVICE or self.target.action.value in _SERVICE_ACTIONS
+
+
+_SERVICE_ACTIONS = frozenset({"compaction", "logcompaction", "clustering"})
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedWrite:
+    """A pending write left alone, and why."""
+
+    instant: Instant
+    reason: str
+
+
+@dataclass(frozen=True)
+class RollbackPlanResult:
+    rollbacks: tuple[PlannedRollback, ...] = ()
+    skipped: tuple[SkippedWrite, ...] = ()
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.rollbacks)

@@ -1,0 +1,119 @@
+"""The rollback requests of one failed instant (Hudi's marker-based and listing-based strategies).
+
+* From markers: a CREATE or MERGE marker names a file the instant wrote: delete it. An APPEND
+  marker (table version 6) names a log file the instant appended blocks to: a rollback command
+  block is appended to that file group (``logBlocksToBeDeleted``: the log file and its size).
+* By listing (no markers): every data file named by the instant is deleted (base files, v8 log
+  files, v6 log files of a slice the instant opened); v6 log files of older slices holding blocks
+  of the instant get a rollback command block.
+
+Paths are absolute, as Hudi writes them: files to delete without a scheme for local tables
+(``/abs/path``), log files with it (``file:/abs/path``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
+from maintainer.hudi.fsview import DataFile
+from maintainer.hudi.instant import Instant
+from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
+from maintainer.services.rollback.model import Marker, RollbackInputs
+
+LOCAL_SCHEME = "file:"
+
+
+def absolute_uri(table_uri: str, path: str) -> str:
+    """The absolute URI of a path relative to the table (``file:/...`` for local tables)."""
+    return f"{table_uri.rstrip('/')}/{path}" if path else table_uri
+
+
+def absolute_path(table_uri: str, path: str) -> str:
+    """The absolute path Hudi records for deleted files (no ``file:`` scheme locally)."""
+    uri = absolute_uri(table_uri, path)
+    return uri[len(LOCAL_SCHEME) :] if uri.startswith(LOCAL_SCHEME + "/") else uri
+
+
+def relative_path(table_uri: str, absolute: str) -> str | None:
+    """The table-relative path of an absolute path or URI from a rollback payload (None: outside)."""
+    root = absolute_path(table_uri, "").rstrip("/") + "/"
+    plain = absolute[len(LOCAL_SCHEME) :] if absolute.startswith(LOCAL_SCHEME + "/") else absolute
+    return plain[len(root) :] if plain.startswith(root) else None
+
+
+def _delete_request(inputs: RollbackInputs, partition: str, paths: Iterable[str]) -> RollbackRequest:
+    return RollbackRequest(
+        partition_path=partition,
+        file_id="",
+        latest_base_instant="",
+        files_to_be_deleted=tuple(absolute_path(inputs.table_uri, p) for p in sorted(paths)),
+        log_blocks_to_be_deleted={},
+    )
+
+
+def _append_request(inputs: RollbackInputs, log: DataFile) -> RollbackRequest | None:
+    if log.log is None:
+        return None
+    return RollbackRequest(
+        partition_path=log.partition,
+        file_id=log.file_id,
+        latest_base_instant=log.log.instant_time,
+        files_to_be_deleted=(),
+        log_blocks_to_be_deleted={absolute_uri(inputs.table_uri, log.path): log.size},
+    )
+
+
+def _file_id_of(name: str) -> str:
+    base = BaseFileName.parse(name)
+    if base is not None:
+        return base.file_id
+    log = LogFileName.parse(name)
+    return log.file_id if log is not None else name
+
+
+def _grouped_deletes(inputs: RollbackInputs, paths: Iterable[tuple[str, str]]) -> list[RollbackRequest]:
+    """One delete request per (partition, file group), as Hudi merges them."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for partition, path in paths:
+        groups.setdefault((partition, _file_id_of(path.rsplit("/", 1)[-1])), []).append(path)
+    return [_delete_request(inputs, partition, group) for (partition, _), group in sorted(groups.items())]
+
+
+def requests_from_markers(inputs: RollbackInputs, markers: Iterable[Marker]) -> list[RollbackRequest]:
+    files = {f.path: f for f in inputs.files}
+    deletes: list[tuple[str, str]] = []
+    appends: list[RollbackRequest] = []
+    for marker in sorted(set(markers), key=lambda m: (m.path, m.marker_type.value)):
+        if marker.marker_type is not MarkerType.APPEND:
+            deletes.append((marker.partition, marker.path))
+            continue
+        log = files.get(marker.path)
+        request = _append_request(inputs, log) if log is not None else None
+        if request is not None:
+            appends.append(request)
+    return _grouped_deletes(inputs, deletes) + appends
+
+
+def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[RollbackRequest]:
+    deletes: list[tuple[str, str]] = []
+    appends: list[RollbackRequest] = []
+    for data_file in sorted(inputs.files, key=lambda f: f.path):
+        if data_file.instant_time == instant_time:
+            deletes.append((data_file.partition, data_file.path))
+        elif data_file.is_log and instant_time in inputs.log_block_instants.get(data_file.path, ()):
+            request = _append_request(inputs, data_file)
+            if request is not None:
+                appends.append(request)
+    return _grouped_deletes(inputs, deletes) + appends
+
+
+def rollback_plan(inputs: RollbackInputs, target: Instant) -> tuple[RollbackPlan, str]:
+    """The HoodieRollbackPlan undoing ``target``, and how its files were found."""
+    markers = inputs.markers.get(target.timestamp)
+    if markers:
+        requests, source = requests_from_markers(inputs, markers), "markers"
+    else:
+        requests, source = requests_by_listing(inputs, target.timestamp), "listing"
+    info = InstantInfo(commit_time=target.timestamp, action=target.action.value)
+    return RollbackPlan(instant_to_rollback=info, rollback_requests=tuple(requests)), source

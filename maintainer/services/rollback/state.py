@@ -1,0 +1,110 @@
+"""Read what the rollback planner needs from a loaded table (read-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from maintainer.hudi import payloads
+from maintainer.hudi.fsview import DataFile
+from maintainer.hudi.instant import TABLE_SERVICE_ACTIONS, WRITE_ACTIONS, Action, Instant, State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.logformat import read_log_file
+from maintainer.project.services import RollbackSpec
+from maintainer.services.rollback.markers import read_markers
+from maintainer.services.rollback.model import (
+    FailedWritesPolicy,
+    Marker,
+    RollbackInputs,
+    RollbackSettings,
+)
+
+
+def settings_from_spec(spec: RollbackSpec) -> RollbackSettings:
+    return RollbackSettings(
+        policy=FailedWritesPolicy(spec.failed_writes_policy),
+        min_age=spec.min_age,
+        heartbeat_interval_ms=spec.heartbeat_interval_ms,
+        heartbeat_tolerable_misses=spec.heartbeat_tolerable_misses,
+    )
+
+
+def _pending_targets(table: LoadedTable) -> list[Instant]:
+    return [
+        i
+        for i in table.snapshot.timeline.pending()
+        if i.action in WRITE_ACTIONS or i.action in TABLE_SERVICE_ACTIONS
+    ]
+
+
+def _markers(table: LoadedTable, instants: Iterable[Instant]) -> dict[str, tuple[Marker, ...]]:
+    found = {i.timestamp: read_markers(table.storage, i.timestamp) for i in instants}
+    return {time: markers for time, markers in found.items() if markers}
+
+
+def _block_instants(table: LoadedTable, logs: Iterable[DataFile]) -> dict[str, frozenset[str]]:
+    """INSTANT_TIMEs of the blocks of each log file (for listing-based rollbacks on v6)."""
+    result = {}
+    for log in logs:
+        blocks = read_log_file(table.storage, log.path)
+        result[log.path] = frozenset(b.instant_time for b in blocks if b.instant_time)
+    return result
+
+
+def _latest_logs(table: LoadedTable) -> list[DataFile]:
+    return [f for s in table.view.latest_slices() for f in s.log_files]
+
+
+def _decode_plans(table: LoadedTable) -> dict[str, payloads.RollbackPlan]:
+    timeline = table.snapshot.timeline
+    plans = {}
+    for instant in timeline.pending_rollbacks():
+        path = timeline.file_path(instant, State.REQUESTED)
+        plan = payloads.decode_rollback_plan(table.storage.read_bytes(path), table.storage.uri(path))
+        if plan is not None:
+            plans[instant.timestamp] = plan
+    return plans
+
+
+def _completed_rollback_targets(table: LoadedTable, pending_times: set[str]) -> dict[str, str]:
+    """Targets of completed rollbacks that are still pending on the timeline (crash leftovers)."""
+    timeline = table.snapshot.timeline
+    targets: dict[str, str] = {}
+    if not pending_times:
+        return targets
+    for instant in timeline.completed():
+        if instant.action is not Action.ROLLBACK:
+            continue
+        path = timeline.file_path(instant, State.COMPLETED)
+        metadata = payloads.decode_rollback_metadata(table.storage.read_bytes(path), table.storage.uri(path))
+        for commit in metadata.commits_rollback if metadata else ():
+            if commit in pending_times:
+                targets[commit] = instant.timestamp
+    return targets
+
+
+def _clustering_replacecommits(table: LoadedTable) -> frozenset[str]:
+    clustering = table.view.inputs.pending_clustering.values()
+    return frozenset(op.instant_time for op in clustering)
+
+
+def load_rollback_inputs(table: LoadedTable) -> RollbackInputs:
+    snapshot = table.snapshot
+    targets = _pending_targets(table)
+    markers = _markers(table, targets)
+    unmarked = [t.timestamp for t in targets if t.timestamp not in markers]
+    needs_blocks = snapshot.config.version < 8 and snapshot.config.is_mor and bool(unmarked)
+    files = tuple(table.view.all_files()) + tuple(table.view.uncommitted)
+    return RollbackInputs(
+        timeline=snapshot.timeline,
+        table_version=snapshot.config.version,
+        is_mor=snapshot.config.is_mor,
+        table_uri=table.storage.uri(""),
+        files=files,
+        markers=markers,
+        heartbeats=dict(snapshot.heartbeats),
+        log_block_instants=_block_instants(table, _latest_logs(table)) if needs_blocks else {},
+        pending_rollback_plans=_decode_plans(table),
+        completed_rollback_targets=_completed_rollback_targets(table, {t.timestamp for t in targets}),
+        clustering_replacecommits=_clustering_replacecommits(table),
+        timezone=snapshot.config.timeline_timezone,
+    )
