@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "datagen_cmd",
     "plan_cmd",
     "show_cmd",
+    "apply_cmd",
     "demo_cmd",
 )
 

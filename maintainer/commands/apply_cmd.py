@@ -1,0 +1,118 @@
+"""``maintainer apply [DIR]``: carry out a reviewed plan on Spark, never more than the plan.
+
+``--auto-approve`` plans the selected nodes and applies that plan in one go (for schedulers).
+What happened to each node goes to the terminal and to ``<target_path>/run_results.json``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
+from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
+from maintainer.console import print_error, stderr, stdout
+from maintainer.errors import UsageError
+from maintainer.graph import NodeId
+from maintainer.plan.artifact import SavedPlan, read_plan
+from maintainer.runner.apply import PlanRunner, apply_plan, needs_spark, refuse_if_applied
+from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, summarize, write_run_results
+from maintainer.runner.spark import LazySpark
+from maintainer.spark.session import create_session
+
+EXIT_OK, EXIT_FAILURE = 0, 1
+_STYLE = {
+    NodeRunStatus.SUCCESS: "[green]OK[/green]",
+    NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
+    NodeRunStatus.SKIPPED: "[yellow]SKIP[/yellow]",
+}
+
+
+def _plan_now(loaded: LoadedProject) -> Path:
+    built = make_plan(loaded, datetime.now(timezone.utc))
+    directory = loaded.project.target_dir / PLAN_DIR
+    save(built, directory)
+    stdout.print(
+        f"planned {escape(str(directory))} (plan {built.plan_id[:12]}), applying it (--auto-approve)"
+    )
+    for message in built.errors:
+        print_error(message)
+    return directory
+
+
+def print_node(result: NodeResult) -> None:
+    timing = f"[dim]({result.timing_s:.1f}s)[/dim]"
+    stdout.print(f"{_STYLE[result.status]} {escape(result.id)} {timing} {escape(result.message)}")
+    for drift in result.drift:
+        stdout.print(f"    [yellow]drift[/yellow] {escape(drift.path)}: {escape(drift.reason)}")
+
+
+def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
+    project = loaded.project
+    spark = LazySpark(lambda: create_session(project.target.settings.spark))
+    runner = PlanRunner(saved, project.tables_by_name, spark, project.target.settings.storage_options)
+    refuse_if_applied(saved, runner.storage_options)
+    total = len(saved.plan.nodes())
+    with Progress(
+        TextColumn("applying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), console=stderr, transient=True,
+    ) as progress:  # fmt: skip
+        task = progress.add_task("", total=total)
+        running: set[str] = set()
+
+        def on_event(event: str, node: NodeId, result: NodeResult | None) -> None:
+            if event == "start":
+                running.add(str(node))
+            else:
+                running.discard(str(node))
+                progress.advance(task)
+                if result is not None:
+                    print_node(result)
+            progress.update(task, description=escape(", ".join(sorted(running))))
+
+        if needs_spark(saved):
+            stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
+        return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
+                          events=on_event)  # fmt: skip
+
+
+@click.command("apply")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@common_options()
+@click.option("--fail-fast", is_flag=True, help="Start no new node after the first failure.")
+@click.option("--auto-approve", is_flag=True, help="Plan the selected nodes and apply that plan at once.")
+def command(options: CommonOptions, directory: str | None, fail_fast: bool, auto_approve: bool) -> int:
+    """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
+    changed and not applied yet, then runs its nodes on Spark, each table under a lock, and
+    deletes only what the plan approved and is still safe to delete now (the rest is drift).
+
+    \b
+    Examples:
+      maintainer apply target/plan
+      maintainer apply target/plan --fail-fast --threads 8
+      maintainer apply --auto-approve --select tag:nightly
+    """
+    if directory and auto_approve:
+        raise UsageError("give a plan DIRECTORY or --auto-approve, not both")
+    if (options.select or options.exclude) and not auto_approve:
+        raise UsageError(
+            "--select/--exclude choose what to plan: use them with `maintainer plan` or --auto-approve",
+            hint="a saved plan is applied whole, as reviewed",
+        )
+    loaded = load_from_options(options)
+    plan_dir = _plan_now(loaded) if auto_approve else Path(directory or loaded.project.target_dir / PLAN_DIR)
+    saved = read_plan(plan_dir)
+    results = run(saved, loaded, fail_fast)
+    path = write_run_results(loaded.project.target_dir, results)
+    counts = summarize(results.nodes)
+    drifted = sum(len(node.drift) for node in results.nodes)
+    stdout.print(
+        f"done: {counts['success']} succeeded, {counts['error']} failed, {counts['skipped']} skipped"
+        + (f", {drifted} drift item(s)" if drifted else "")
+        + f"; results in {escape(str(path))}"
+    )
+    return EXIT_FAILURE if results.failed else EXIT_OK

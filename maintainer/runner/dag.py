@@ -1,0 +1,139 @@
+"""Walk a DAG of nodes: dependencies first, different tables concurrently up to ``threads``.
+
+Nodes of one table never run at the same time (they share the table's lock and timeline).
+A failed node makes every node downstream of it ``skipped``; the others go on, unless
+``fail_fast``, which starts nothing new after the first failure.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from maintainer.errors import MaintainerError
+from maintainer.graph import NodeId, topological_order
+from maintainer.runner.results import Drift, NodeResult, NodeRunStatus, utc_timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOutcome:
+    """What a node executor reports: what it did, what it dropped, and a one-line summary;
+    ``skipped`` for a node that had nothing to run (e.g. blocked in the plan)."""
+
+    effects: Mapping[str, Any] = field(default_factory=dict)
+    drift: tuple[Drift, ...] = ()
+    message: str = ""
+    skipped: bool = False
+
+
+NodeRunner = Callable[[NodeId], NodeOutcome]
+EventSink = Callable[[str, NodeId, NodeResult | None], None]
+"""Called with ("start", node, None) and ("finish", node, result)."""
+
+
+def _ignore(event: str, node: NodeId, result: NodeResult | None) -> None:
+    return None
+
+
+def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
+    """Run one node, turning any failure into an ``error`` result (never raises)."""
+    started = utc_timestamp()
+    clock = time.perf_counter()
+    status, message = NodeRunStatus.SUCCESS, ""
+    outcome = NodeOutcome()
+    try:
+        outcome = run_node(node)
+        status = NodeRunStatus.SKIPPED if outcome.skipped else NodeRunStatus.SUCCESS
+        message = outcome.message
+    except MaintainerError as exc:
+        status, message = NodeRunStatus.ERROR, str(exc)
+    except Exception as exc:  # a bug or a library error: reported on this node, the run goes on
+        status, message = NodeRunStatus.ERROR, f"unexpected error: {type(exc).__name__}: {exc}"
+    return NodeResult(
+        id=str(node),
+        status=status,
+        started_at=started,
+        finished_at=utc_timestamp(),
+        timing_s=time.perf_counter() - clock,
+        effects=outcome.effects,
+        drift=outcome.drift,
+        message=message,
+    )
+
+
+class _Walk:
+    def __init__(self, graph: nx.DiGraph, run_node: NodeRunner, threads: int, fail_fast: bool,
+                 events: EventSink) -> None:  # fmt: skip
+        self.graph = graph
+        self.run_node = run_node
+        self.threads = max(1, threads)
+        self.fail_fast = fail_fast
+        self.events = events
+        self.order = topological_order(graph)
+        self.results: dict[NodeId, NodeResult] = {}
+        self.running: dict[Future[NodeResult], NodeId] = {}
+        self.stopping = False
+
+    def _finish(self, node: NodeId, result: NodeResult) -> None:
+        self.results[node] = result
+        self.events("finish", node, result)
+        if result.status is NodeRunStatus.ERROR and self.fail_fast:
+            self.stopping = True
+
+    def _skip_reason(self, node: NodeId) -> str | None:
+        for upstream in self.graph.predecessors(node):
+            result = self.results.get(upstream)
+            if result is not None and result.status is NodeRunStatus.ERROR:
+                return f"skipped: upstream node {upstream} failed"
+            if result is not None and result.message.startswith("skipped: upstream"):
+                return f"skipped: upstream node {upstream} was skipped"
+        return "skipped: not started after a failure (--fail-fast)" if self.stopping else None
+
+    def _ready(self, node: NodeId) -> bool:
+        return all(upstream in self.results for upstream in self.graph.predecessors(node))
+
+    def _busy_tables(self) -> set[str]:
+        return {node.table for node in self.running.values()}
+
+    def _schedule(self, pool: ThreadPoolExecutor) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for node in self.order:
+                if node in self.results or node in self.running.values() or not self._ready(node):
+                    continue
+                reason = self._skip_reason(node)
+                if reason is not None:
+                    self._finish(node, NodeResult(str(node), NodeRunStatus.SKIPPED, message=reason))
+                    changed = True
+                elif len(self.running) < self.threads and node.table not in self._busy_tables():
+                    self.events("start", node, None)
+                    self.running[pool.submit(run_one, self.run_node, node)] = node
+
+    def run(self) -> list[NodeResult]:
+        with ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="maintainer-node") as pool:
+            self._schedule(pool)
+            while self.running:
+                done, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._finish(self.running.pop(future), future.result())
+                self._schedule(pool)
+        return [self.results[node] for node in self.order]
+
+
+def walk(
+    graph: nx.DiGraph,
+    run_node: NodeRunner,
+    *,
+    threads: int = 1,
+    fail_fast: bool = False,
+    events: EventSink = _ignore,
+) -> list[NodeResult]:
+    """Run every node of ``graph`` (NodeIds) once, in dependency order; results in
+    topological order."""
+    return _Walk(graph, run_node, threads, fail_fast, events).run()

@@ -1,0 +1,182 @@
+"""A per-table lock that keeps two applies off one table.
+
+The lock is ``.hoodie/.maintainer/lock`` (JSON: owner host and pid, plan id, a token, the
+heartbeat in epoch ms), created write-once. While held, a background thread refreshes the
+heartbeat; a lock without a heartbeat for ``expiry_ms`` (10 minutes by default) is stale (its
+owner died) and is broken with a warning. A live lock makes :meth:`TableLock.acquire` fail
+with an error naming its owner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from types import TracebackType
+
+from maintainer.console import print_warning
+from maintainer.errors import ApplyError, FileExistsInStorageError, StorageError
+from maintainer.storage import Storage
+
+LOCK_PATH = ".hoodie/.maintainer/lock"
+DEFAULT_EXPIRY_MS = 10 * 60 * 1000
+DEFAULT_HEARTBEAT_S = 30.0
+
+Clock = Callable[[], int]
+
+
+def epoch_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class LockRecord:
+    host: str
+    pid: int
+    plan_id: str
+    token: str
+    heartbeat_ms: int
+    expiry_ms: int
+
+    def owner(self) -> str:
+        return f"{self.host} pid {self.pid} (plan {self.plan_id[:12]})"
+
+    def is_stale(self, now_ms: int) -> bool:
+        return now_ms - self.heartbeat_ms > self.expiry_ms
+
+    def encode(self) -> bytes:
+        return json.dumps(asdict(self), sort_keys=True).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> LockRecord | None:
+        """None for an unreadable record (a crash while writing it): treated as stale."""
+        try:
+            raw = json.loads(data)
+            return cls(
+                host=str(raw["host"]),
+                pid=int(raw["pid"]),
+                plan_id=str(raw["plan_id"]),
+                token=str(raw["token"]),
+                heartbeat_ms=int(raw["heartbeat_ms"]),
+                expiry_ms=int(raw["expiry_ms"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+class TableLock:
+    """``with TableLock(storage, plan_id):`` holds the table's lock for the block."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        plan_id: str,
+        *,
+        expiry_ms: int = DEFAULT_EXPIRY_MS,
+        heartbeat_s: float = DEFAULT_HEARTBEAT_S,
+        clock: Clock = epoch_ms,
+    ) -> None:
+        self.storage = storage
+        self.plan_id = plan_id
+        self.expiry_ms = expiry_ms
+        self.heartbeat_s = heartbeat_s
+        self.clock = clock
+        self.token = uuid.uuid4().hex
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- records ------------------------------------------------------------------------------
+    def _record(self) -> LockRecord:
+        return LockRecord(
+            socket.gethostname(), os.getpid(), self.plan_id, self.token, self.clock(), self.expiry_ms
+        )
+
+    def _read(self) -> tuple[bytes, LockRecord | None] | None:
+        try:
+            data = self.storage.read_bytes(LOCK_PATH)
+        except StorageError:
+            return None if not self.storage.exists(LOCK_PATH) else (b"", None)
+        return data, LockRecord.decode(data)
+
+    # -- acquire / release ----------------------------------------------------------------------
+    def acquire(self) -> None:
+        for _ in range(3):
+            try:
+                self.storage.write_if_absent(LOCK_PATH, self._record().encode())
+            except FileExistsInStorageError:
+                self._break_if_stale()
+                continue
+            self._start_heartbeat()
+            return
+        raise ApplyError(
+            "could not take the table lock: it keeps changing hands",
+            where=self.storage.uri(LOCK_PATH),
+            hint="another apply is starting on this table; retry when it is done",
+        )
+
+    def _break_if_stale(self) -> None:
+        found = self._read()
+        if found is None:
+            return  # released in between: try again
+        data, record = found
+        if record is not None and not record.is_stale(self.clock()):
+            raise ApplyError(
+                f"the table is locked by another apply: {record.owner()}, "
+                f"last heartbeat {(self.clock() - record.heartbeat_ms) // 1000} s ago",
+                where=self.storage.uri(LOCK_PATH),
+                hint="wait for that apply to finish (a dead owner's lock expires "
+                f"{record.expiry_ms // 60000} min after its last heartbeat)",
+            )
+        owner = record.owner() if record is not None else "unreadable lock file"
+        print_warning(f"breaking the stale lock of {owner} on {self.storage.base_uri}")
+        again = self._read()
+        if again is not None and again[0] == data:
+            self.storage.delete(LOCK_PATH)
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        found = self._read()
+        if found is not None and found[1] is not None and found[1].token == self.token:
+            self.storage.delete(LOCK_PATH)
+
+    def holds(self) -> bool:
+        found = self._read()
+        return found is not None and found[1] is not None and found[1].token == self.token
+
+    # -- heartbeat ----------------------------------------------------------------------------------
+    def heartbeat(self) -> None:
+        """Refresh the heartbeat (only while the lock is still ours)."""
+        if self.holds():
+            self.storage.write_bytes(LOCK_PATH, self._record().encode())
+
+    def _start_heartbeat(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._beat, name="maintainer-lock-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat_s):
+            try:
+                self.heartbeat()
+            except StorageError as exc:  # keep going: the next beat may succeed
+                print_warning(f"lock heartbeat failed on {self.storage.base_uri}: {exc}")
+
+    def __enter__(self) -> TableLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,165 @@
+"""Deleting a clean's files: checked on the driver, carried out in Spark tasks per partition.
+
+Only Hudi data files (base and log files) inside the table, never anything under
+``.hoodie``, may be deleted; anything else in a plan is refused before a single file goes.
+A file that is already gone counts as deleted (a retried or resumed clean).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from maintainer.errors import ApplyError, StorageError
+from maintainer.hudi.filenames import is_data_file_name, is_partition_metadata
+from maintainer.spark.tasks import map_tasks
+from maintainer.storage import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDeletion:
+    """The files of one partition to delete (names), and whether the emptied partition goes too."""
+
+    partition: str
+    names: tuple[str, ...]
+    delete_partition: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDeleted:
+    partition: str
+    deleted: tuple[str, ...]
+    """Deleted now or already gone (both count as deleted)."""
+    failed: tuple[tuple[str, str], ...]
+    """(name, error) of files that could not be deleted."""
+    partition_deleted: bool = False
+
+
+TaskRunner = Callable[[Storage, Sequence[PartitionDeletion]], list[PartitionDeleted]]
+
+
+# -- checks (driver) ---------------------------------------------------------------------------
+
+
+def check_partition(partition: str, where: str) -> None:
+    parts = partition.split("/") if partition else []
+    if (
+        partition.startswith("/")
+        or any(p in ("", ".", "..") for p in parts)
+        or (parts and parts[0] == ".hoodie")
+    ):
+        raise ApplyError(
+            f"refusing to delete in partition {partition!r}: not a partition of the table",
+            where=where,
+            hint="plans only delete data files inside the table's partitions; make the plan again",
+        )
+
+
+def check_deletion(deletion: PartitionDeletion, where: str) -> None:
+    check_partition(deletion.partition, where)
+    for name in deletion.names:
+        if "/" in name or not is_data_file_name(name):
+            raise ApplyError(
+                f"refusing to delete {posixpath.join(deletion.partition, name)}: not a Hudi data file",
+                where=where,
+                hint="plans only delete base and log files; make the plan again",
+            )
+
+
+def split_relative(path: str) -> tuple[str, str]:
+    """``"a/b/file"`` -> ``("a/b", "file")``; ``"file"`` -> ``("", "file")``."""
+    partition, _, name = path.rpartition("/")
+    return partition, name
+
+
+def _scheme_less(uri: str) -> str:
+    if uri.startswith("file:"):
+        return "/" + uri[len("file:") :].lstrip("/")
+    if "://" in uri:
+        return uri.split("://", 1)[1]
+    return uri
+
+
+def relative_to_table(storage: Storage, uri: str, where: str) -> str:
+    """The table-relative path of an absolute file URI (as Hudi's plans record them)."""
+    base = _scheme_less(storage.uri("")).rstrip("/") + "/"
+    path = _scheme_less(uri)
+    if not path.startswith(base):
+        raise ApplyError(
+            f"refusing to delete {uri}: it is outside the table {storage.base_uri}",
+            where=where,
+            hint="the clean plan does not belong to this table; remove the pending clean by hand",
+        )
+    return posixpath.normpath(path[len(base) :])
+
+
+def group_by_partition(
+    paths: Sequence[str], partitions_to_delete: Sequence[str] = ()
+) -> list[PartitionDeletion]:
+    names: dict[str, list[str]] = {partition: [] for partition in partitions_to_delete}
+    for path in paths:
+        partition, name = split_relative(path)
+        names.setdefault(partition, []).append(name)
+    return [
+        PartitionDeletion(partition, tuple(sorted(found)), partition in partitions_to_delete)
+        for partition, found in sorted(names.items())
+    ]
+
+
+# -- the task (executors) ------------------------------------------------------------------------
+
+
+def _only_partition_metadata_left(storage: Storage, partition: str) -> bool:
+    return all(is_partition_metadata(entry.name) for entry in storage.list_dir(partition))
+
+
+def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> PartitionDeleted:
+    """Delete one partition's files; an emptied partition's folder too when the plan says so."""
+    deleted: list[str] = []
+    failed: list[tuple[str, str]] = []
+    for name in deletion.names:
+        try:
+            storage.delete(posixpath.join(deletion.partition, name) if deletion.partition else name)
+            deleted.append(name)
+        except StorageError as exc:
+            failed.append((name, str(exc)))
+    partition_deleted = False
+    if deletion.delete_partition and deletion.partition and not failed:
+        try:
+            if not storage.exists(deletion.partition) or _only_partition_metadata_left(
+                storage, deletion.partition
+            ):
+                storage.delete_dir(deletion.partition)
+                partition_deleted = True
+        except StorageError as exc:
+            failed.append((deletion.partition, str(exc)))
+    return PartitionDeleted(deletion.partition, tuple(deleted), tuple(failed), partition_deleted)
+
+
+def _run_one(storage: Storage, deletion: PartitionDeletion) -> PartitionDeleted:
+    return delete_partition_files(storage, deletion)
+
+
+def spark_task_runner(spark: Any) -> TaskRunner:
+    """Deletes on Spark: one task per partition."""
+
+    def run(storage: Storage, deletions: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
+        return map_tasks(spark, partial(_run_one, storage), list(deletions))
+
+    return run
+
+
+def local_task_runner(storage: Storage, deletions: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
+    """Deletes in this process (no Spark), e.g. when nothing is left to delete."""
+    return [delete_partition_files(storage, deletion) for deletion in deletions]
+
+
+def deletion_totals(results: Sequence[PartitionDeleted]) -> Mapping[str, int]:
+    return {
+        "files_deleted": sum(len(r.deleted) for r in results),
+        "files_failed": sum(len(r.failed) for r in results),
+        "partitions_deleted": sum(1 for r in results if r.partition_deleted),
+    }

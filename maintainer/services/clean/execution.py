@@ -1,0 +1,139 @@
+"""Running one clean instant, as Hudi's CleanActionExecutor does: ``.clean.requested`` (the
+plan) -> ``.clean.inflight`` (table version 6: the plan again, as Hudi 0.x writes it; 8+:
+empty) -> the deletes (Spark tasks, one per partition) -> the completed ``clean`` with
+``HoodieCleanMetadata`` v2. Every instant file goes through the TimelineWriter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from maintainer.errors import ApplyError
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.payloads import (
+    CLEAN_PLAN_VERSION,
+    CleanerPlan,
+    CleanMetadata,
+    CleanPartitionMetadata,
+    decode_cleaner_plan,
+    encode_avro,
+)
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.runner.faults import maybe_fail
+from maintainer.services.clean.deletion import (
+    PartitionDeleted,
+    PartitionDeletion,
+    TaskRunner,
+    check_deletion,
+    group_by_partition,
+    relative_to_table,
+)
+from maintainer.storage import Storage
+
+SERVICE = "clean"
+INFLIGHT_COPIES_PLAN_BELOW_VERSION = 8
+
+
+@dataclass(frozen=True, slots=True)
+class CleanRun:
+    """A clean instant carried out: the completed instant, and what each partition did."""
+
+    instant: Instant
+    results: tuple[PartitionDeleted, ...]
+    extra_metadata: dict[str, str]
+
+    @property
+    def files_deleted(self) -> int:
+        return sum(len(r.deleted) for r in self.results)
+
+    @property
+    def failed(self) -> list[str]:
+        return [
+            f"{r.partition}/{name}" if r.partition else name for r in self.results for name, _ in r.failed
+        ]
+
+
+def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[PartitionDeletion]:
+    """The plan's files as checked per-partition deletions (refuses anything not a data file
+    of this table, and bootstrap base files, which maintainer does not clean)."""
+    paths: list[str] = []
+    for partition, infos in (plan.file_paths_to_be_deleted_per_partition or {}).items():
+        for info in infos:
+            if info.is_bootstrap_base_file or not info.file_path:
+                raise ApplyError(
+                    f"the clean plan deletes a bootstrap base file in {partition!r}: not supported",
+                    where=where,
+                    hint="finish this clean with Hudi",
+                )
+            paths.append(relative_to_table(storage, info.file_path, where))
+    for partition, names in (plan.files_to_be_deleted_per_partition or {}).items():
+        paths += [f"{partition}/{name}" if partition else name for name in names]
+    deletions = group_by_partition(paths, plan.partitions_to_be_deleted or ())
+    for deletion in deletions:
+        check_deletion(deletion, where)
+    return deletions
+
+
+def clean_metadata(
+    instant_time: str, plan: CleanerPlan, deletions: Sequence[PartitionDeletion],
+    results: Sequence[PartitionDeleted], millis: int,
+) -> CleanMetadata:  # fmt: skip
+    by_partition = {r.partition: r for r in results}
+    partitions = {}
+    for deletion in deletions:
+        result = by_partition[deletion.partition]
+        partitions[deletion.partition] = CleanPartitionMetadata(
+            partition_path=deletion.partition,
+            policy=plan.policy,
+            delete_path_patterns=deletion.names,
+            success_delete_files=result.deleted,
+            failed_delete_files=tuple(name for name, _ in result.failed),
+            is_partition_deleted=deletion.delete_partition and result.partition_deleted,
+        )
+    ectr = plan.earliest_instant_to_retain
+    return CleanMetadata(
+        start_clean_time=instant_time,
+        time_taken_in_millis=millis,
+        total_files_deleted=sum(len(r.deleted) for r in results),
+        earliest_commit_to_retain=ectr.timestamp if ectr else "",
+        last_completed_commit_timestamp=plan.last_completed_commit_timestamp,
+        partition_metadata=partitions,
+        version=CLEAN_PLAN_VERSION,
+        extra_metadata=dict(plan.extra_metadata) if plan.extra_metadata is not None else None,
+    )
+
+
+def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
+    return plan_bytes if writer.config.version < INFLIGHT_COPIES_PLAN_BELOW_VERSION else b""
+
+
+def run_clean_instant(
+    writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None
+) -> CleanRun:
+    """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes."""
+    storage = writer.storage
+    where = f"clean plan in {storage.base_uri}"
+    plan = decode_cleaner_plan(plan_bytes, where)
+    if plan is None:
+        raise ApplyError("the clean plan is empty", where=where, hint="remove the pending clean by hand")
+    deletions = plan_deletions(storage, plan, where)
+    started = time.perf_counter()
+    instant = pending or writer.create_requested(Action.CLEAN, plan_bytes)
+    maybe_fail(SERVICE, "after_requested")
+    if instant.state is State.REQUESTED:
+        instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
+    maybe_fail(SERVICE, "after_inflight")
+    results = tasks(storage, deletions)
+    maybe_fail(SERVICE, "after_deletes")
+    millis = int((time.perf_counter() - started) * 1000)
+    metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis)
+    completed = writer.complete(instant, encode_avro(metadata))
+    return CleanRun(completed, tuple(results), dict(plan.extra_metadata or {}))
+
+
+def read_requested_plan(writer: TimelineWriter, instant: Instant) -> bytes:
+    timeline = writer.timeline()
+    path = timeline.file_path(instant, State.REQUESTED)
+    return writer.storage.read_bytes(path)

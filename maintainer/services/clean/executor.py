@@ -1,0 +1,195 @@
+"""Apply one approved clean node: never more than the plan.
+
+On the table as it is now (re-read under the table lock):
+1. the metadata table is dropped first when the plan says so (and refused when the table has
+   one the plan did not expect);
+2. pending cleans the plan named (or an interrupted apply of this very plan left) are finished
+   first, re-executing their requested plan as Hudi does; any other pending clean fails the node;
+3. the new clean deletes the intersection of the approved files and of what the same planner
+   says is deletable now (a savepoint, a restore or a pending compaction created since the plan
+   wins); whatever was dropped is drift, with its reason. The ``.clean.requested`` written is
+   rebuilt from the approved effect and that intersection: byte-identical to the plan's payload
+   when nothing drifted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.project.models import TableSpec
+from maintainer.runner.context import NodeContext
+from maintainer.runner.dag import NodeOutcome
+from maintainer.runner.ledger import plan_id_of_instant
+from maintainer.runner.results import Drift
+from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
+from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
+from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
+from maintainer.services.clean.planner import CleanPlanResult
+
+CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
+
+
+def _default_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> CleanPlanResult:
+    from maintainer.services.clean.state import plan_clean_node
+
+    return plan_clean_node(table, spec, now)
+
+
+class CleanExecutor:
+    def __init__(self, ctx: NodeContext, planner: CurrentPlanner | None = None,
+                 tasks: TaskRunner | None = None) -> None:  # fmt: skip
+        self.ctx = ctx
+        self.planner = planner or _default_planner
+        self.tasks = tasks or spark_task_runner(ctx.spark)
+        self.effects: dict[str, Any] = {}
+        self.drift: list[Drift] = []
+        self.runs: list[CleanRun] = []
+
+    # -- reading ------------------------------------------------------------------------------
+    def open(self) -> LoadedTable:
+        return open_table(self.ctx.table.path, self.ctx.storage_options)
+
+    def writer(self, table: LoadedTable) -> TimelineWriter:
+        return TimelineWriter(table.storage, table.snapshot.config)
+
+    # -- 1. metadata table ------------------------------------------------------------------------
+    def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
+        mdt = table.snapshot.metadata_table
+        dropping = bool(self.ctx.actions("drop_metadata_table"))
+        if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
+            return table
+        if not dropping:
+            partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"
+            raise ApplyError(
+                f"the table has a metadata table ({partitions}) that the plan does not drop",
+                where=self.ctx.table.path,
+                hint="deleting files without updating it would break readers: set "
+                "`metadata_table: drop` in the manifest and make the plan again",
+            )
+        self.effects["metadata_table_dropped"] = drop_metadata_table(table.storage, self.ctx.clock())
+        return self.open()
+
+    # -- 2. pending cleans --------------------------------------------------------------------------
+    def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
+        """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
+        approved = set(self.ctx.actions("finish_pending_clean"))
+        own = False
+        pending = table.snapshot.timeline.pending_cleans()
+        for instant in pending:
+            carries = plan_id_of_instant(table.storage, table.snapshot.timeline, instant)
+            if instant.timestamp not in approved and carries != self.ctx.plan_id:
+                raise ApplyError(
+                    f"clean {instant.timestamp} is pending in the table and the plan does not finish it",
+                    where=self.ctx.table.path,
+                    hint="it appeared after the plan was made: make the plan again",
+                )
+            own = own or carries == self.ctx.plan_id
+            writer = self.writer(table)
+            self.runs.append(
+                run_clean_instant(writer, read_requested_plan(writer, instant), self.tasks, instant)
+            )
+            approved.discard(instant.timestamp)
+        for gone in sorted(approved):
+            self.drift.append(Drift(gone, "the pending clean was already finished by someone else"))
+        return (self.open() if pending else table), own
+
+    # -- 3. the new clean ---------------------------------------------------------------------------
+    def approved_payload(self) -> bytes | None:
+        names = [name for name in self.ctx.node.payloads if name.endswith(".clean.requested")]
+        if not names:
+            return None
+        stored = self.ctx.payloads.get(names[0])
+        rebuilt = cleaner_plan_bytes(self.ctx.node.effect, self.ctx.storage(), self.ctx.plan_id)
+        if stored != rebuilt:
+            raise PlanError(
+                f"payload {names[0]} does not match the approved plan body",
+                where=str(names[0]),
+                hint="plans are applied exactly as reviewed: make the plan again and review it",
+            )
+        return rebuilt
+
+    def new_clean(self, table: LoadedTable) -> None:
+        if self.approved_payload() is None:
+            return
+        approved_files = self.ctx.actions("delete_file")
+        approved_partitions = self.ctx.actions("delete_partition")
+        current = self.planner(table, self.ctx.spec, self.ctx.clock())
+        deletable = {f.path for f in current.files}
+        keep = [path for path in approved_files if path in deletable]
+        self.drift += [Drift(path, _drift_reason(table, current, path)) for path in approved_files
+                       if path not in deletable]  # fmt: skip
+        kept_partitions = {partition_of(path) for path in approved_files if path not in deletable}
+        emptied = [p for p in approved_partitions
+                   if p in current.partitions_to_delete and p not in kept_partitions]  # fmt: skip
+        self.drift += [Drift(p, "the partition is no longer emptied by this clean")
+                       for p in approved_partitions if p not in emptied]  # fmt: skip
+        if not keep and not emptied:
+            return
+        payload = cleaner_plan_bytes(self.ctx.node.effect, table.storage, self.ctx.plan_id, keep, emptied)
+        self.runs.append(run_clean_instant(self.writer(table), payload, self.tasks))
+
+    # -- the node -----------------------------------------------------------------------------------
+    def execute(self) -> NodeOutcome:
+        table = self.handle_metadata_table(self.open())
+        table, own_finished = self.finish_pending(table)
+        if not own_finished:
+            self.new_clean(table)
+        return self.outcome()
+
+    def outcome(self) -> NodeOutcome:
+        failed = [path for run in self.runs for path in run.failed]
+        effects = {
+            **self.effects,
+            "cleans": [run.instant.timestamp for run in self.runs],
+            "files_deleted": sum(run.files_deleted for run in self.runs),
+            "partitions_deleted": [
+                r.partition for run in self.runs for r in run.results if r.partition_deleted
+            ],
+            "files_failed": failed,
+        }
+        if failed:
+            raise ApplyError(
+                f"{len(failed)} file(s) could not be deleted (recorded as failed in the clean): "
+                + ", ".join(failed[:5]),
+                where=self.ctx.table.path,
+                hint="check the storage permissions; the next clean plans them again",
+            )
+        return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
+
+
+def _drift_reason(table: LoadedTable, current: CleanPlanResult, path: str) -> str:
+    partition, _, name = path.rpartition("/")
+    present = {f.name for f in table.snapshot.listings.get(partition, ())}
+    if partition in table.snapshot.listings and name not in present:
+        return "the file is already gone"
+    if name in table.view.inputs.savepointed_files:
+        return f"kept: the file is savepointed (savepoints {', '.join(current.savepoint_times)})"
+    ectr = current.earliest_commit_to_retain
+    return (
+        "kept: no longer deletable under the current timeline (earliest commit to retain now "
+        f"{ectr.timestamp if ectr else 'none'}; a pending compaction, clustering or restore may need it)"
+    )
+
+
+def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
+    cleans = effects["cleans"]
+    text = (
+        f"{effects['files_deleted']} files deleted in {len(cleans)} clean(s)" if cleans else "nothing to do"
+    )
+    if effects.get("metadata_table_dropped") is not None:
+        text = "metadata table dropped; " + text
+    return text + (f", {len(drift)} drifted" if drift else "")
+
+
+def execute_clean(ctx: NodeContext) -> NodeOutcome:
+    """The runner's entry point for clean nodes."""
+    return CleanExecutor(ctx).execute()
+
+
+__all__ = ["PLAN_ID_KEY", "CleanExecutor", "CurrentPlanner", "execute_clean"]

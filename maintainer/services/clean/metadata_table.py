@@ -1,0 +1,92 @@
+"""Drop a table's metadata table the way Hudi's ``delete_metadata_table`` does.
+
+First ``hoodie.properties`` forgets the metadata partitions (so no reader or writer trusts a
+metadata table from then on), through Hudi's backup protocol: write
+``hoodie.properties.backup``, rewrite ``hoodie.properties`` (checksum included), verify it,
+delete the backup. Then the ``.hoodie/metadata`` folder goes. A writer with the metadata table
+enabled builds a fresh one from the file system.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from maintainer.errors import ApplyError, CorruptFileError
+from maintainer.hudi.properties import (
+    PROPERTIES_FILE,
+    format_java_properties,
+    parse_java_properties,
+    parse_table_config,
+    table_checksum,
+)
+from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.storage import Storage
+
+PROPERTIES_BACKUP = f"{PROPERTIES_FILE}.backup"
+METADATA_PARTITION_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
+
+
+def properties_without_metadata_table(raw: dict[str, str]) -> dict[str, str]:
+    """The properties with every metadata partition (completed and inflight) cleared."""
+    updated = dict(raw)
+    for key in METADATA_PARTITION_KEYS:
+        updated[key] = ""
+    if "hoodie.table.checksum" in updated:
+        checksum = table_checksum(
+            updated.get("hoodie.database.name", ""), updated.get("hoodie.table.name", "")
+        )
+        updated["hoodie.table.checksum"] = str(checksum)
+    return updated
+
+
+def _header(now: datetime) -> tuple[str, ...]:
+    moment = now.astimezone(timezone.utc)
+    return (
+        f"Updated at {moment.isoformat(timespec='milliseconds').replace('+00:00', 'Z')}",
+        moment.strftime("%a %b %d %H:%M:%S UTC %Y"),
+    )
+
+
+def _read_properties(storage: Storage) -> tuple[bytes, dict[str, str]]:
+    data = storage.read_bytes(PROPERTIES_FILE)
+    try:
+        return data, parse_java_properties(data.decode("latin-1"))
+    except ValueError as exc:
+        raise CorruptFileError(
+            f"cannot parse hoodie.properties: {exc}", where=storage.uri(PROPERTIES_FILE)
+        ) from exc
+
+
+def rewrite_properties(storage: Storage, updated: dict[str, str], now: datetime) -> None:
+    """Hudi's protocol: backup, rewrite, verify, remove the backup."""
+    original, _ = _read_properties(storage)
+    if storage.exists(PROPERTIES_BACKUP):
+        storage.delete(PROPERTIES_BACKUP)  # left by an update that completed its rewrite
+    storage.write_if_absent(PROPERTIES_BACKUP, original)
+    storage.delete(PROPERTIES_FILE)
+    text = format_java_properties(updated, _header(now)).encode("latin-1")
+    storage.write_if_absent(PROPERTIES_FILE, text)
+    try:
+        parse_table_config(storage.read_bytes(PROPERTIES_FILE), where=storage.uri(PROPERTIES_FILE))
+    except CorruptFileError as exc:
+        raise ApplyError(
+            f"hoodie.properties did not verify after the rewrite: {exc}",
+            where=storage.uri(PROPERTIES_FILE),
+            hint="the original is in hoodie.properties.backup; Hudi and maintainer read it from there",
+        ) from exc
+    storage.delete(PROPERTIES_BACKUP)
+
+
+def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[str]:
+    """Remove the metadata table; returns the metadata partitions it had."""
+    _, raw = _read_properties(storage)
+    partitions = [
+        part.strip()
+        for key in METADATA_PARTITION_KEYS
+        for part in raw.get(key, "").split(",")
+        if part.strip()
+    ]
+    if partitions:
+        rewrite_properties(storage, properties_without_metadata_table(raw), now or datetime.now(timezone.utc))
+    storage.delete_dir(METADATA_TABLE_DIR)
+    return partitions
