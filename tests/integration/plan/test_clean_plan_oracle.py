@@ -24,8 +24,8 @@ RETAINED = 3
 
 
 def spec_for(path: str, name: str, **clean: object) -> TableSpec:
-    return TableSpec(name=name, path=path, manifest="tables/t.yml", line=1,
-                     clean=CleanSpec(**{"commits_retained": RETAINED, **clean}))  # fmt: skip
+    options = CleanSpec.model_validate({"commits_retained": RETAINED, **clean})
+    return TableSpec(name=name, path=path, manifest="tables/t.yml", line=1, clean=options)
 
 
 def plan_clean(path: str, name: str = "t", **clean: object) -> tuple[NodePlan, dict[str, bytes], str]:
