@@ -1,0 +1,149 @@
+"""The DAG walk with fake node executors: order, concurrency, skips, fail-fast."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Iterable
+
+import networkx as nx
+import pytest
+
+from maintainer.errors import ApplyError
+from maintainer.graph import NodeId
+from maintainer.runner.dag import NodeOutcome, walk
+from maintainer.runner.results import Drift, NodeResult, NodeRunStatus
+
+SERVICES = ("rollback", "clean", "archive")
+
+
+def chain_graph(tables: Iterable[str], depends: Iterable[tuple[str, str]] = ()) -> nx.DiGraph:
+    """Each table: rollback -> clean -> archive; (a, b): a's archive before b's rollback."""
+    graph = nx.DiGraph()
+    for table in tables:
+        nodes = [NodeId(table, s) for s in SERVICES]
+        graph.add_nodes_from(nodes)
+        graph.add_edges_from(itertools.pairwise(nodes))
+    for before, after in depends:
+        graph.add_edge(NodeId(before, "archive"), NodeId(after, "rollback"))
+    return graph
+
+
+class Recorder:
+    def __init__(self, fail: Iterable[str] = (), delay: float = 0.0) -> None:
+        self.fail = set(fail)
+        self.delay = delay
+        self.started: list[str] = []
+        self.running: set[str] = set()
+        self.max_parallel = 0
+        self.tables_overlapped = False
+        self._lock = threading.Lock()
+
+    def __call__(self, node: NodeId) -> NodeOutcome:
+        with self._lock:
+            self.started.append(str(node))
+            if any(r.split(".")[0] == node.table for r in self.running):
+                self.tables_overlapped = True
+            self.running.add(str(node))
+            self.max_parallel = max(self.max_parallel, len(self.running))
+        time.sleep(self.delay)
+        with self._lock:
+            self.running.discard(str(node))
+        if str(node) in self.fail:
+            raise ApplyError(f"{node} broke")
+        return NodeOutcome({"done": str(node)}, (Drift("x", "y"),), "ok")
+
+
+def by_id(results: list[NodeResult]) -> dict[str, NodeResult]:
+    return {r.id: r for r in results}
+
+
+def test_dependencies_run_first_and_every_node_runs_once() -> None:
+    graph = chain_graph(["a", "b"], depends=[("a", "b")])
+    recorder = Recorder()
+    results = walk(graph, recorder, threads=4)
+    assert recorder.started == [
+        "a.rollback", "a.clean", "a.archive", "b.rollback", "b.clean", "b.archive",
+    ]  # fmt: skip
+    assert all(r.status is NodeRunStatus.SUCCESS for r in results)
+    assert by_id(results)["a.clean"].effects == {"done": "a.clean"}
+    assert by_id(results)["a.clean"].drift == (Drift("x", "y"),)
+
+
+def test_different_tables_run_concurrently_up_to_threads_never_two_nodes_of_one_table() -> None:
+    graph = chain_graph(["a", "b", "c", "d"])
+    recorder = Recorder(delay=0.05)
+    walk(graph, recorder, threads=2)
+    assert recorder.max_parallel == 2
+    assert not recorder.tables_overlapped
+
+
+def test_same_table_nodes_without_edges_still_never_overlap() -> None:
+    graph = nx.DiGraph()
+    graph.add_nodes_from([NodeId("a", "clean"), NodeId("a", "archive"), NodeId("b", "clean")])
+    recorder = Recorder(delay=0.05)
+    walk(graph, recorder, threads=3)
+    assert not recorder.tables_overlapped
+    assert recorder.max_parallel == 2
+
+
+def test_downstream_of_a_failed_node_is_skipped_and_other_tables_go_on() -> None:
+    graph = chain_graph(["a", "b", "c"], depends=[("a", "c")])
+    results = by_id(walk(graph, Recorder(fail=["a.rollback"]), threads=1))
+    assert results["a.rollback"].status is NodeRunStatus.ERROR
+    assert "a.rollback broke" in results["a.rollback"].message
+    assert results["a.clean"].status is NodeRunStatus.SKIPPED
+    assert results["a.clean"].message == "skipped: upstream node a.rollback failed"
+    assert results["a.archive"].message == "skipped: upstream node a.clean was skipped"
+    assert all(results[f"c.{s}"].status is NodeRunStatus.SKIPPED for s in SERVICES)
+    assert all(results[f"b.{s}"].status is NodeRunStatus.SUCCESS for s in SERVICES)
+
+
+def test_fail_fast_starts_nothing_after_the_first_failure() -> None:
+    graph = chain_graph(["a", "b", "c"])
+    recorder = Recorder(fail=["a.rollback"])
+    results = by_id(walk(graph, recorder, threads=1, fail_fast=True))
+    assert recorder.started == ["a.rollback"]
+    assert results["a.rollback"].status is NodeRunStatus.ERROR
+    assert results["b.rollback"].message == "skipped: not started after a failure (--fail-fast)"
+    assert sum(r.status is NodeRunStatus.SKIPPED for r in results.values()) == 8
+
+
+def test_a_node_with_nothing_to_run_is_skipped_without_skipping_downstream() -> None:
+    graph = chain_graph(["a"])
+
+    def run(node: NodeId) -> NodeOutcome:
+        return (
+            NodeOutcome(message="blocked in the plan", skipped=True)
+            if node.service == "clean"
+            else NodeOutcome()
+        )
+
+    results = by_id(walk(graph, run))
+    assert results["a.clean"].status is NodeRunStatus.SKIPPED
+    assert results["a.archive"].status is NodeRunStatus.SUCCESS
+
+
+def test_unexpected_exceptions_become_node_errors_with_timing() -> None:
+    def run(node: NodeId) -> NodeOutcome:
+        raise KeyError("boom")
+
+    graph = nx.DiGraph()
+    graph.add_node(NodeId("a", "clean"))
+    (result,) = walk(graph, run)
+    assert result.status is NodeRunStatus.ERROR
+    assert result.message == "unexpected error: KeyError: 'boom'"
+    assert result.started_at is not None and result.finished_at is not None and result.timing_s >= 0
+
+
+def test_events_report_each_start_and_finish() -> None:
+    events: list[tuple[str, str]] = []
+    walk(chain_graph(["a"]), Recorder(), events=lambda e, n, r: events.append((e, str(n))))
+    assert events == [(e, f"a.{s}") for s in SERVICES for e in ("start", "finish")]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_results_come_in_topological_order(threads: int) -> None:
+    results = walk(chain_graph(["b", "a"]), Recorder(), threads=threads)
+    assert [r.id for r in results] == [f"{t}.{s}" for t in ("a", "b") for s in SERVICES]

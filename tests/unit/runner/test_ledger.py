@@ -1,0 +1,81 @@
+"""The table is the ledger: plan ids in the clean plan and clean metadata."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import open_table
+from maintainer.hudi.payloads import CleanerPlan, CleanMetadata, encode_avro
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.runner.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
+from maintainer.services.clean.payload import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
+
+
+def _table(tmp_path: Path, version: int) -> TimelineWriter:
+    path = tmp_path / f"t{version}"
+    generate(
+        str(path), DatagenSpec("t", "cow", version, WorkloadSpec(partitions=1, commits=2, rows_per_commit=5))
+    )
+    table = open_table(str(path))
+    return TimelineWriter(table.storage, table.snapshot.config)
+
+
+def _plan(plan_id: str | None) -> bytes:
+    extra = {PLAN_ID_KEY: plan_id} if plan_id else None
+    return encode_avro(CleanerPlan(policy="KEEP_LATEST_COMMITS", extra_metadata=extra))
+
+
+def _metadata(time: str, plan_id: str | None) -> bytes:
+    extra = {PLAN_ID_KEY: plan_id} if plan_id else None
+    metadata = CleanMetadata(
+        start_clean_time=time,
+        time_taken_in_millis=1,
+        total_files_deleted=0,
+        earliest_commit_to_retain="",
+        partition_metadata={},
+        extra_metadata=extra,
+    )
+    return encode_avro(metadata)
+
+
+def test_the_key_is_the_one_the_clean_payloads_use() -> None:
+    assert PLAN_ID_KEY == CLEAN_PAYLOAD_KEY == "maintainer.plan_id"
+
+
+def test_a_completed_clean_carrying_the_plan_id_means_applied(tmp_path: Path) -> None:
+    for version in (6, 8):
+        writer = _table(tmp_path, version)
+        requested = writer.create_requested(Action.CLEAN, _plan("p1"))
+        inflight = writer.transition_to_inflight(requested, b"")
+        completed = writer.complete(inflight, _metadata(requested.timestamp, "p1"))
+        timeline = writer.timeline()
+        assert plan_id_of_instant(writer.storage, timeline, completed) == "p1"
+        found = is_applied(writer.storage, timeline, "p1")
+        assert found is not None and found.timestamp == completed.timestamp
+        assert is_applied(writer.storage, timeline, "p2") is None
+
+
+def test_a_pending_clean_is_an_interrupted_apply_not_an_applied_plan(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 6)
+    requested = writer.create_requested(Action.CLEAN, _plan("p1"))
+    writer.transition_to_inflight(requested, _plan("p1"))
+    timeline = writer.timeline()
+    (entry,) = find_plan(writer.storage, timeline, "p1")
+    assert entry.instant.timestamp == requested.timestamp and not entry.completed
+    assert is_applied(writer.storage, timeline, "p1") is None
+
+
+def test_cleans_written_by_hudi_carry_no_plan_id(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 8)
+    requested = writer.create_requested(Action.CLEAN, _plan(None))
+    completed = writer.complete(
+        writer.transition_to_inflight(requested), _metadata(requested.timestamp, None)
+    )
+    timeline = writer.timeline()
+    assert plan_id_of_instant(writer.storage, timeline, completed) is None
+    commit = timeline.completed_commits()[0]
+    assert plan_id_of_instant(writer.storage, timeline, commit) is None
+    assert find_plan(writer.storage, timeline, "p1") == []
