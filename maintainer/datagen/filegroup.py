@@ -9,7 +9,6 @@ v8+: named by the deltacommit). Pure of the timeline: it returns the write stat 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -109,19 +108,23 @@ def _write_base(storage: Storage, ctx: WriteContext, task: FileGroupTask, old: p
     return TaskResult(stat, (target.path, marker))
 
 
-def _log_records(ctx: WriteContext, task: FileGroupTask) -> list[dict[str, Any]]:
-    prefix = f"{ctx.instant_time}_{task.task_id}_"
-    return [
-        {
-            "_hoodie_commit_time": ctx.instant_time,
-            "_hoodie_commit_seqno": f"{prefix}{index}",
-            "_hoodie_record_key": row[RECORD_KEY_FIELD],
-            "_hoodie_partition_path": task.partition_path,
-            "_hoodie_file_name": task.file_id,
-            **row,
-        }
-        for index, row in enumerate(_written(task.changes).to_pylist())
-    ]
+def _log_records(ctx: WriteContext, task: FileGroupTask) -> pa.Table:
+    """Inserts and updates with their meta columns, as the writer puts them in a data block."""
+    data = _written(task.changes)
+    count = data.num_rows
+    sequence = pc.binary_join_element_wise(
+        pa.scalar(f"{ctx.instant_time}_{task.task_id}_"),
+        pa.array(range(count), pa.int64()).cast(pa.string()),
+        "",
+    )
+    meta = {
+        "_hoodie_commit_time": pa.repeat(pa.scalar(ctx.instant_time), count),
+        "_hoodie_commit_seqno": sequence,
+        "_hoodie_record_key": data.column(RECORD_KEY_FIELD),
+        "_hoodie_partition_path": pa.repeat(pa.scalar(task.partition_path), count),
+        "_hoodie_file_name": pa.repeat(pa.scalar(task.file_id), count),
+    }
+    return pa.table({**meta, **{name: data.column(name) for name in data.column_names}})
 
 
 def _deletes(task: FileGroupTask) -> list[DeleteRecord]:
@@ -138,8 +141,8 @@ def _log_blocks(ctx: WriteContext, task: FileGroupTask) -> list[bytes]:
     schema = with_meta_fields(ctx.avro_schema)
     blocks = []
     records = _log_records(ctx, task)
-    if records:
-        blocks.append(logformat.avro_data_block(records, schema, ctx.instant_time))
+    if records.num_rows:
+        blocks.append(logformat.avro_data_block_from_table(records, schema, ctx.instant_time))
     deletes = _deletes(task)
     if deletes:
         blocks.append(logformat.delete_block(deletes, ctx.instant_time, schema))

@@ -41,6 +41,7 @@ from maintainer.hudi.logformat.scan import effective_blocks
 from maintainer.hudi.logformat.writer import (
     append_blocks,
     avro_data_block,
+    avro_data_block_from_table,
     delete_block,
     encode_block,
     rollback_command_block,
@@ -60,6 +61,7 @@ __all__ = [
     "append_blocks",
     "arrow_schema",
     "avro_data_block",
+    "avro_data_block_from_table",
     "block_deletes",
     "block_parquet_table",
     "block_records",

@@ -11,9 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.logformat.avro_block import AVRO_CONTENT_VERSION, encode_avro_content
 from maintainer.hudi.logformat.binary import frame_block
+from maintainer.hudi.logformat.columnar_encode import encode_table_content
 from maintainer.hudi.logformat.delete_block import DeleteRecord, encode_delete_content
 from maintainer.hudi.logformat.model import BlockMetadata, BlockType, CommandType, HeaderKey, LogBlock
 from maintainer.hudi.logformat.reader import read_log_blocks
@@ -36,6 +39,16 @@ def avro_data_block(
     """An AVRO_DATA block of ``records`` written by ``instant_time`` with writer schema ``schema_json``."""
     header = BlockMetadata(((HeaderKey.INSTANT_TIME, instant_time), (HeaderKey.SCHEMA, schema_json)))
     content = encode_avro_content(records, schema_json, content_version)
+    return frame_block(BlockType.AVRO_DATA, header, content)
+
+
+def avro_data_block_from_table(table: pa.Table, schema_json: str, instant_time: str) -> bytes:
+    """An AVRO_DATA block of ``table``'s rows (columns named as the schema's fields): encoded
+    column-wise for flat schemas, record by record otherwise; the bytes are the same."""
+    content = encode_table_content(table, schema_json, AVRO_CONTENT_VERSION)
+    if content is None:
+        return avro_data_block(table.to_pylist(), schema_json, instant_time)
+    header = BlockMetadata(((HeaderKey.INSTANT_TIME, instant_time), (HeaderKey.SCHEMA, schema_json)))
     return frame_block(BlockType.AVRO_DATA, header, content)
 
 
