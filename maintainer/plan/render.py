@@ -136,7 +136,8 @@ def _table_title(table: TablePlan) -> str:
 
 def _text_node(node: NodePlan) -> list[str]:
     lines = [f"  {node.id}: {node_headline(node)}"]
-    lines += [f"      - {reason}" for reason in node.reasons]
+    shown = node.reasons[1:] if node.status is NodeStatus.BLOCKED else node.reasons
+    lines += [f"      - {reason}" for reason in shown]
     lines += [f"      * {line}" for line in _other_actions(node.actions)]
     lines += [f"      - delete {line}" for line in _file_lines(node.actions, FILES_SHOWN)]
     return lines
