@@ -7,12 +7,15 @@ from pathlib import Path
 import click
 
 from maintainer.console import stdout
-from maintainer.datagen.generator import DatagenSpec, generate, write_expected
+from maintainer.datagen.generator import DatagenSpec, generate, run_in_process, spark_runner, write_expected
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import UsageError
+from maintainer.project.profiles import SparkSettings
+from maintainer.spark.session import create_session
 from maintainer.storage import Storage
 
 HISTORY_ROW_LIMIT = 200_000
+SPARK_ROW_THRESHOLD = 1_000_000
 
 
 @click.command("datagen")
@@ -81,6 +84,14 @@ HISTORY_ROW_LIMIT = 200_000
 )
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the generated data.")
 @click.option(
+    "--engine",
+    type=click.Choice(["auto", "local", "spark"]),
+    default="auto",
+    show_default=True,
+    help="Where file groups are written: in this process (local), one Spark task per file group "
+    f"(spark, a local[*] session), or auto: spark above {SPARK_ROW_THRESHOLD:,} rows.",
+)
+@click.option(
     "--expected",
     "expected_path",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -99,6 +110,7 @@ def command(
     delete_ratio: float,
     failed_write: bool,
     seed: int,
+    engine: str,
     expected_path: Path | None,
 ) -> int:
     """Write a real Hudi table at PATH, as Hudi's Spark writer would, plus the rows a correct
@@ -118,7 +130,10 @@ def command(
         partitions, file_groups, commits, rows_per_commit, update_ratio, delete_ratio, seed
     )
     spec = DatagenSpec(name, table_type, int(table_version), workload, failed_write)
-    table = generate(path, spec, keep_history=commits * rows_per_commit <= HISTORY_ROW_LIMIT)
+    rows = commits * rows_per_commit
+    use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
+    runner = spark_runner(create_session(SparkSettings())) if use_spark else run_in_process
+    table = generate(path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT)
     target = expected_path or Path(f"{table.path}.expected.jsonl")
     write_expected(table, target)
     failed = f", write {table.failed_instant} left inflight" if table.failed_instant else ""

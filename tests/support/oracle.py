@@ -43,6 +43,11 @@ def rows(table: pa.Table, drop: Iterable[str] = ()) -> list[dict[str, Any]]:
     return sorted(result, key=lambda r: repr(sorted(r.items(), key=lambda kv: kv[0])))
 
 
+def rows_of(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Plain rows (e.g. from an expected-rows file) in the canonical order of :func:`rows`."""
+    return sorted(records, key=lambda r: repr(sorted(r.items(), key=lambda kv: kv[0])))
+
+
 def snapshot_rows(
     path: Path | str,
     as_of: str | None = None,
