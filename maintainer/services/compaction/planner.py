@@ -25,6 +25,7 @@ from maintainer.hudi.instant import (
     parse_instant_time,
     wall_clock_in_timezone,
 )
+from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.model import (
@@ -215,3 +216,8 @@ def _schedule(
         skipped=skipped,
         strategy_class=settings.strategy_class,
     )
+
+
+def inputs_of(table: LoadedTable) -> CompactionInputs:
+    """The planner's inputs from an opened table."""
+    return CompactionInputs(table.snapshot.timeline, table.view, table.snapshot.config)

@@ -1,0 +1,200 @@
+"""One compaction operation: merge a file slice's base file with its log files into a new base
+file ``{fileId}_{writeToken}_{compactionInstant}.parquet``.
+
+:func:`compact_slice` is a module-level function of one picklable :class:`CompactionTask`, so
+it runs as a Spark task (``maintainer.spark.tasks.map_tasks``) or in process alike. Memory is
+bounded by the slice's log records plus one row group of the base file (and the writer's row
+group buffer): the log side is folded first (:mod:`.log_state`), then the base file is read
+and merged row group by row group (:mod:`.base_merge`). Records keep their meta columns
+(commit time and sequence number of the write that produced them), ``_hoodie_file_name``
+becomes the new file's name.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
+from maintainer.hudi import logformat
+from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
+from maintainer.hudi.filenames import BaseFileName, MarkerName, MarkerType
+from maintainer.hudi.logformat import BlockType, LogBlock
+from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.payloads import WriteStat
+from maintainer.hudi.reader import refuse_corrupt_block
+from maintainer.hudi.schema import conform
+from maintainer.hudi.table import MARKERS_DIR
+from maintainer.hudi.timeline import Timeline
+from maintainer.services.compaction.base_merge import SliceMerger
+from maintainer.services.compaction.log_state import build_log_state
+from maintainer.storage import Storage
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedInstants:
+    """Is data written at an instant committed? (completed, or older than the timeline)."""
+
+    completed: frozenset[str]
+    timeline_start: str | None
+
+    @classmethod
+    def of(cls, timeline: Timeline) -> CommittedInstants:
+        return cls(frozenset(timeline.completed_commit_times()), timeline.write_timeline_start())
+
+    def __call__(self, instant: str) -> bool:
+        return instant in self.completed or (
+            self.timeline_start is not None and instant < self.timeline_start
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SliceToCompact:
+    """The slice of one compaction operation (file names in the partition)."""
+
+    partition: str
+    file_id: str
+    base_instant: str
+    base_file: str | None
+    log_files: tuple[str, ...]
+
+    def path(self, name: str) -> str:
+        return f"{self.partition}/{name}" if self.partition else name
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionTask:
+    """Everything one operation needs, picklable for a Spark task."""
+
+    storage: Storage
+    instant_time: str
+    slice: SliceToCompact
+    write_token: str
+    task_partition_id: int
+    avro_schema: str
+    """The table's Avro schema (the writer adds the meta fields)."""
+    rules: MergeRules
+    committed: CommittedInstants
+    parquet: ParquetSettings
+
+    @property
+    def new_file_name(self) -> str:
+        return BaseFileName(self.slice.file_id, self.write_token, self.instant_time).name
+
+    @property
+    def new_file_path(self) -> str:
+        return self.slice.path(self.new_file_name)
+
+
+@dataclass
+class _LogRead:
+    blocks: list[LogBlock]
+    total_blocks: int
+    rollback_blocks: int
+    log_bytes: int
+
+
+def _read_logs(task: CompactionTask) -> _LogRead:
+    blocks: list[LogBlock] = []
+    log_bytes = 0
+    for name in task.slice.log_files:
+        path = task.slice.path(name)
+        data = task.storage.read_bytes(path)
+        log_bytes += len(data)
+        blocks += logformat.read_log_blocks(data, task.storage.uri(path))
+    for block in blocks:
+        if block.is_corrupt:
+            refuse_corrupt_block(block)
+    rollbacks = sum(1 for b in blocks if b.block_type is BlockType.COMMAND)
+    return _LogRead(logformat.effective_blocks(blocks, task.committed), len(blocks), rollbacks, log_bytes)
+
+
+def base_row_groups(storage: Storage, path: str) -> Iterator[pa.Table]:
+    """The row groups of a Parquet base file, one at a time."""
+    try:
+        with storage.open_input_file(path) as handle:
+            parquet = pq.ParquetFile(handle)
+            for index in range(parquet.num_row_groups):
+                yield parquet.read_row_group(index)
+    except (StorageError, UnsupportedTableError):
+        raise
+    except (pa.ArrowException, OSError) as exc:
+        raise CorruptFileError(f"cannot read base file: {exc}", where=storage.uri(path)) from exc
+
+
+def _write_marker(task: CompactionTask) -> None:
+    kind = MarkerType.MERGE if task.slice.base_file else MarkerType.CREATE
+    marker = MarkerName(task.new_file_name, kind).name
+    directory = f"{MARKERS_DIR}/{task.instant_time}"
+    task.storage.write_bytes(_marker_path(directory, task, marker), b"")
+
+
+def _marker_path(directory: str, task: CompactionTask, marker: str) -> str:
+    partition = task.slice.partition
+    return f"{directory}/{partition}/{marker}" if partition else f"{directory}/{marker}"
+
+
+def compact_slice(task: CompactionTask) -> WriteStat:
+    """Merge one slice into its new base file; the write stat Hudi records for it."""
+    started = time.monotonic()
+    if task.slice.base_file is not None and not task.slice.base_file.endswith(".parquet"):
+        raise UnsupportedTableError(
+            f"the base file {task.slice.base_file} is not Parquet (Lance or another format): "
+            "maintainer cannot rewrite it",
+            where=task.storage.uri(task.slice.path(task.slice.base_file)),
+            hint="compact this table with Hudi itself",
+        )
+    logs = _read_logs(task)
+    target = BaseFileTarget(
+        task.new_file_path, task.slice.partition, task.instant_time, task.task_partition_id
+    )
+    _write_marker(task)
+    with BaseFileWriter(task.storage, target, task.avro_schema, task.parquet) as writer:
+        state = build_log_state(logs.blocks, task.rules, writer.schema)
+        scanned = time.monotonic()
+        merger = SliceMerger(state, task.rules)
+        if task.slice.base_file is not None:
+            for rows in base_row_groups(task.storage, task.slice.path(task.slice.base_file)):
+                merged = merger.merge_row_group(conform(rows, writer.schema))
+                if merged.num_rows:
+                    writer.write_hoodie_records(merged)
+        inserts = merger.inserts()
+        if inserts.num_rows:
+            writer.write_hoodie_records(inserts)
+        footer = writer.close()
+    size = task.storage.stat(task.new_file_path)
+    file_size = size.size if size else 0
+    counts = merger.counts
+    finished = time.monotonic()
+    return WriteStat(
+        file_id=task.slice.file_id,
+        path=task.new_file_path,
+        prev_commit=task.slice.base_instant,
+        partition_path=task.slice.partition,
+        num_writes=footer.num_rows,
+        num_deletes=counts.deleted,
+        num_update_writes=counts.updated,
+        num_inserts=counts.inserted,
+        total_write_bytes=file_size,
+        total_write_errors=0,
+        file_size_in_bytes=file_size,
+        total_log_records=state.total_log_records,
+        total_log_blocks=logs.total_blocks,
+        total_corrupt_log_block=0,
+        total_rollback_blocks=logs.rollback_blocks,
+        total_updated_records_compacted=state.winners.num_rows,
+        total_log_files_compacted=len(task.slice.log_files),
+        total_log_size_compacted=logs.log_bytes,
+        total_log_read_time_ms=int((scanned - started) * 1000),
+        prev_base_file=task.slice.base_file,
+        runtime_stats={
+            "totalScanTime": int((scanned - started) * 1000),
+            "totalCreateTime": 0,
+            "totalUpsertTime": int((finished - scanned) * 1000),
+        },
+        num_updates=0,
+    )
