@@ -1,0 +1,165 @@
+"""The archive planner: a pure function of the timeline and the archival settings.
+
+Hudi's rules (HUDI.md §5, TimelineArchiverV1/V2):
+* archive only when the completed commits (commit, deltacommit, replacecommit, compaction and
+  clustering included) exceed ``keep_max_commits``, and then the oldest ones down to
+  ``keep_min_commits``;
+* never at or past the earliest pending write, pending compaction / log compaction (MOR) or
+  pending clustering;
+* never at or past the first replacecommit whose replaced files may not be cleaned yet (the first
+  one at or after the last clean's earliest commit to retain; every one when nothing was cleaned);
+* never at or past the first savepoint; with ``archive_beyond_savepoint`` savepointed commits
+  are kept and later ones may go;
+* with a metadata table, nothing (Hudi archives only up to the metadata table's last compaction,
+  which this tool does not write);
+* completed clean and rollback instants older than the last archived commit go with them, except
+  the latest clean (its earliest commit to retain guides incremental cleaning and this planner);
+* all states of an instant are archived together; pending instants never are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.timeline import Timeline
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveSettings:
+    keep_min_commits: int = 20
+    keep_max_commits: int = 30
+    archive_beyond_savepoint: bool = False
+
+
+@dataclass(frozen=True)
+class ArchiveInputs:
+    timeline: Timeline
+    last_clean_ectr: str | None = None
+    """The last completed clean's earliest commit to retain ("" or None: it recorded none)."""
+    metadata_table_enabled: bool = False
+    already_archived: frozenset[str] = frozenset()
+    """Times of active instants the archived timeline already holds (an interrupted run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """An instant archival must stop before, and why."""
+
+    timestamp: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ArchivePlanResult:
+    instants: tuple[Instant, ...] = ()
+    """Instants to archive, oldest first (every state of each)."""
+    reasons: tuple[str, ...] = ()
+    boundaries: tuple[Boundary, ...] = ()
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.instants)
+
+    @property
+    def commits(self) -> tuple[Instant, ...]:
+        return tuple(i for i in self.instants if i.action not in (Action.CLEAN, Action.ROLLBACK))
+
+
+def _first(instants: list[Instant], reason: str) -> list[Boundary]:
+    if not instants:
+        return []
+    first = min(instants, key=lambda i: i.timestamp)
+    return [Boundary(first.timestamp, reason.format(ts=first.timestamp, action=first.action.value))]
+
+
+def _replace_guard(inputs: ArchiveInputs) -> list[Boundary]:
+    timeline = inputs.timeline
+    replaces = [i for i in timeline.completed_commits() if i.completed_action is Action.REPLACE_COMMIT]
+    clean = timeline.last_completed_clean()
+    if clean is None:
+        return _first(replaces, "replacecommit {ts}: no clean has removed the file groups it replaced")
+    floor = inputs.last_clean_ectr or clean.timestamp
+    return _first(
+        [r for r in replaces if r.timestamp >= floor],
+        "replacecommit {ts} is not older than the last clean's earliest commit to retain "
+        f"({floor}): the file groups it replaced may not be cleaned yet",
+    )
+
+
+def boundaries(inputs: ArchiveInputs, settings: ArchiveSettings) -> list[Boundary]:
+    timeline = inputs.timeline
+    found = _first(timeline.pending_writes(), "the earliest pending write {ts} ({action})")
+    found += _first(timeline.pending_compactions() + timeline.pending_log_compactions(),
+                    "the pending {action} {ts}")  # fmt: skip
+    found += _first(timeline.pending_clustering(), "the pending clustering {ts}")
+    found += _replace_guard(inputs)
+    if not settings.archive_beyond_savepoint:
+        found += _first(timeline.savepoints(), "the savepoint {ts} (archive_beyond_savepoint is off)")
+    return sorted(found, key=lambda b: b.timestamp)
+
+
+def _cleans_and_rollbacks(timeline: Timeline, last_archived: str) -> list[Instant]:
+    latest_clean = timeline.last_completed_clean()
+    return [
+        i
+        for i in timeline.completed()
+        if i.action in (Action.CLEAN, Action.ROLLBACK)
+        and i.timestamp < last_archived
+        and (latest_clean is None or i.timestamp != latest_clean.timestamp)
+    ]
+
+
+def plan_archive(inputs: ArchiveInputs, settings: ArchiveSettings) -> ArchivePlanResult:
+    """The instants to archive, and why; instants an interrupted run archived always finish."""
+    planned = _plan_by_rules(inputs, settings)
+    leftovers = [
+        i
+        for i in inputs.timeline.completed()
+        if i.timestamp in inputs.already_archived and i not in planned.instants
+    ]
+    if not leftovers:
+        return planned
+    reason = (
+        f"{len(leftovers)} instants already in the archived timeline (an interrupted archival) are removed"
+    )
+    instants = tuple(sorted((*planned.instants, *leftovers), key=lambda i: i.sort_key()))
+    return ArchivePlanResult(instants, (*planned.reasons, reason), planned.boundaries)
+
+
+def _plan_by_rules(inputs: ArchiveInputs, settings: ArchiveSettings) -> ArchivePlanResult:
+    commits = inputs.timeline.completed_commits()
+    keep_min, keep_max = settings.keep_min_commits, settings.keep_max_commits
+    if inputs.metadata_table_enabled:
+        return ArchivePlanResult(
+            reasons=("the table has a metadata table: Hudi archives only up to its last compaction",)
+        )
+    if len(commits) <= keep_max:
+        return ArchivePlanResult(
+            reasons=(f"{len(commits)} completed commits, not more than keep_max_commits ({keep_max})",)
+        )
+    limits = boundaries(inputs, settings)
+    stop = limits[0].timestamp if limits else None
+    savepointed = {s.timestamp for s in inputs.timeline.savepoints()}
+    eligible = [
+        c
+        for c in commits
+        if (stop is None or c.timestamp < stop)
+        and not (settings.archive_beyond_savepoint and c.timestamp in savepointed)
+    ]
+    chosen = eligible[: len(commits) - keep_min]
+    reasons = [
+        f"{len(commits)} completed commits exceed keep_max_commits ({keep_max}): archive down to "
+        f"keep_min_commits ({keep_min})"
+    ]
+    if limits:
+        reasons.append(f"archival stops before {limits[0].reason}")
+    if not chosen:
+        return ArchivePlanResult(reasons=tuple(reasons), boundaries=tuple(limits))
+    others = _cleans_and_rollbacks(inputs.timeline, chosen[-1].timestamp)
+    instants = tuple(sorted(chosen + others, key=lambda i: i.sort_key()))
+    reasons.append(
+        f"{len(chosen)} commits ({chosen[0].timestamp} .. {chosen[-1].timestamp}) and "
+        f"{len(others)} clean/rollback instants older than the last of them"
+    )
+    return ArchivePlanResult(instants, tuple(reasons), tuple(limits))

@@ -1,0 +1,48 @@
+"""Read what the archive planner needs from a loaded table (read-only)."""
+
+from __future__ import annotations
+
+from maintainer.hudi import payloads
+from maintainer.hudi.instant import State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive import lsm, v6_log
+from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings
+
+
+def settings_from_spec(spec: ArchiveSpec) -> ArchiveSettings:
+    return ArchiveSettings(spec.keep_min_commits, spec.keep_max_commits, spec.archive_beyond_savepoint)
+
+
+def last_clean_ectr(table: LoadedTable) -> str | None:
+    timeline = table.snapshot.timeline
+    clean = timeline.last_completed_clean()
+    if clean is None:
+        return None
+    path = timeline.file_path(clean, State.COMPLETED)
+    metadata = payloads.decode_clean_metadata(table.storage.read_bytes(path), table.storage.uri(path))
+    return (metadata.earliest_commit_to_retain or None) if metadata else None
+
+
+def already_archived(table: LoadedTable) -> frozenset[str]:
+    """Active completed instants the archived timeline already holds (an interrupted archival)."""
+    timeline = table.snapshot.timeline
+    config = table.snapshot.config
+    active = {i.timestamp for i in timeline.completed()}
+    first = timeline.first_instant_time()
+    if not active or first is None:
+        return frozenset()
+    if config.timeline_layout == 1:
+        times = {key[0] for key in v6_log.latest_archived_keys(table.storage, config.archive_dir)}
+    else:
+        times = {r.instant_time for r in lsm.archived_instants(table.storage, config.archive_dir, first)}
+    return frozenset(t for t in times if t in active)
+
+
+def load_archive_inputs(table: LoadedTable) -> ArchiveInputs:
+    return ArchiveInputs(
+        timeline=table.snapshot.timeline,
+        last_clean_ectr=last_clean_ectr(table),
+        metadata_table_enabled=table.snapshot.metadata_table.enabled,
+        already_archived=already_archived(table),
+    )
