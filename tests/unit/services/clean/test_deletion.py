@@ -1,0 +1,87 @@
+"""Deleting a clean's files: only data files inside the table; missing files count as deleted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from maintainer.errors import ApplyError
+from maintainer.services.clean.deletion import (
+    PartitionDeletion,
+    check_deletion,
+    delete_partition_files,
+    group_by_partition,
+    relative_to_table,
+)
+from maintainer.storage import Storage
+
+BASE = "abc-0_0-1-0_20250101000000000.parquet"
+LOG = ".abc-0_20250101000000000.log.1_0-1-0"
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Storage:
+    for partition in ("p=1", "p=2"):
+        (tmp_path / partition).mkdir()
+        (tmp_path / partition / ".hoodie_partition_metadata").write_text("commitTime=1\n")
+        (tmp_path / partition / BASE).write_bytes(b"x")
+        (tmp_path / partition / LOG).write_bytes(b"y")
+    return Storage(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("partition", "name"),
+    [
+        ("p=1", "hoodie.properties"),
+        ("p=1", ".hoodie_partition_metadata"),
+        ("p=1", "notes.txt"),
+        ("p=1", f"../{BASE}"),
+        ("..", BASE),
+        ("p=1/../..", BASE),
+        ("/etc", BASE),
+        (".hoodie", BASE),
+        (".hoodie/metadata/files", BASE),
+    ],
+)
+def test_anything_but_a_data_file_inside_a_partition_is_refused(partition: str, name: str) -> None:
+    with pytest.raises(ApplyError, match="refusing to delete"):
+        check_deletion(PartitionDeletion(partition, (name,)), "plan")
+
+
+def test_data_files_pass_the_check() -> None:
+    check_deletion(PartitionDeletion("a/b=2", (BASE, LOG)), "plan")
+    check_deletion(PartitionDeletion("", (BASE,)), "plan")
+
+
+def test_absolute_paths_of_a_plan_must_be_inside_the_table(table: Storage) -> None:
+    assert relative_to_table(table, table.uri(f"p=1/{BASE}"), "plan") == f"p=1/{BASE}"
+    assert relative_to_table(table, "file://" + table.full_path(f"p=1/{BASE}"), "plan") == f"p=1/{BASE}"
+    with pytest.raises(ApplyError, match="outside the table"):
+        relative_to_table(table, "file:/elsewhere/" + BASE, "plan")
+    with pytest.raises(ApplyError, match="outside the table"):
+        relative_to_table(table, table.uri("") + "-sibling/" + BASE, "plan")
+
+
+def test_files_are_grouped_per_partition_with_emptied_partitions_marked() -> None:
+    grouped = group_by_partition([f"p=2/{BASE}", f"p=1/{LOG}", f"p=1/{BASE}", BASE], ["p=2"])
+    assert grouped == [
+        PartitionDeletion("", (BASE,)),
+        PartitionDeletion("p=1", (LOG, BASE)),
+        PartitionDeletion("p=2", (BASE,), True),
+    ]
+
+
+def test_an_already_missing_file_counts_as_deleted(table: Storage) -> None:
+    result = delete_partition_files(
+        table, PartitionDeletion("p=1", (BASE, "gone-0_0-1-0_20250101000000000.parquet"))
+    )
+    assert result.deleted == (BASE, "gone-0_0-1-0_20250101000000000.parquet") and not result.failed
+    assert not table.exists(f"p=1/{BASE}") and table.exists(f"p=1/{LOG}")
+
+
+def test_an_emptied_partition_goes_with_its_partition_metadata_only(table: Storage) -> None:
+    emptied = delete_partition_files(table, PartitionDeletion("p=1", (BASE, LOG), True))
+    assert emptied.partition_deleted and not table.exists("p=1")
+    not_empty = delete_partition_files(table, PartitionDeletion("p=2", (BASE,), True))
+    assert not not_empty.partition_deleted and table.exists(f"p=2/{LOG}")
