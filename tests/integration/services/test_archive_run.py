@@ -56,7 +56,7 @@ def v6_records(path: Path) -> list[dict[str, Any]]:
     """Every record of every archive file, decoded with Hudi's own HoodieArchivedMetaEntry schema."""
     storage = open_table(str(path)).storage
     reader_schema = hudi_reader_schema("HoodieArchivedMetaEntry")
-    records = []
+    records: list[Any] = []
     for _, file in v6_log.archive_files(storage, ".hoodie/archived"):
         for block in read_log_file(storage, file):
             assert block.block_type is BlockType.AVRO_DATA and not block.is_corrupt
