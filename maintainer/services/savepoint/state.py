@@ -1,0 +1,39 @@
+"""Read what the savepoint planner needs from a loaded table (read-only)."""
+
+from __future__ import annotations
+
+from maintainer.hudi import payloads
+from maintainer.hudi.instant import State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.project.services import SavepointsSpec
+from maintainer.services.archive.state import last_clean_ectr
+from maintainer.services.savepoint.planner import SavepointInputs, SavepointSettings
+
+
+def settings_from_spec(spec: SavepointsSpec) -> SavepointSettings:
+    rolling = spec.rolling
+    return SavepointSettings(
+        instants=tuple(spec.instants),
+        rolling_every=rolling.every if rolling is not None else None,
+        rolling_keep=rolling.keep if rolling is not None else 7,
+    )
+
+
+def pending_clean_ectrs(table: LoadedTable) -> tuple[str, ...]:
+    timeline = table.snapshot.timeline
+    found = []
+    for clean in timeline.pending_cleans():
+        path = timeline.file_path(clean, State.REQUESTED)
+        plan = payloads.decode_cleaner_plan(table.storage.read_bytes(path), table.storage.uri(path))
+        if plan is not None and plan.earliest_instant_to_retain is not None:
+            found.append(plan.earliest_instant_to_retain.timestamp)
+    return tuple(found)
+
+
+def load_savepoint_inputs(table: LoadedTable) -> SavepointInputs:
+    return SavepointInputs(
+        timeline=table.snapshot.timeline,
+        last_clean_ectr=last_clean_ectr(table),
+        pending_clean_ectrs=pending_clean_ectrs(table),
+        timezone=table.snapshot.config.timeline_timezone,
+    )
