@@ -26,7 +26,7 @@ from maintainer.storage import Storage
 Fault = Callable[[str], None]
 
 
-def _no_fault(point: str) -> None:
+def no_fault(point: str) -> None:
     return None
 
 
@@ -82,7 +82,7 @@ def _delete_states(
 
 
 def run_archive(
-    storage: Storage, config: TableConfig, plan: ArchivePlanResult, *, fault: Fault = _no_fault
+    storage: Storage, config: TableConfig, plan: ArchivePlanResult, *, fault: Fault = no_fault
 ) -> ArchiveOutcome:
     """Archive the planned instants that are still on the timeline."""
     timeline = load_timeline(storage, config)

@@ -37,7 +37,7 @@ from maintainer.storage import Storage
 Fault = Callable[[str], None]
 
 
-def _no_fault(point: str) -> None:
+def no_fault(point: str) -> None:
     return None
 
 
@@ -123,7 +123,7 @@ def run_rollback(
     *,
     runner: Runner = run_locally,
     clock: Clock = _utc_now,
-    fault: Fault = _no_fault,
+    fault: Fault = no_fault,
 ) -> RollbackOutcome:
     """Carry out ``planned``; returns the rollback instant and what it recorded."""
     writer = TimelineWriter(storage, config, clock)

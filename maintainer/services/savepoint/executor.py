@@ -28,7 +28,7 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _no_fault(point: str) -> None:
+def no_fault(point: str) -> None:
     return None
 
 
@@ -66,7 +66,7 @@ def create_savepoint(
     user: str = DEFAULT_USER,
     comments: str = "",
     clock: Clock = _utc_now,
-    fault: Fault = _no_fault,
+    fault: Fault = no_fault,
 ) -> Instant:
     """Savepoint the completed commit ``instant_time`` (finishing an interrupted attempt)."""
     writer = TimelineWriter(table.storage, table.snapshot.config, clock)

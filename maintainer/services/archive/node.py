@@ -1,0 +1,63 @@
+"""The archive node of a plan, and applying an approved one.
+
+Planning: one action per instant to archive (oldest first, with its action and state files),
+the reasons (thresholds, the boundary that stops archival) and the effect. Applying: the table
+is planned again and only instants both approved and still archivable now are archived, so
+archival never goes past the approved range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from maintainer.hudi.loading import LoadedTable
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.project.models import TableSpec
+from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive.executor import ArchiveOutcome, Fault, no_fault, run_archive
+from maintainer.services.archive.planner import ArchivePlanResult, plan_archive
+from maintainer.services.archive.state import load_archive_inputs, settings_from_spec
+
+SERVICE = "archive"
+
+
+def plan_archive_result(table: LoadedTable, spec: TableSpec) -> ArchivePlanResult:
+    return plan_archive(load_archive_inputs(table), settings_from_spec(spec.archive or ArchiveSpec()))
+
+
+def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    result = plan_archive_result(table, spec)
+    timeline = table.snapshot.timeline
+    actions = []
+    for instant in result.instants:
+        entry = timeline.entry(instant.timestamp, instant.action)
+        files = sorted(entry.state_files.values()) if entry else []
+        details = {"action": instant.action.value, "state_files": files}
+        actions.append(
+            PlannedAction("archive_instant", instant.timestamp, "older than the instants kept", details)
+        )
+    effect = {
+        "instants": [i.timestamp for i in result.instants],
+        "commits": len(result.commits),
+        "archived_timeline": table.snapshot.config.archive_dir,
+        "stops_before": [{"instant": b.timestamp, "reason": b.reason} for b in result.boundaries],
+    }
+    return NodePlan(
+        table=spec.name,
+        service=SERVICE,
+        status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
+        reasons=result.reasons,
+        actions=tuple(actions),
+        effect=effect,
+    )
+
+
+def apply_archive_node(
+    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
+) -> ArchiveOutcome:
+    """Archive the approved instants that are still archivable; the others are drift."""
+    approved = {a.target for a in node.actions if a.kind == "archive_instant"}
+    current = plan_archive_result(table, spec)
+    chosen = tuple(i for i in current.instants if i.timestamp in approved)
+    return run_archive(table.storage, table.snapshot.config, replace(current, instants=chosen), fault=fault)

@@ -1,0 +1,157 @@
+"""The rollback node of a plan, and applying an approved one.
+
+Planning: the planner's result as actions (one per rollback, newest first, each with its reason,
+the files it deletes and the log files that get a rollback block), the writes left alone (in the
+reasons and the effect), and one payload per new rollback: the ``.rollback.requested`` bytes.
+
+Applying: the table is planned again and only rollbacks that were approved and are still due
+now are carried out (a write that finished, or got a live heartbeat, since the plan is dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from maintainer.hudi import payloads
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.project.models import TableSpec
+from maintainer.project.services import RollbackSpec
+from maintainer.services.rollback.deletes import Runner, run_locally
+from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
+from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
+from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.requests import relative_path
+from maintainer.services.rollback.state import load_rollback_inputs, settings_from_spec
+from maintainer.storage import Storage
+
+SERVICE = "rollback"
+
+
+def payload_name(table: str, target: str) -> str:
+    return f"{table}.{SERVICE}.{target}.requested"
+
+
+def plan_rollback_result(table: LoadedTable, spec: TableSpec, now: datetime) -> RollbackPlanResult:
+    settings = settings_from_spec(spec.rollback or RollbackSpec())
+    return plan_rollback(load_rollback_inputs(table), settings, now)
+
+
+def _request_json(request: RollbackRequest) -> dict[str, Any]:
+    return {
+        "partition": request.partition_path,
+        "file_id": request.file_id,
+        "latest_base_instant": request.latest_base_instant,
+        "files_to_be_deleted": list(request.files_to_be_deleted),
+        "log_blocks_to_be_deleted": dict(request.log_blocks_to_be_deleted or {}),
+    }
+
+
+def _request_from_json(data: Mapping[str, Any]) -> RollbackRequest:
+    return RollbackRequest(
+        partition_path=data["partition"],
+        file_id=data["file_id"],
+        latest_base_instant=data["latest_base_instant"],
+        files_to_be_deleted=tuple(data["files_to_be_deleted"]),
+        log_blocks_to_be_deleted=dict(data["log_blocks_to_be_deleted"]),
+    )
+
+
+def _action(planned: PlannedRollback, table: str, table_uri: str) -> PlannedAction:
+    requests = planned.plan.rollback_requests or ()
+    deleted = [relative_path(table_uri, p) or p for r in requests for p in r.files_to_be_deleted]
+    blocks = [relative_path(table_uri, p) or p for r in requests for p in (r.log_blocks_to_be_deleted or {})]
+    new = planned.kind in (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
+    details: dict[str, Any] = {
+        "action": planned.target.action.value,
+        "state": planned.target.state.value,
+        "source": planned.source,
+        "delete_files": sorted(deleted),
+        "rollback_blocks_for": sorted(blocks),
+        "rollback_instant": planned.rollback_instant.timestamp if planned.rollback_instant else None,
+        "requests": [_request_json(r) for r in requests] if new else [],
+        "payload": payload_name(table, planned.target.timestamp) if new else None,
+    }
+    return PlannedAction(planned.kind.value, planned.target.timestamp, planned.reason, details)
+
+
+def plan_rollback_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    result = plan_rollback_result(table, spec, now)
+    table_uri = table.storage.uri("")
+    actions = [_action(p, spec.name, table_uri) for p in result.rollbacks]
+    reasons = [
+        f"left alone: {s.instant.timestamp} ({s.instant.action.value}): {s.reason}" for s in result.skipped
+    ]
+    if not actions:
+        reasons.append("no failed write to roll back")
+    effect = {
+        "rollbacks": [a.target for a in actions],
+        "files": sum(len(a.details["delete_files"]) for a in actions),
+        "rollback_blocks": sum(len(a.details["rollback_blocks_for"]) for a in actions),
+        "left_alone": [{"instant": s.instant.timestamp, "reason": s.reason} for s in result.skipped],
+    }
+    return NodePlan(
+        table=spec.name,
+        service=SERVICE,
+        status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
+        reasons=tuple(reasons),
+        actions=tuple(actions),
+        effect=effect,
+        payloads=tuple(a.details["payload"] for a in actions if a.details["payload"]),
+    )
+
+
+def rollback_plan_of(action: PlannedAction) -> RollbackPlan:
+    """The HoodieRollbackPlan an approved action writes into ``.rollback.requested``."""
+    return RollbackPlan(
+        instant_to_rollback=InstantInfo(commit_time=action.target, action=action.details["action"]),
+        rollback_requests=tuple(_request_from_json(r) for r in action.details["requests"]),
+    )
+
+
+def rollback_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+    """The ``.rollback.requested`` bytes of each new rollback (HoodieRollbackPlan has no field
+    for the plan id)."""
+    return {
+        a.details["payload"]: payloads.encode_avro(rollback_plan_of(a))
+        for a in node.actions
+        if a.details.get("payload")
+    }
+
+
+def approved_rollbacks(node: NodePlan, current: Iterable[PlannedRollback]) -> list[PlannedRollback]:
+    """Rollbacks due now that the node approved (same target, same kind); the approved plan's
+    requests are used for new rollbacks, so apply deletes nothing the review did not see."""
+    approved = {(a.target, a.kind): a for a in node.actions}
+    chosen = []
+    for planned in current:
+        action = approved.get((planned.target.timestamp, planned.kind.value))
+        if action is None:
+            continue
+        if action.details.get("requests"):
+            chosen.append(replace(planned, plan=rollback_plan_of(action)))
+        else:
+            chosen.append(planned)
+    return chosen
+
+
+def apply_rollback_node(
+    table: LoadedTable,
+    spec: TableSpec,
+    node: NodePlan,
+    now: datetime,
+    *,
+    runner: Runner = run_locally,
+    fault: Fault = no_fault,
+) -> Sequence[RollbackOutcome]:
+    """Carry out the approved rollbacks that are still due; the others are drift."""
+    current = plan_rollback_result(table, spec, now).rollbacks
+    config = table.snapshot.config
+    return [
+        run_rollback(table.storage, config, planned, runner=runner, fault=fault)
+        for planned in approved_rollbacks(node, current)
+    ]

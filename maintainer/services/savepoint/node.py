@@ -1,0 +1,79 @@
+"""The savepoint nodes of a plan (``savepoint_create`` and ``savepoint_delete``), and applying
+approved ones.
+
+Planning: one action per savepoint to create or delete, with its reason; a listed instant that
+cannot be savepointed is in the reasons (the node is ``blocked`` when nothing else is left to
+do). Applying: the table is planned again and only approved changes still valid now are made.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from maintainer.hudi.instant import Instant
+from maintainer.hudi.loading import LoadedTable
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.project.models import TableSpec
+from maintainer.project.services import SavepointsSpec
+from maintainer.services.savepoint.executor import Fault, create_savepoint, delete_savepoint, no_fault
+from maintainer.services.savepoint.planner import SavepointAction, SavepointPlanResult, plan_savepoints
+from maintainer.services.savepoint.state import load_savepoint_inputs, settings_from_spec
+
+CREATE_SERVICE = "savepoint_create"
+DELETE_SERVICE = "savepoint_delete"
+
+
+def plan_savepoint_result(table: LoadedTable, spec: TableSpec, now: datetime) -> SavepointPlanResult:
+    settings = settings_from_spec(spec.savepoints or SavepointsSpec())
+    return plan_savepoints(load_savepoint_inputs(table), settings, now)
+
+
+def _node(
+    spec: TableSpec, service: str, kind: str, changes: tuple[SavepointAction, ...], reasons: list[str]
+) -> NodePlan:
+    actions = tuple(PlannedAction(kind, a.instant_time, a.reason, {}) for a in changes)
+    status = NodeStatus.CHANGES if actions else NodeStatus.NO_OP
+    return NodePlan(
+        table=spec.name,
+        service=service,
+        status=status,
+        reasons=tuple(reasons),
+        actions=actions,
+        effect={"savepoints": [a.instant_time for a in changes]},
+    )
+
+
+def plan_savepoint_create_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    result = plan_savepoint_result(table, spec, now)
+    reasons = [f"cannot savepoint {b.instant_time}: {b.reason}" for b in result.blocked]
+    if result.kept:
+        reasons.append(f"savepoints kept: {', '.join(result.kept)}")
+    node = _node(spec, CREATE_SERVICE, "create_savepoint", result.create, reasons)
+    if result.blocked and not result.create:
+        return NodePlan(node.table, node.service, NodeStatus.BLOCKED, node.reasons, (), node.effect)
+    return node
+
+
+def plan_savepoint_delete_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    result = plan_savepoint_result(table, spec, now)
+    return _node(spec, DELETE_SERVICE, "delete_savepoint", result.delete, [])
+
+
+def apply_savepoint_create_node(
+    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
+) -> list[Instant]:
+    approved = {a.target for a in node.actions}
+    due = [
+        a.instant_time for a in plan_savepoint_result(table, spec, now).create if a.instant_time in approved
+    ]
+    return [create_savepoint(table, t, comments=f"maintainer {CREATE_SERVICE}", fault=fault) for t in due]
+
+
+def apply_savepoint_delete_node(
+    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime
+) -> list[str]:
+    approved = {a.target for a in node.actions}
+    due = [
+        a.instant_time for a in plan_savepoint_result(table, spec, now).delete if a.instant_time in approved
+    ]
+    return [name for t in due for name in delete_savepoint(table, t)]

@@ -1,0 +1,122 @@
+"""Rollback, archive and savepoint nodes: the plan's actions, reasons, effect and payloads, and
+applying an approved node (never more than approved)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import fastavro
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import open_table
+from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.project.models import TableSpec
+from maintainer.project.services import ArchiveSpec, RollbackSpec, SavepointsSpec
+from maintainer.services.archive.node import apply_archive_node, plan_archive_service
+from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service, rollback_payloads
+from maintainer.services.savepoint.node import (
+    apply_savepoint_create_node,
+    apply_savepoint_delete_node,
+    plan_savepoint_create_service,
+    plan_savepoint_delete_service,
+)
+from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
+from tests.support import oracle
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+        "_hoodie_file_name"]  # fmt: skip
+
+
+def spec(path: Path, **services: object) -> TableSpec:
+    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1, **services)  # type: ignore[arg-type]
+
+
+def test_rollback_node_lists_the_rollback_with_its_payload_and_applies_it(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, commits=3, rows_per_commit=20)
+    table = generate(str(path), DatagenSpec("t", "mor", 6, workload, failed_write=True))
+    table_spec = spec(path, rollback=RollbackSpec(min_age=timedelta(0)))
+    node = plan_rollback_service(open_table(str(path)), table_spec, now())
+    assert node.status is NodeStatus.CHANGES
+    (action,) = node.actions
+    assert (action.kind, action.target) == ("rollback", table.failed_instant)
+    assert action.details["rollback_blocks_for"] and not action.details["delete_files"]
+    (payload,) = rollback_payloads(node, open_table(str(path)).storage, "plan-id").values()
+    record = next(
+        fastavro.reader(io.BytesIO(payload), reader_schema=hudi_reader_schema("HoodieRollbackPlan"))
+    )
+    assert isinstance(record, dict)
+    assert record["instantToRollback"] == {"commitTime": table.failed_instant, "action": "deltacommit"}
+    assert NodePlan.from_json("t", node.to_json()) == node
+
+    (outcome,) = apply_rollback_node(open_table(str(path)), table_spec, node, now())
+    assert outcome.rollback_instant is not None
+    requested = outcome.rollback_instant.timestamp + ".rollback.requested"
+    assert (path / ".hoodie" / requested).read_bytes() == payload, "apply writes the reviewed payload"
+    got = oracle.snapshot_rows(path, drop=META)
+    assert sorted(got, key=lambda r: r["uuid"]) == sorted(
+        table.expected[table.completed[-1]], key=lambda r: r["uuid"]
+    )
+    again = plan_rollback_service(open_table(str(path)), table_spec, now())
+    assert again.status is NodeStatus.NO_OP and again.reasons == ("no failed write to roll back",)
+
+
+def test_rollback_node_says_why_a_live_write_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    generate(
+        str(path), DatagenSpec("t", "cow", 8, WorkloadSpec(commits=2, rows_per_commit=5), failed_write=True)
+    )
+    node = plan_rollback_service(open_table(str(path)), spec(path, rollback=RollbackSpec()), now())
+    assert node.status is NodeStatus.NO_OP
+    assert "younger than min_age" in node.reasons[0]
+    assert node.effect["left_alone"]
+
+
+def test_archive_node_never_archives_past_the_approved_range(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 8, WorkloadSpec(partitions=1, commits=10, rows_per_commit=4))
+    )
+    table_spec = spec(path, archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=4))
+    node = plan_archive_service(open_table(str(path)), table_spec, now())
+    assert [a.target for a in node.actions] == list(table.completed[:8])
+    approved = replace(node, actions=node.actions[:3])
+    outcome = apply_archive_node(open_table(str(path)), table_spec, approved, now())
+    assert outcome.records_written == 3
+    active = [i.timestamp for i in open_table(str(path)).snapshot.timeline.completed_commits()]
+    assert active == list(table.completed[3:])
+
+
+def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 6, WorkloadSpec(partitions=1, commits=3, rows_per_commit=4))
+    )
+    first, second = table.completed[0], table.completed[1]
+    wanted = spec(path, savepoints=SavepointsSpec(instants=(first, second, "20000101000000000")))
+    create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
+    assert [a.target for a in create.actions] == [first, second]
+    assert any("20000101000000000" in r for r in create.reasons)
+    created = apply_savepoint_create_node(open_table(str(path)), wanted, create, now())
+    assert [i.timestamp for i in created] == [first, second]
+
+    fewer = spec(path, savepoints=SavepointsSpec(instants=(second,)))
+    delete = plan_savepoint_delete_service(open_table(str(path)), fewer, now())
+    assert [a.target for a in delete.actions] == [first]
+    apply_savepoint_delete_node(open_table(str(path)), fewer, delete, now())
+    savepoints = open_table(str(path)).snapshot.timeline.of_action(Action.SAVEPOINT)
+    assert [s.timestamp for s in savepoints] == [second]
+    blocked = plan_savepoint_create_service(
+        open_table(str(path)), spec(path, savepoints=SavepointsSpec(instants=("20000101000000000",))), now()
+    )
+    assert blocked.status is NodeStatus.BLOCKED
