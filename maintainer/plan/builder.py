@@ -33,6 +33,7 @@ from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, Tab
 from maintainer.project.models import TableSpec
 from maintainer.services.registry import service_entry, unsupported_reason
 from maintainer.storage import Storage
+from maintainer.storage.fs import paused_gc
 
 METADATA_TABLE_PATH = ".hoodie/metadata"
 UNKNOWN = "unknown"
@@ -183,7 +184,13 @@ def _plan_nodes(
 
 
 def build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:
-    """Plan one table's selected nodes; any read error blocks them with its message."""
+    """Plan one table's selected nodes; any read error blocks them with its message. The cyclic
+    garbage collector is paused meanwhile (hundreds of thousands of acyclic small objects)."""
+    with paused_gc():
+        return _build_table(request, storage_options, now)
+
+
+def _build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:
     spec = request.spec
     empty = TableFingerprint((), (), "")
     try:
@@ -250,6 +257,8 @@ def build_plan(
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         built = list(pool.map(one, ordered))
     plan = Plan(project, target, tuple(b.plan for b in built))
-    plan_id = plan_id_of(plan)
+    with paused_gc():
+        plan_id = plan_id_of(plan)
+        payloads = _payloads(built, plan_id)
     errors = tuple(b.error for b in built if b.error is not None)
-    return BuiltPlan(plan, plan_id, _payloads(built, plan_id), errors)
+    return BuiltPlan(plan, plan_id, payloads, errors)

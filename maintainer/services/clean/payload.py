@@ -23,9 +23,10 @@ def partition_of(path: str) -> str:
 
 
 def _files_per_partition(storage: Storage, paths: Iterable[str]) -> dict[str, tuple[CleanFileInfo, ...]]:
+    base = storage.uri("")  # storage.uri(path) is base + "/" + path, computed once
     grouped: dict[str, list[CleanFileInfo]] = {}
     for path in sorted(paths):
-        info = CleanFileInfo(file_path=storage.uri(path), is_bootstrap_base_file=False)
+        info = CleanFileInfo(file_path=f"{base}/{path}", is_bootstrap_base_file=False)
         grouped.setdefault(partition_of(path), []).append(info)
     return {partition: tuple(infos) for partition, infos in sorted(grouped.items())}
 
