@@ -3,8 +3,9 @@
 Rules (HUDI.md §5, Hudi's failed-writes cleaning and rollback executors):
 * a pending rollback is finished first, with its own instant and plan (a failed rollback is
   retried with the same instant, never replaced by a new one);
-* a completed rollback whose target is still on the timeline (a crash between the two) only
-  has the target's instant files removed;
+* a completed rollback whose target write is still on the timeline (a crash between the two)
+  only has the target's instant files removed (not for a compaction or clustering, which is
+  retried under the same instant: its inflight attempt is always rolled back afresh);
 * a failed write is a pending commit, deltacommit or replacecommit whose writer is gone: with
   ``eager`` every one older than ``min_age``; with ``lazy`` only those whose heartbeat
   (``.hoodie/.heartbeat/<instant>``) expired too (no heartbeat file counts as expired);
@@ -119,8 +120,8 @@ def _leftover_targets(inputs: RollbackInputs, busy: set[str]) -> list[PlannedRol
         rollback_time = inputs.completed_rollback_targets.get(instant.timestamp)
         if rollback_time is None or instant.timestamp in busy:
             continue
-        if instant.action not in WRITE_ACTIONS and instant.action not in TABLE_SERVICE_ACTIONS:
-            continue
+        if _is_table_service(inputs, instant):
+            continue  # a table service is retried under its instant: always roll back afresh
         rollback = inputs.timeline.entry(rollback_time, Action.ROLLBACK)
         reason = f"rolled back by the completed rollback {rollback_time}; its instant files remain"
         plan, _ = rollback_plan(inputs, instant)

@@ -5,6 +5,7 @@ live writers are left alone, and a crash at any step is recovered by planning an
 from __future__ import annotations
 
 import io
+import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,13 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi import payloads
+from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.services.rollback.deletes import spark_runner
 from maintainer.services.rollback.executor import run_rollback
 from maintainer.services.rollback.model import (
     FailedWritesPolicy,
@@ -180,3 +185,68 @@ def test_a_crash_mid_rollback_is_recovered_by_a_rerun(
             if b.block_type is BlockType.COMMAND
         ]
         assert len(blocks) == 4, "one rollback block per file group, none written twice"
+
+
+@pytest.mark.parametrize(("kind", "version"), CASES)
+def test_without_markers_the_failed_files_are_found_by_listing(
+    tmp_path: Path, kind: str, version: int
+) -> None:
+    path = tmp_path / "t"
+    table = make_table(path, kind, version)
+    shutil.rmtree(path / ".hoodie" / ".temp" / str(table.failed_instant))
+    loaded, result = plan(path)
+    (planned,) = result.rollbacks
+    assert planned.source == "listing"
+    requests = planned.plan.rollback_requests or ()
+    if kind == "mor" and version == 6:
+        assert all(r.log_blocks_to_be_deleted and not r.files_to_be_deleted for r in requests)
+    else:
+        assert all(r.files_to_be_deleted and not r.log_blocks_to_be_deleted for r in requests)
+    assert len(requests) == 4
+    run_rollback(loaded.storage, loaded.snapshot.config, planned)
+    assert not open_table(str(path)).view.uncommitted
+    assert_reads_committed_rows(path, table)
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_an_inflight_compaction_is_reverted_to_requested_and_its_output_deleted(
+    tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=1, file_groups=1, commits=3, rows_per_commit=20)
+    table = generate(str(path), DatagenSpec("t", "mor", version, workload))
+    loaded = open_table(str(path))
+    writer = TimelineWriter(loaded.storage, loaded.snapshot.config)
+    requested = writer.create_requested(
+        Action.COMPACTION, payloads.encode_avro(payloads.CompactionPlan(operations=()))
+    )
+    inflight = writer.transition_to_inflight(requested)
+    (base,) = [f for f in loaded.view.all_files() if not f.is_log]
+    output = BaseFileName(base.file_id, "0-9-9", inflight.timestamp).name
+    shutil.copy(path / base.path, path / base.partition / output)
+    marker = path / ".hoodie" / ".temp" / inflight.timestamp / base.partition / f"{output}.marker.CREATE"
+    marker.parent.mkdir(parents=True)
+    marker.write_bytes(b"")
+
+    loaded, result = plan(path)
+    (planned,) = result.rollbacks
+    assert (planned.kind, planned.target.timestamp) == (RollbackKind.REVERT_TABLE_SERVICE, inflight.timestamp)
+    run_rollback(loaded.storage, loaded.snapshot.config, planned)
+    assert not (path / base.partition / output).exists()
+    pending = open_table(str(path)).snapshot.timeline.pending_compactions()
+    assert [(i.timestamp, i.state) for i in pending] == [(inflight.timestamp, State.REQUESTED)]
+    assert_reads_committed_rows(path, table)
+    _, again = plan(path)
+    assert not again.rollbacks and "requested table service" in again.skipped[0].reason
+
+
+@pytest.mark.spark
+def test_rollback_requests_run_as_spark_tasks(tmp_path: Path, spark: Any) -> None:
+    path = tmp_path / "t"
+    table = make_table(path, "mor", 6)
+    loaded, result = plan(path)
+    (planned,) = result.rollbacks
+    outcome = run_rollback(loaded.storage, loaded.snapshot.config, planned, runner=spark_runner(spark))
+    assert outcome.metadata is not None
+    assert sum(len(p.rollback_log_files or {}) for p in outcome.metadata.partition_metadata.values()) == 4
+    assert_reads_committed_rows(path, table)

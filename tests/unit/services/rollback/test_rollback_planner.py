@@ -247,3 +247,26 @@ def test_markers_of_both_kinds_are_read(tmp_path: Path) -> None:
         ("p", "b_0-1-2_1.parquet", "MERGE"),
     ]
     assert read_markers(storage, YOUNG) == ()
+
+
+def test_a_reverted_compaction_is_not_touched_again_by_its_completed_rollback() -> None:
+    rollback_time = "20260101100000000"
+    tl = timeline(
+        f"{COMMITTED}.deltacommit",
+        f"{OLD}.compaction.requested",
+        f"{rollback_time}.rollback.requested",
+        f"{rollback_time}.rollback",
+    )
+    result = plan_rollback(
+        inputs(tl, is_mor=True, completed_rollback_targets={OLD: rollback_time}), EAGER, NOW
+    )
+    assert not result.rollbacks
+    retried = timeline(*tl_names(tl), f"{OLD}.compaction.inflight")
+    again = plan_rollback(
+        inputs(retried, is_mor=True, completed_rollback_targets={OLD: rollback_time}), EAGER, NOW
+    )
+    assert [p.kind for p in again.rollbacks] == [RollbackKind.REVERT_TABLE_SERVICE]
+
+
+def tl_names(tl: Timeline) -> list[str]:
+    return [name for entry in tl.entries for name in entry.state_files.values()]
