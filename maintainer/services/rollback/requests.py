@@ -80,6 +80,25 @@ def _grouped_deletes(inputs: RollbackInputs, paths: Iterable[tuple[str, str]]) -
     return [_delete_request(inputs, partition, group) for (partition, _), group in sorted(groups.items())]
 
 
+def _merged_appends(requests: Iterable[RollbackRequest]) -> list[RollbackRequest]:
+    """One log-block request per (partition, file group, base instant), as Hudi merges them:
+    each file group then gets exactly one rollback block."""
+    merged: dict[tuple[str, str, str], dict[str, int]] = {}
+    for request in requests:
+        key = (request.partition_path, request.file_id or "", request.latest_base_instant or "")
+        merged.setdefault(key, {}).update(request.log_blocks_to_be_deleted or {})
+    return [
+        RollbackRequest(
+            partition_path=partition,
+            file_id=file_id,
+            latest_base_instant=base,
+            files_to_be_deleted=(),
+            log_blocks_to_be_deleted=dict(sorted(blocks.items())),
+        )
+        for (partition, file_id, base), blocks in sorted(merged.items())
+    ]
+
+
 def requests_from_markers(inputs: RollbackInputs, markers: Iterable[Marker]) -> list[RollbackRequest]:
     files = {f.path: f for f in inputs.files}
     deletes: list[tuple[str, str]] = []
@@ -92,7 +111,7 @@ def requests_from_markers(inputs: RollbackInputs, markers: Iterable[Marker]) -> 
         request = _append_request(inputs, log) if log is not None else None
         if request is not None:
             appends.append(request)
-    return _grouped_deletes(inputs, deletes) + appends
+    return _grouped_deletes(inputs, deletes) + _merged_appends(appends)
 
 
 def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[RollbackRequest]:
@@ -105,7 +124,7 @@ def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[Rollb
             request = _append_request(inputs, data_file)
             if request is not None:
                 appends.append(request)
-    return _grouped_deletes(inputs, deletes) + appends
+    return _grouped_deletes(inputs, deletes) + _merged_appends(appends)
 
 
 def rollback_plan(inputs: RollbackInputs, target: Instant) -> tuple[RollbackPlan, str]:

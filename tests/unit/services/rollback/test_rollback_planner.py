@@ -270,3 +270,15 @@ def test_a_reverted_compaction_is_not_touched_again_by_its_completed_rollback() 
 
 def tl_names(tl: Timeline) -> list[str]:
     return [name for entry in tl.entries for name in entry.state_files.values()]
+
+
+def test_appends_to_one_file_group_make_one_request_so_one_rollback_block() -> None:
+    first = log("p", "f2", COMMITTED, version=2, size=10)
+    second = log("p", "f2", COMMITTED, version=3, size=20)
+    markers = (Marker("p", first.name, MarkerType.APPEND), Marker("p", second.name, MarkerType.APPEND))
+    state = inputs(commits(OLD), is_mor=True, files=(first, second), markers={OLD: markers})
+    (request,) = plan_rollback(state, EAGER, NOW).rollbacks[0].plan.rollback_requests or ()
+    assert request.log_blocks_to_be_deleted == {
+        f"file:/data/t/{first.path}": 10,
+        f"file:/data/t/{second.path}": 20,
+    }
