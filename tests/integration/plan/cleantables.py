@@ -17,6 +17,7 @@ from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
 
 COMMIT_SUFFIXES = (".commit", ".deltacommit", ".replacecommit")
+BASE_EXTENSIONS = (".parquet", ".lance", ".orc", ".hfile")
 
 
 def make_table(
@@ -101,8 +102,8 @@ def base_files(path: Path) -> dict[str, list[tuple[str, str]]]:
         if ".hoodie" in Path(directory).relative_to(path).parts:
             continue
         for name in files:
-            if name.endswith(".parquet"):
-                stem = name[: -len(".parquet")]
+            if not name.startswith(".") and name.endswith(BASE_EXTENSIONS):
+                stem = name.rsplit(".", 1)[0]
                 file_id, instant = stem.split("_")[0], stem.split("_")[-1]
                 if instant in committed:
                     rel = str((Path(directory) / name).relative_to(path))
