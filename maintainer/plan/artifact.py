@@ -62,8 +62,7 @@ def write_plan(
     plan_id = compute_plan_id(body)
     if sorted(payloads) != plan.payload_names():
         raise PlanError(
-            f"payloads {sorted(payloads)} do not match those the plan's nodes name "
-            f"{plan.payload_names()}",
+            f"payloads {sorted(payloads)} do not match those the plan's nodes name {plan.payload_names()}",
             hint="this is a bug in maintainer: please report it",
         )
     hashes = {name: sha256_hex(data) for name, data in sorted(payloads.items())}
