@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 from rich.markup import escape
 
+from maintainer.commands.apply_cmd import run as run_plan
 from maintainer.commands.init_cmd import create_project
-from maintainer.commands.options import CommonOptions, load_from_options
+from maintainer.commands.options import CommonOptions, LoadedProject, load_from_options
+from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.console import stdout
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, spark_runner, write_expected
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.reader import read_table
+from maintainer.plan.artifact import read_plan
+from maintainer.plan.render import render_markdown
+from maintainer.runner.apply import executor_for
+from maintainer.runner.results import write_run_results
 from maintainer.spark.session import create_session
 
 MARKER_FILE = ".maintainer-demo"
@@ -23,7 +31,7 @@ TEMPLATE_LAKE_ROOT = "/tmp/maintainer-lake"
 DEMO_TABLES = (
     ("trips", DatagenSpec("trips", "mor", 8, WorkloadSpec(partitions=3, file_groups=2, commits=12,
                                                            rows_per_commit=200), failed_write=True)),
-    ("trips_daily", DatagenSpec("trips_daily", "cow", 6, WorkloadSpec(partitions=2, file_groups=2, commits=8,
+    ("trips_daily", DatagenSpec("trips_daily", "cow", 6, WorkloadSpec(partitions=2, file_groups=2, commits=14,
                                                                       rows_per_commit=100, seed=7))),
 )  # fmt: skip
 
@@ -106,8 +114,33 @@ def command(directory: Path, overwrite: bool) -> int:
         slices = sum(len(g.slices) for g in view.file_groups())
         stdout.print(f"   {table.config.name}: {len(view.file_groups())} file groups, {slices} file slices, "
                      f"pending: {pending}; {_verify(table)}")  # fmt: skip
-    stdout.print(
-        f"next: cd {escape(str(directory))} && maintainer inspect lake/trips  "
-        "(plan and apply of the maintenance come next)"
+    return 0 if _plan_show_apply(loaded, generated) else 1
+
+
+def _applicable(loaded: LoadedProject) -> LoadedProject:
+    """The selection narrowed to the nodes whose service this version can apply."""
+    return replace(
+        loaded, selected=frozenset(n for n in loaded.selected if executor_for(n.service) is not None)
     )
-    return 0
+
+
+def _plan_show_apply(loaded: LoadedProject, generated: list[GeneratedTable]) -> bool:
+    loaded = _applicable(loaded)
+    services = ", ".join(sorted({n.service for n in loaded.selected}))
+    plan_dir = loaded.project.target_dir / PLAN_DIR
+    built = make_plan(loaded, datetime.now(timezone.utc))
+    save(built, plan_dir)
+    stdout.print(f"[bold]5.[/bold] maintainer plan ({services}) -> {escape(str(plan_dir))}, "
+                 f"shown as the pull-request comment (maintainer show --format markdown):")  # fmt: skip
+    stdout.out(render_markdown(built.plan, built.plan_id), highlight=False)
+    stdout.print("[bold]6.[/bold] maintainer apply: the reviewed plan, on Spark")
+    results = run_plan(read_plan(plan_dir), loaded, fail_fast=False)
+    path = write_run_results(loaded.project.target_dir, results)
+    stdout.print(f"   results in {escape(str(path))}")
+    stdout.print("[bold]7.[/bold] tables after maintenance, read back:")
+    for table in generated:
+        stdout.print(f"   {table.config.name}: {_verify(table)}")
+    stdout.print(
+        f"next: cd {escape(str(loaded.project.root))} && maintainer plan && maintainer show target/plan"
+    )
+    return not results.failed

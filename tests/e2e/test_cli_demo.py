@@ -21,6 +21,8 @@ def test_demo_creates_a_valid_project_and_real_hudi_tables(
     assert main(["demo", str(directory)]) == 0
     out = capsys.readouterr().out
     assert "rows as generated" in out and "differ" not in out
+    assert "OK trips_daily.clean" in out and "files deleted in 1 clean(s)" in out
+    assert '"status": "success"' in (directory / "target" / "run_results.json").read_text()
     assert main(["validate", "--project-dir", str(directory)]) == 0
     for name in ("trips", "trips_daily"):
         table = open_table(str(directory / "lake" / name))
