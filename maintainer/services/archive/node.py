@@ -23,7 +23,8 @@ SERVICE = "archive"
 
 
 def plan_archive_result(table: LoadedTable, spec: TableSpec) -> ArchivePlanResult:
-    return plan_archive(load_archive_inputs(table), settings_from_spec(spec.archive or ArchiveSpec()))
+    inputs = load_archive_inputs(table, spec.compaction)
+    return plan_archive(inputs, settings_from_spec(spec.archive or ArchiveSpec()))
 
 
 def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:

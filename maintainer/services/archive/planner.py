@@ -6,6 +6,8 @@ Hudi's rules (HUDI.md §5, TimelineArchiverV1/V2):
   ``keep_min_commits``;
 * never at or past the earliest pending write, pending compaction / log compaction (MOR) or
   pending clustering;
+* MOR with compaction triggered by delta commits: never past the delta commits the trigger
+  still counts (the ``max_delta_commits`` newest since the last compaction, else from it);
 * never at or past the first replacecommit whose replaced files may not be cleaned yet (the first
   one at or after the last clean's earliest commit to retain; every one when nothing was cleaned);
 * never at or past the first savepoint; with ``archive_beyond_savepoint`` savepointed commits
@@ -40,6 +42,9 @@ class ArchiveInputs:
     metadata_table_enabled: bool = False
     already_archived: frozenset[str] = frozenset()
     """Times of active instants the archived timeline already holds (an interrupted run)."""
+    compaction_max_delta_commits: int | None = None
+    """MOR with compaction triggered by delta commits (num_commits, num_and_time): its
+    ``max_delta_commits``; None where compaction does not count delta commits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,34 @@ def _replace_guard(inputs: ArchiveInputs) -> list[Boundary]:
     )
 
 
+def _compaction_guard(inputs: ArchiveInputs) -> list[Boundary]:
+    """Keep enough delta commits for the compaction trigger to see (CompactionUtils): the
+    ``max_delta_commits`` newest since the last compaction, or from the last compaction (or the
+    first delta commit) when there are fewer."""
+    limit = inputs.compaction_max_delta_commits
+    if limit is None:
+        return []
+    timeline = inputs.timeline
+    compaction = timeline.last_completed(Action.COMPACTION)
+    floor = compaction.timestamp if compaction else ""
+    deltas = [i for i in timeline.completed() if i.action is Action.DELTA_COMMIT and i.timestamp > floor]
+    if len(deltas) >= limit:
+        keep = deltas[len(deltas) - limit]
+    elif compaction is not None:
+        keep = compaction
+    elif deltas:
+        keep = deltas[0]
+    else:
+        return []
+    return [
+        Boundary(
+            keep.timestamp,
+            f"{keep.action.value} {keep.timestamp}: the compaction trigger counts delta commits "
+            f"from there (max_delta_commits {limit})",
+        )
+    ]
+
+
 def boundaries(inputs: ArchiveInputs, settings: ArchiveSettings) -> list[Boundary]:
     timeline = inputs.timeline
     found = _first(timeline.pending_writes(), "the earliest pending write {ts} ({action})")
@@ -94,6 +127,7 @@ def boundaries(inputs: ArchiveInputs, settings: ArchiveSettings) -> list[Boundar
                     "the pending {action} {ts}")  # fmt: skip
     found += _first(timeline.pending_clustering(), "the pending clustering {ts}")
     found += _replace_guard(inputs)
+    found += _compaction_guard(inputs)
     if not settings.archive_beyond_savepoint:
         found += _first(timeline.savepoints(), "the savepoint {ts} (archive_beyond_savepoint is off)")
     return sorted(found, key=lambda b: b.timestamp)

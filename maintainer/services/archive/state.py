@@ -5,7 +5,7 @@ from __future__ import annotations
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
-from maintainer.project.services import ArchiveSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive import lsm, v6_log
 from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings
 
@@ -39,10 +39,22 @@ def already_archived(table: LoadedTable) -> frozenset[str]:
     return frozenset(t for t in times if t in active)
 
 
-def load_archive_inputs(table: LoadedTable) -> ArchiveInputs:
+COUNTING_TRIGGERS = frozenset({"num_commits", "num_and_time"})
+
+
+def compaction_max_delta_commits(table: LoadedTable, compaction: CompactionSpec | None) -> int | None:
+    """The delta-commit count the compaction trigger needs kept (MOR with compaction on)."""
+    if not table.snapshot.config.is_mor or compaction is None or not compaction.enabled:
+        return None
+    trigger = compaction.trigger
+    return trigger.max_delta_commits if trigger.strategy in COUNTING_TRIGGERS else None
+
+
+def load_archive_inputs(table: LoadedTable, compaction: CompactionSpec | None = None) -> ArchiveInputs:
     return ArchiveInputs(
         timeline=table.snapshot.timeline,
         last_clean_ectr=last_clean_ectr(table),
         metadata_table_enabled=table.snapshot.metadata_table.enabled,
         already_archived=already_archived(table),
+        compaction_max_delta_commits=compaction_max_delta_commits(table, compaction),
     )

@@ -111,3 +111,22 @@ def test_instants_an_interrupted_run_archived_always_finish() -> None:
     tl = timeline(*commits(4))
     archived = archived_times(tl, already_archived=frozenset({ts(1), ts(2)}))
     assert archived == [ts(1), ts(2)]
+
+
+def test_mor_keeps_the_delta_commits_the_compaction_trigger_counts() -> None:
+    deltas = [n for i in range(1, 9) for n in commit_files(i, "deltacommit")]
+    tl = timeline(*deltas)
+    assert archived_times(tl, compaction_max_delta_commits=4) == [ts(1), ts(2), ts(3), ts(4)]
+    assert archived_times(tl, compaction_max_delta_commits=6) == [ts(1), ts(2)]
+    assert archived_times(tl, compaction_max_delta_commits=20) == []
+    compacted = [n for n in deltas if not n.startswith(ts(3))]
+    compacted += [f"{ts(3)}.compaction.requested", f"{ts(3)}.compaction.inflight", f"{ts(3)}.commit"]
+    # 5 delta commits since the compaction at 3: fewer than 20, so keep from the compaction
+    assert archived_times(timeline(*compacted), compaction_max_delta_commits=20) == [ts(1), ts(2)]
+    assert archived_times(timeline(*compacted), compaction_max_delta_commits=2) == [
+        ts(1),
+        ts(2),
+        ts(3),
+        ts(4),
+        ts(5),
+    ]
