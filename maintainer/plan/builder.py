@@ -169,18 +169,27 @@ def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime)
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
 
 
+DROPPING_SERVICE = "clean"
+"""The node whose executor drops the metadata table (first action) when the manifest says drop."""
+
+
 def _plan_nodes(
     table: LoadedTable, request: TableRequest, services: tuple[str, ...], now: datetime
 ) -> tuple[NodePlan, ...]:
     spec = request.spec
-    nodes = [_plan_node(table, spec, s, now) for s in services]
     info = table.snapshot.metadata_table
-    if info.enabled:
-        for index, node in enumerate(nodes):
-            if node.status is not NodeStatus.BLOCKED:
-                nodes[index] = _with_first_action(node, _drop_metadata_action(info))
-                break
-    return tuple(nodes)
+    nodes = [_plan_node(table, spec, s, now) for s in services]
+    if not info.enabled:
+        return tuple(nodes)
+    for index, node in enumerate(nodes):
+        if node.service == DROPPING_SERVICE and node.status is not NodeStatus.BLOCKED:
+            nodes[index] = _with_first_action(node, _drop_metadata_action(info))
+            return tuple(nodes)
+    reason = (
+        f"the metadata table must be dropped first, which {spec.name}.{DROPPING_SERVICE} does "
+        f"(metadata_table: drop): select {spec.name}.{DROPPING_SERVICE} too"
+    )
+    return _blocked(spec.name, services, reason)
 
 
 def build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:

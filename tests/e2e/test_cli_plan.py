@@ -70,7 +70,6 @@ def test_plan_writes_the_plan_directory_and_show_renders_it(
     assert found["quiet.clean"]["status"] == "no_op"
     assert found["with_mdt.clean"]["status"] == "blocked"
     assert "metadata_table: drop" in found["with_mdt.clean"]["reasons"][0]  # type: ignore[index]
-    assert found["cow.rollback"]["status"] == "blocked"
     assert "cow.compaction" not in found  # copy-on-write
     assert sorted(p.name for p in (directory / "payloads").iterdir()) == ["cow.clean.requested"]
     out = capsys.readouterr().out

@@ -19,6 +19,7 @@ from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan, request
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
+from maintainer.services import registry
 from maintainer.services.clean.payload import cleaner_plan_bytes
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
@@ -64,6 +65,12 @@ def test_requests_group_selected_nodes_by_table_in_order() -> None:
     ]
 
 
+@pytest.fixture
+def rollback_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(registry.SERVICES, "rollback", raising=False)
+
+
+@pytest.mark.usefixtures("rollback_unsupported")
 def test_service_without_a_planner_is_blocked_and_says_so(cow: Path) -> None:
     built = build(TableRequest(spec("t", cow), ("rollback", "clean")))
     rollback = node(built, "t", "rollback")
@@ -100,15 +107,24 @@ def with_metadata_table(source: Path, into: Path) -> Path:
 
 def test_metadata_table_blocks_the_table_unless_the_manifest_drops_it(cow: Path, tmp_path: Path) -> None:
     path = with_metadata_table(cow, tmp_path)
-    blocked = node(build(TableRequest(spec("m", path), ("rollback", "clean"))), "m", "clean")
+    blocked = node(build(TableRequest(spec("m", path), ("clean",))), "m", "clean")
     assert blocked.status is NodeStatus.BLOCKED
     assert "metadata table" in blocked.reasons[0] and "metadata_table: drop" in blocked.reasons[0]
 
-    dropped = node(build(TableRequest(spec("m", path, "drop"), ("rollback", "clean"))), "m", "clean")
+    dropped = node(build(TableRequest(spec("m", path, "drop"), ("clean",))), "m", "clean")
     assert dropped.status is NodeStatus.CHANGES
     assert dropped.actions[0].kind == "drop_metadata_table"
     assert dropped.actions[0].target == ".hoodie/metadata"
     assert {a.kind for a in dropped.actions[1:]} == {"delete_file"}
+
+
+@pytest.mark.usefixtures("rollback_unsupported")
+def test_metadata_table_drop_needs_the_clean_node_selected(cow: Path, tmp_path: Path) -> None:
+    path = with_metadata_table(cow, tmp_path)
+    built = build(TableRequest(spec("m", path, "drop"), ("rollback", "archive")))
+    for planned in built.plan.tables[0].nodes:
+        assert planned.status is NodeStatus.BLOCKED
+        assert "select m.clean too" in planned.reasons[0]
 
 
 def test_clean_node_actions_effect_and_payload(cow: Path) -> None:
