@@ -250,3 +250,22 @@ def test_rollback_requests_run_as_spark_tasks(tmp_path: Path, spark: Any) -> Non
     assert outcome.metadata is not None
     assert sum(len(p.rollback_log_files or {}) for p in outcome.metadata.partition_metadata.values()) == 4
     assert_reads_committed_rows(path, table)
+
+
+def test_timeline_server_based_markers_are_used(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    table = make_table(path, "cow", 8)
+    marker_dir = path / ".hoodie" / ".temp" / str(table.failed_instant)
+    lines = sorted(str(m.relative_to(marker_dir)) for m in marker_dir.rglob("*.marker.*"))
+    shutil.rmtree(marker_dir)
+    marker_dir.mkdir()
+    (marker_dir / "MARKERS.type").write_text("TIMELINE_SERVER_BASED")
+    (marker_dir / "MARKERS0").write_text("\n".join(lines[:2]) + "\n")
+    (marker_dir / "MARKERS1").write_text("\n".join(lines[2:]) + "\n")
+    loaded, result = plan(path)
+    (planned,) = result.rollbacks
+    assert planned.source == "markers"
+    assert sum(len(r.files_to_be_deleted) for r in planned.plan.rollback_requests or ()) == len(lines) == 4
+    run_rollback(loaded.storage, loaded.snapshot.config, planned)
+    assert not marker_dir.exists()
+    assert_reads_committed_rows(path, table)
