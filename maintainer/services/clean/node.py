@@ -67,7 +67,11 @@ def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, .
     return tuple(reasons)
 
 
-def _effect(result: CleanPlanResult, files: list[FileToDelete], emptied: list[str]) -> dict[str, Any]:
+def _effect(
+    result: CleanPlanResult, files: list[FileToDelete], emptied: list[str], partitioned: bool
+) -> dict[str, Any]:
+    """The node's effect; ``savepointed_timestamps`` as Hudi records them in the clean plan
+    (none for a non-partitioned table, whose cleans never scan incrementally by savepoint)."""
     ectr = result.earliest_commit_to_retain
     return {
         "delete_files": [{"path": f.path, "size": f.size} for f in files],
@@ -79,7 +83,7 @@ def _effect(result: CleanPlanResult, files: list[FileToDelete], emptied: list[st
         "policy": result.policy.value,
         "scan": "full" if result.scope.full else "incremental",
         "last_completed_commit": result.last_completed_commit,
-        "savepointed_timestamps": list(result.savepoint_times),
+        "savepointed_timestamps": list(result.savepoint_times) if partitioned else [],
     }
 
 
@@ -120,7 +124,7 @@ def plan_clean_service(table: LoadedTable, spec: TableSpec, now: datetime) -> No
         status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
         reasons=_reasons(result, files),
         actions=tuple(actions),
-        effect=_effect(result, files, emptied),
+        effect=_effect(result, files, emptied, table.snapshot.config.is_partitioned),
         payloads=(payload_name(spec.name),) if files or emptied else (),
     )
 

@@ -58,11 +58,16 @@ def cleaner_plan_for(
         files_to_be_deleted_per_partition={},
         file_paths_to_be_deleted_per_partition=_files_per_partition(storage, paths),
         partitions_to_be_deleted=tuple(sorted(emptied)),
-        extra_metadata={
-            SAVEPOINTED_TIMESTAMPS_KEY: ",".join(effect["savepointed_timestamps"]),
-            PLAN_ID_KEY: plan_id,
-        },
+        extra_metadata=_extra_metadata(effect["savepointed_timestamps"], plan_id),
     )
+
+
+def _extra_metadata(savepointed: Sequence[str], plan_id: str) -> dict[str, str]:
+    """Hudi records the savepoint times only when there are some (partitioned tables only,
+    which the effect already reflects); the plan id is always there (the ledger)."""
+    if not savepointed:
+        return {PLAN_ID_KEY: plan_id}
+    return {SAVEPOINTED_TIMESTAMPS_KEY: ",".join(savepointed), PLAN_ID_KEY: plan_id}
 
 
 def cleaner_plan_bytes(

@@ -11,7 +11,14 @@ from pathlib import Path
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action
-from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanMetadata, encode_avro
+from maintainer.hudi.payloads import (
+    ActionInstant,
+    CleanerPlan,
+    CleanMetadata,
+    SavepointMetadata,
+    SavepointPartitionMetadata,
+    encode_avro,
+)
 from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
@@ -125,3 +132,30 @@ def expected_cow_deletions(path: Path, retained: int) -> set[str]:
         keep = {ordered[-1], *(older[-1:])}
         deleted.update(rel for s in older if s not in keep for rel in [s[1]])
     return deleted
+
+
+def write_savepoint(path: str, instant: str) -> frozenset[str]:
+    """A completed savepoint of ``instant`` keeping the latest base file of every file group as
+    of it (as Hudi's savepoint does on a copy-on-write table); returns the relative paths kept."""
+    root = Path(path)
+    kept: dict[str, list[str]] = defaultdict(list)
+    for slices in base_files(root).values():
+        as_of = [s for s in sorted(slices) if s[0] <= instant]
+        if as_of:
+            rel = as_of[-1][1]
+            partition = rel.rsplit("/", 1)[0] if "/" in rel else ""
+            kept[partition].append(rel)
+    metadata = SavepointMetadata(
+        savepointed_by="test",
+        savepointed_at=0,
+        comments="",
+        partition_metadata={
+            p: SavepointPartitionMetadata(partition_path=p, savepoint_data_file=tuple(sorted(names)))
+            for p, names in kept.items()
+        },
+    )
+    storage = Storage(path)
+    writer = TimelineWriter(storage, load_config(storage))
+    inflight = writer.create_inflight(Action.SAVEPOINT, b"", instant_time=instant)
+    writer.complete(inflight, encode_avro(metadata))
+    return frozenset(rel for names in kept.values() for rel in names)

@@ -119,3 +119,24 @@ def test_full_scan_when_incremental_is_off_finds_every_partition(tmp_path: Path)
     node, _, _ = plan_clean(table.path, incremental=False)
     assert node.effect["scan"] == "full"
     assert planned_paths(node) == ct.expected_cow_deletions(root, RETAINED)
+
+
+def test_savepointed_files_are_kept_and_time_travel_to_the_savepoint_still_reads(tmp_path: Path) -> None:
+    table = ct.make_table(tmp_path, "cow", 6, commits=15)
+    root = Path(table.path)
+    savepoint = ct.completed_commits(root)[5]
+    kept = ct.write_savepoint(table.path, savepoint)
+    node, payload_files, _ = plan_clean(table.path)
+
+    expected = ct.expected_cow_deletions(root, RETAINED) - kept
+    assert planned_paths(node) == expected
+    assert expected and kept & ct.expected_cow_deletions(root, RETAINED)
+    assert node.effect["savepointed_timestamps"] == [savepoint]
+    decoded = payloads.decode_cleaner_plan(payload_files["t.clean.requested"], "payload")
+    assert decoded is not None and decoded.extra_metadata is not None
+    assert decoded.extra_metadata["savepointed_timestamps"] == savepoint
+
+    before = oracle.snapshot_rows(table.path, as_of=savepoint)
+    for path in planned_paths(node):
+        os.remove(root / path)
+    assert oracle.snapshot_rows(table.path, as_of=savepoint) == before

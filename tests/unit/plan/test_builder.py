@@ -144,7 +144,7 @@ def test_clean_node_actions_effect_and_payload(cow: Path) -> None:
     assert decoded is not None and decoded.version == 2
     assert decoded.earliest_instant_to_retain is not None
     assert decoded.earliest_instant_to_retain.timestamp == clean.effect["earliest_commit_to_retain"]
-    assert decoded.extra_metadata == {"savepointed_timestamps": "", "maintainer.plan_id": built.plan_id}
+    assert decoded.extra_metadata == {"maintainer.plan_id": built.plan_id}
 
 
 def test_nothing_to_clean_is_no_op_without_payload(tmp_path: Path) -> None:
