@@ -1,7 +1,9 @@
 """Carry out one rollback request (one Spark task per request, or local).
 
 * files to delete are deleted (a file already gone counts as deleted: a retried rollback finds
-  its first attempt's work done);
+  its first attempt's work done); only Hudi data files are ever deleted (anything else in a plan
+  is recorded as a failed delete), and a path under another base path (a moved table) is taken
+  by partition and file name;
 * table version 6 log requests: a rollback command block (INSTANT_TIME = the rollback,
   TARGET_INSTANT_TIME = the failed instant) goes into a new log file version of the file group's
   slice, as Hudi writes it; a retry finds the block it wrote before and writes no second one;
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from maintainer.errors import StorageError
-from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN, LogFileName
+from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN, LogFileName, is_data_file_name
 from maintainer.hudi.logformat import BlockType, next_log_file_v6, read_log_file, rollback_command_block
 from maintainer.hudi.payloads import RollbackRequest
 from maintainer.services.rollback.requests import absolute_uri, relative_path
@@ -59,11 +61,21 @@ class RequestResult:
     log_files_from_failed_commit: Mapping[str, int] = field(default_factory=dict)
 
 
-def _delete(ctx: RequestContext, absolute: str) -> tuple[bool, int | None]:
-    """(deleted or already gone, size of a log file before deletion)."""
+def _table_path(ctx: RequestContext, partition: str, absolute: str) -> str:
+    """The table-relative path of a payload path; a path recorded under another base path (a
+    table that was moved since Hudi planned the rollback) is taken by partition and name."""
     relative = relative_path(ctx.table_uri, absolute)
-    if relative is None:
-        return False, None
+    if relative is not None:
+        return relative
+    name = absolute.rsplit("/", 1)[-1]
+    return f"{partition}/{name}" if partition else name
+
+
+def _delete(ctx: RequestContext, partition: str, absolute: str) -> tuple[bool, int | None]:
+    """(deleted or already gone, size of a log file before deletion)."""
+    relative = _table_path(ctx, partition, absolute)
+    if relative.startswith(".hoodie/") or not is_data_file_name(relative.rsplit("/", 1)[-1]):
+        return False, None  # a rollback deletes data files only, never anything else
     try:
         info = ctx.storage.stat(relative)
         ctx.storage.delete(relative)
@@ -115,10 +127,12 @@ def execute_request(ctx: RequestContext, request: RollbackRequest) -> RequestRes
         to_delete += list(log_blocks)
         log_blocks = {}
     for absolute in to_delete:
-        ok, log_size = _delete(ctx, absolute)
+        ok, log_size = _delete(ctx, request.partition_path, absolute)
         (deleted if ok else failed).append(absolute)
         if ok and log_size is not None:
-            failed_logs[absolute_uri(ctx.table_uri, relative_path(ctx.table_uri, absolute) or "")] = log_size
+            failed_logs[absolute_uri(ctx.table_uri, _table_path(ctx, request.partition_path, absolute))] = (
+                log_size
+            )
     if log_blocks:
         path, size = _append_rollback_block(ctx, request)
         rollback_logs[absolute_uri(ctx.table_uri, path)] = size
