@@ -60,13 +60,21 @@ def plan_savepoint_delete_service(table: LoadedTable, spec: TableSpec, now: date
 
 
 def apply_savepoint_create_node(
-    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
+    table: LoadedTable,
+    spec: TableSpec,
+    node: NodePlan,
+    now: datetime,
+    *,
+    plan_id: str = "",
+    fault: Fault = no_fault,
 ) -> list[Instant]:
+    """Create the approved savepoints still valid now; the plan id goes into their comments
+    (``maintainer.plan_id=<id>``), so the table records which plan made them."""
     approved = {a.target for a in node.actions}
-    due = [
-        a.instant_time for a in plan_savepoint_result(table, spec, now).create if a.instant_time in approved
-    ]
-    return [create_savepoint(table, t, comments=f"maintainer {CREATE_SERVICE}", fault=fault) for t in due]
+    result = plan_savepoint_result(table, spec, now)
+    due = [a.instant_time for a in result.create if a.instant_time in approved]
+    comments = f"maintainer.plan_id={plan_id}" if plan_id else f"maintainer {CREATE_SERVICE}"
+    return [create_savepoint(table, t, comments=comments, fault=fault) for t in due]
 
 
 def apply_savepoint_delete_node(

@@ -12,6 +12,7 @@ import fastavro
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi import payloads
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodePlan, NodeStatus
@@ -107,7 +108,7 @@ def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: 
     create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
     assert [a.target for a in create.actions] == [first, second]
     assert any("20000101000000000" in r for r in create.reasons)
-    created = apply_savepoint_create_node(open_table(str(path)), wanted, create, now())
+    created = apply_savepoint_create_node(open_table(str(path)), wanted, create, now(), plan_id="p1")
     assert [i.timestamp for i in created] == [first, second]
 
     fewer = spec(path, savepoints=SavepointsSpec(instants=(second,)))
@@ -120,3 +121,18 @@ def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: 
         open_table(str(path)), spec(path, savepoints=SavepointsSpec(instants=("20000101000000000",))), now()
     )
     assert blocked.status is NodeStatus.BLOCKED
+
+
+def test_created_savepoints_record_the_plan_id(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 8, WorkloadSpec(partitions=1, commits=2, rows_per_commit=4))
+    )
+    wanted = spec(path, savepoints=SavepointsSpec(instants=(table.completed[0],)))
+    create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
+    apply_savepoint_create_node(open_table(str(path)), wanted, create, now(), plan_id="abc123")
+    loaded = open_table(str(path))
+    (savepoint,) = loaded.snapshot.timeline.savepoints()
+    data = (path / loaded.snapshot.timeline.file_path(savepoint)).read_bytes()
+    metadata = payloads.decode_savepoint_metadata(data, "savepoint")
+    assert metadata is not None and metadata.comments == "maintainer.plan_id=abc123"
