@@ -191,3 +191,14 @@ def run_compaction(
     completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
     return CompactionOutcome(completed, tuple(stats), tuple(rolled_back))
+
+
+def thread_runner(workers: int) -> Runner:
+    """Operations on a pool of threads in this process (Arrow and Parquet release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(function: TaskFunction, tasks: Sequence[CompactionTask]) -> list[WriteStat]:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="compaction") as pool:
+            return list(pool.map(function, tasks))
+
+    return run

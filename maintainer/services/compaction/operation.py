@@ -33,6 +33,7 @@ from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.base_merge import SliceMerger
 from maintainer.services.compaction.log_state import build_log_state
 from maintainer.storage import Storage
+from maintainer.storage.fs import paused_gc
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +149,15 @@ def compact_slice(task: CompactionTask) -> WriteStat:
             where=task.storage.uri(task.slice.path(task.slice.base_file)),
             hint="compact this table with Hudi itself",
         )
-    logs = _read_logs(task)
+    with paused_gc():  # splitting Avro blocks makes many short-lived acyclic objects
+        logs = _read_logs(task)
     target = BaseFileTarget(
         task.new_file_path, task.slice.partition, task.instant_time, task.task_partition_id
     )
     _write_marker(task)
     with BaseFileWriter(task.storage, target, task.avro_schema, task.parquet) as writer:
-        state = build_log_state(logs.blocks, task.rules, writer.schema)
+        with paused_gc():
+            state = build_log_state(logs.blocks, task.rules, writer.schema)
         scanned = time.monotonic()
         merger = SliceMerger(state, task.rules)
         if task.slice.base_file is not None:
