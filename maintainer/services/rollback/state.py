@@ -6,7 +6,14 @@ from collections.abc import Iterable
 
 from maintainer.hudi import payloads
 from maintainer.hudi.fsview import DataFile
-from maintainer.hudi.instant import TABLE_SERVICE_ACTIONS, WRITE_ACTIONS, Action, Instant, State
+from maintainer.hudi.instant import (
+    TABLE_SERVICE_ACTIONS,
+    WRITE_ACTIONS,
+    Action,
+    Instant,
+    State,
+    instant_time_to_epoch_ms,
+)
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.logformat import read_log_file
 from maintainer.project.services import RollbackSpec
@@ -50,8 +57,18 @@ def _block_instants(table: LoadedTable, logs: Iterable[DataFile]) -> dict[str, f
     return result
 
 
-def _latest_logs(table: LoadedTable) -> list[DataFile]:
-    return [f for s in table.view.latest_slices() for f in s.log_files]
+CLOCK_SKEW_MS = 24 * 3600 * 1000
+"""Margin for clock skew and a misconfigured timeline timezone (at most 14 hours off)."""
+
+
+def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> list[DataFile]:
+    """Log files of the latest slices modified after the earliest of ``instant_times`` (less a
+    clock-skew margin): only those can hold blocks of these instants, so only those are read."""
+    tz = table.snapshot.config.timeline_timezone
+    since = min(instant_time_to_epoch_ms(t, tz) for t in instant_times) - CLOCK_SKEW_MS
+    mtimes = {info.path: info.mtime_ms for entries in table.snapshot.listings.values() for info in entries}
+    logs = [f for s in table.view.latest_slices() for f in s.log_files]
+    return [f for f in logs if (mtimes.get(f.path) or since) >= since]
 
 
 def _decode_plans(table: LoadedTable) -> dict[str, payloads.RollbackPlan]:
@@ -102,7 +119,9 @@ def load_rollback_inputs(table: LoadedTable) -> RollbackInputs:
         files=files,
         markers=markers,
         heartbeats=dict(snapshot.heartbeats),
-        log_block_instants=_block_instants(table, _latest_logs(table)) if needs_blocks else {},
+        log_block_instants=_block_instants(table, _logs_written_since(table, unmarked))
+        if needs_blocks
+        else {},
         pending_rollback_plans=_decode_plans(table),
         completed_rollback_targets=_completed_rollback_targets(table, {t.timestamp for t in targets}),
         clustering_replacecommits=_clustering_replacecommits(table),
