@@ -1,0 +1,189 @@
+"""Apply one approved compaction node: never more than the plan.
+
+On the table as it is now (re-read under the table lock):
+1. the metadata table is dropped first when the plan says so (refused when the table has one
+   the plan did not expect);
+2. pending compactions the plan named (or one an interrupted apply of this very plan left,
+   recognised by the plan id in its requested plan) are executed first, an inflight one rolled
+   back before, as Hudi does; any other pending compaction fails the node;
+3. the new compaction takes a fresh instant and compacts the approved slices that are still
+   exactly as approved (same base file, same log files and sizes, not in another pending
+   operation; on table version 6 the scheduling rules hold at the new instant); the others are
+   drift, with the reason. The ``.compaction.requested`` written is rebuilt from the approved
+   operations kept: byte-identical to the plan's payload when nothing drifted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi import payloads
+from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.runner.context import NodeContext
+from maintainer.runner.dag import NodeOutcome
+from maintainer.runner.results import Drift
+from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.compaction.executor import (
+    CompactionOutcome,
+    Runner,
+    run_compaction,
+    run_in_process,
+    spark_runner,
+)
+from maintainer.services.compaction.model import PlannedOperation
+from maintainer.services.compaction.node import (
+    EXECUTE_PENDING,
+    approved_operations,
+    compaction_plan_bytes,
+    settings_of,
+    slice_target,
+)
+from maintainer.services.compaction.payload import PLAN_ID_KEY, build_compaction_plan
+from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
+
+
+def compaction_plan_id(table: LoadedTable, instant: Instant) -> str | None:
+    """The plan id a pending compaction's requested plan carries (None: not ours)."""
+    path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+    plan = payloads.decode_compaction_plan(table.storage.read_bytes(path), table.storage.uri(path))
+    return (plan.extra_metadata or {}).get(PLAN_ID_KEY) if plan else None
+
+
+def _same_slice(current: PlannedOperation | None, approved: PlannedOperation) -> str | None:
+    """None when the slice is still as approved, else why not."""
+    if current is None:
+        return "the file slice is no longer compactable (gone, replaced, or in another pending operation)"
+    if current.base_file != approved.base_file:
+        return "the file slice has a new base file since the plan"
+    if current.log_files != approved.log_files:
+        return "the file slice has new or grown log files since the plan (compacting it needs a new review)"
+    return None
+
+
+class CompactionApply:
+    def __init__(self, ctx: NodeContext, runner: Runner | None = None) -> None:
+        self.ctx = ctx
+        self.runner = runner or (spark_runner(ctx.spark) if ctx.spark is not None else run_in_process)
+        self.effects: dict[str, Any] = {}
+        self.drift: list[Drift] = []
+        self.runs: list[CompactionOutcome] = []
+
+    def open(self) -> LoadedTable:
+        return open_table(self.ctx.table.path, self.ctx.storage_options)
+
+    # -- 1. metadata table ----------------------------------------------------------------------
+    def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
+        mdt = table.snapshot.metadata_table
+        dropping = bool(self.ctx.actions("drop_metadata_table"))
+        if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
+            return table
+        if not dropping:
+            raise ApplyError(
+                "the table has a metadata table that the plan does not drop",
+                where=self.ctx.table.path,
+                hint="compaction without updating it would break readers: set `metadata_table: drop` "
+                "in the manifest and make the plan again",
+            )
+        self.effects["metadata_table_dropped"] = drop_metadata_table(table.storage, self.ctx.clock())
+        return self.open()
+
+    # -- 2. pending compactions -----------------------------------------------------------------
+    def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
+        """Execute the pending compactions; True when one was this plan's own (interrupted) one."""
+        approved = set(self.ctx.actions(EXECUTE_PENDING))
+        own = False
+        pending = table.snapshot.timeline.pending_compactions()
+        for instant in pending:
+            carries = compaction_plan_id(table, instant)
+            if instant.timestamp not in approved and carries != self.ctx.plan_id:
+                raise ApplyError(
+                    f"compaction {instant.timestamp} is pending in the table and the plan does not "
+                    "execute it",
+                    where=self.ctx.table.path,
+                    hint="it appeared after the plan was made: make the plan again",
+                )
+            own = own or carries == self.ctx.plan_id
+            config = table.snapshot.config
+            self.runs.append(run_compaction(table.storage, config, instant.timestamp, None, self.runner))
+            approved.discard(instant.timestamp)
+        self.drift += [
+            Drift(t, "the pending compaction was already executed by someone else") for t in sorted(approved)
+        ]
+        return (self.open() if pending else table), own
+
+    # -- 3. the new compaction ------------------------------------------------------------------
+    def approved(self) -> list[PlannedOperation]:
+        names = [name for name in self.ctx.node.payloads if name.endswith(".compaction.requested")]
+        if not names:
+            return []
+        operations = approved_operations(self.ctx.node.effect)
+        if self.ctx.payloads.get(names[0]) != compaction_plan_bytes(operations, self.ctx.plan_id):
+            raise PlanError(
+                f"payload {names[0]} does not match the approved plan body",
+                where=str(names[0]),
+                hint="plans are applied exactly as reviewed: make the plan again and review it",
+            )
+        return operations
+
+    def new_compaction(self, table: LoadedTable) -> None:
+        operations = self.approved()
+        if not operations:
+            return
+        writer = TimelineWriter(table.storage, table.snapshot.config, self.ctx.clock)
+        instant = writer.new_instant_time()
+        timeline = table.snapshot.timeline
+        conflicts = v6_scheduling_conflicts(timeline, instant) if timeline.layout == 1 else []
+        if conflicts:
+            self.drift += [Drift(slice_target(op), "; ".join(conflicts)) for op in operations]
+            return
+        found = find_operations(inputs_of(table), settings_of(self.ctx.spec), instant)
+        current = {(op.partition, op.file_id): op for op in found.candidates}
+        keep = []
+        for op in operations:
+            why = _same_slice(current.get((op.partition, op.file_id)), op)
+            if why is None:
+                keep.append(op)
+            else:
+                self.drift.append(Drift(slice_target(op), why))
+        if keep:
+            plan = build_compaction_plan(keep, self.ctx.plan_id)
+            self.runs.append(run_compaction(table.storage, table.snapshot.config, instant, plan, self.runner))
+
+    # -- the node ----------------------------------------------------------------------------------
+    def execute(self) -> NodeOutcome:
+        table = self.handle_metadata_table(self.open())
+        table, own_finished = self.finish_pending(table)
+        if not own_finished:
+            self.new_compaction(table)
+        return self.outcome()
+
+    def outcome(self) -> NodeOutcome:
+        stats = [s for run in self.runs for s in run.stats]
+        effects: dict[str, Any] = {
+            **self.effects,
+            "compactions": [run.instant.timestamp for run in self.runs],
+            "slices_compacted": len(stats),
+            "files_written": sorted(s.path or "" for s in stats),
+            "bytes_written": sum(s.file_size_in_bytes or 0 for s in stats),
+            "rolled_back_files": sorted(p for run in self.runs for p in run.rolled_back_files),
+        }
+        return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
+
+
+def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
+    runs = effects["compactions"]
+    text = (
+        f"{effects['slices_compacted']} file slice(s) compacted in {len(runs)} compaction(s)"
+        if runs
+        else "nothing to do"
+    )
+    return text + (f", {len(drift)} drifted" if drift else "")
+
+
+def execute_compaction(ctx: NodeContext) -> NodeOutcome:
+    """The runner's entry point for compaction nodes."""
+    return CompactionApply(ctx).execute()

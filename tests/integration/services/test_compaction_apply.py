@@ -1,0 +1,184 @@
+"""The compaction node: planned from a manifest's settings into actions, effect and payload;
+applied (in process, without the CLI) exactly as approved, with drift, pending compactions
+executed first, an interrupted apply finished, and the metadata table dropped when approved."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi import payloads
+from maintainer.hudi.loading import open_table
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction, TableFingerprint, TablePlan
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
+from maintainer.runner.context import NodeContext
+from maintainer.runner.faults import FAULT_ENV, InjectedFault
+from maintainer.services.compaction.apply import CompactionApply
+from maintainer.services.compaction.executor import run_in_process
+from maintainer.services.compaction.node import COMPACT_SLICE, compaction_payloads, plan_compaction_service
+from maintainer.services.compaction.payload import PLAN_ID_KEY
+from tests.support import fixtures as fx
+from tests.support import oracle
+
+PLAN_ID = "p" * 64
+EVERY = CompactionSpec(
+    trigger=CompactionTrigger(max_delta_commits=1), strategy=CompactionStrategy(name="unbounded")
+)
+
+
+def spec_for(path: Path, **options: Any) -> TableSpec:
+    return TableSpec(
+        name="trips", path=str(path), manifest="tables/trips.yml", line=1, compaction=EVERY, **options
+    )
+
+
+def generated(tmp_path: Path, version: int = 6) -> Path:
+    path = tmp_path / "trips"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=4, rows_per_commit=100, update_ratio=0.5)
+    generate(str(path), DatagenSpec("trips", "mor", version, workload))
+    return path
+
+
+def planned(path: Path, spec: TableSpec) -> tuple[NodePlan, dict[str, bytes]]:
+    table = open_table(str(path))
+    node = plan_compaction_service(table, spec, datetime.now(timezone.utc))
+    return node, compaction_payloads(node, table.storage, PLAN_ID)
+
+
+def context(path: Path, spec: TableSpec, node: NodePlan, blobs: dict[str, bytes]) -> NodeContext:
+    table = TablePlan("trips", str(path), "MERGE_ON_READ", 6, TableFingerprint((), (), ""), (node,))
+    return NodeContext(PLAN_ID, table, node, spec, blobs, spark=None)
+
+
+def apply(path: Path, spec: TableSpec, node: NodePlan, blobs: dict[str, bytes]) -> Any:
+    return CompactionApply(context(path, spec, node, blobs), run_in_process).execute()
+
+
+def test_node_lists_each_slice_with_its_files_bytes_and_reason(tmp_path: Path) -> None:
+    path = generated(tmp_path)
+    node, blobs = planned(path, spec_for(path))
+    assert node.status is NodeStatus.CHANGES and node.id == "trips.compaction"
+    slices = [a for a in node.actions if a.kind == COMPACT_SLICE]
+    assert len(slices) == 2 and all(
+        a.reason and a.details["log_files"] and a.details["input_bytes"] for a in slices
+    )
+    assert node.effect["slices"] == 2 and node.effect["input_bytes"] == sum(
+        a.details["input_bytes"] for a in slices
+    )
+    (data,) = blobs.values()
+    plan = payloads.decode_compaction_plan(data, "payload")
+    assert (
+        plan is not None and plan.extra_metadata == {PLAN_ID_KEY: PLAN_ID} and len(plan.operations or ()) == 2
+    )
+    assert compaction_payloads(node, open_table(str(path)).storage, PLAN_ID) == blobs  # deterministic
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_apply_compacts_the_approved_slices(version: int, tmp_path: Path) -> None:
+    path = generated(tmp_path, version)
+    spec = spec_for(path)
+    before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
+    node, blobs = planned(path, spec)
+    outcome = apply(path, spec, node, blobs)
+    assert outcome.effects["slices_compacted"] == 2 and not outcome.drift
+    assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
+    assert oracle.snapshot_rows(path, read_optimized=True) == oracle.snapshot_rows(path)
+    again = apply(path, spec, node, blobs)  # the slices are compacted now: drift, nothing done
+    assert again.effects["compactions"] == [] and len(again.drift) == 2
+
+
+def test_tampered_payload_is_refused(tmp_path: Path) -> None:
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    node, blobs = planned(path, spec)
+    tampered = {name: data[:-1] + b"x" for name, data in blobs.items()}
+    with pytest.raises(PlanError, match="does not match"):
+        apply(path, spec, node, tampered)
+
+
+def test_a_slice_that_changed_since_the_plan_is_drift(tmp_path: Path) -> None:
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    node, _ = planned(path, spec)
+    effect = dict(node.effect)
+    first = dict(effect["operations"][0])
+    first["log_files"] = first["log_files"][:-1]  # as if a log file arrived after the plan
+    effect["operations"] = [first, *effect["operations"][1:]]
+    changed = replace(node, effect=effect)
+    outcome = apply(path, spec, changed, compaction_payloads(changed, open_table(str(path)).storage, PLAN_ID))
+    assert outcome.effects["slices_compacted"] == 1
+    (drift,) = outcome.drift
+    assert "log files" in drift.reason
+
+
+def test_interrupted_apply_is_finished_by_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
+    node, blobs = planned(path, spec)
+    monkeypatch.setenv(FAULT_ENV, "compaction:before_commit")
+    with pytest.raises(InjectedFault):
+        apply(path, spec, node, blobs)
+    monkeypatch.delenv(FAULT_ENV)
+    outcome = apply(path, spec, node, blobs)
+    assert len(outcome.effects["compactions"]) == 1 and outcome.effects["rolled_back_files"]
+    assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
+
+
+def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path: Path) -> None:
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    node, blobs = planned(path, spec)
+    foreign = replace(node, payloads=(), effect={**node.effect, "operations": []}, actions=())
+    apply(path, spec, foreign, {})  # nothing approved: nothing done
+    # a compaction scheduled by someone else (no plan id) after the plan
+    table = open_table(str(path))
+    from maintainer.hudi.instant import Action
+    from maintainer.hudi.timeline_writer import TimelineWriter
+
+    writer = TimelineWriter(table.storage, table.snapshot.config)
+    plan = payloads.decode_compaction_plan(next(iter(blobs.values())), "p")
+    assert plan is not None
+    scheduled = writer.create_requested(
+        Action.COMPACTION, payloads.encode_avro(replace(plan, extra_metadata={}))
+    )
+    with pytest.raises(ApplyError, match="pending in the table"):
+        apply(path, spec, node, blobs)
+    approving = replace(
+        node, actions=(PlannedAction("execute_pending_compaction", scheduled.timestamp, "r"), *node.actions)
+    )
+    outcome = apply(path, spec, approving, blobs)
+    assert outcome.effects["compactions"][0] == scheduled.timestamp
+    assert {d.reason for d in outcome.drift} == {
+        "the file slice is no longer compactable (gone, replaced, or in another pending operation)"
+    }
+
+
+@pytest.mark.fixtures
+def test_metadata_table_is_dropped_first_when_approved(
+    fixture_copy: Callable[[str], fx.FixtureTable],
+) -> None:
+    path = fixture_copy("quickstart_trips_table_mor_avro_v8_trips_8i3u1d").path
+    spec = spec_for(path, metadata_table="drop")
+    node, blobs = planned(path, spec)
+    with pytest.raises(ApplyError, match="metadata table"):
+        apply(path, spec, node, blobs)
+    before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
+    dropping = replace(
+        node, actions=(PlannedAction("drop_metadata_table", ".hoodie/metadata", "r"), *node.actions)
+    )
+    outcome = apply(path, spec, dropping, blobs)
+    assert outcome.effects["metadata_table_dropped"] is not None and outcome.effects["slices_compacted"] == 1
+    assert not (path / ".hoodie/metadata").exists()
+    assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
