@@ -16,7 +16,9 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
+from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
@@ -144,9 +146,6 @@ def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path
     apply(path, spec, foreign, {})  # nothing approved: nothing done
     # a compaction scheduled by someone else (no plan id) after the plan
     table = open_table(str(path))
-    from maintainer.hudi.instant import Action
-    from maintainer.hudi.timeline_writer import TimelineWriter
-
     writer = TimelineWriter(table.storage, table.snapshot.config)
     plan = payloads.decode_compaction_plan(next(iter(blobs.values())), "p")
     assert plan is not None
