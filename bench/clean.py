@@ -7,6 +7,7 @@ adds commits with real commit metadata, each touching one partition: ``A`` (part
 first slice of every file group (a base file and 4 logs: half the files) is cleanable.
 
 (a) the floor: a bare parallel listing of every partition directory (``pyarrow.fs``);
+(v) for reference, bench/listing.py's model: ``load_snapshot`` + ``build_view``;
 (b) the full plan of the clean node (``build_table``: timeline, listing of every partition,
     view, planner; no earlier clean, so a full scan);
 then the planned files are deleted and a completed clean recording ``A`` is written (as apply
@@ -36,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from listing import bare_listing, best_of, generate
+from listing import bare_listing, best_of, generate, model_load
 
 from maintainer.hudi.instant import Action
 from maintainer.hudi.payloads import (
@@ -54,6 +55,7 @@ from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
+from maintainer.services.clean.state import clear_last_clean_cache
 from maintainer.storage import Storage
 from maintainer.storage.fs import DEFAULT_LISTING_THREADS
 
@@ -108,6 +110,7 @@ def timed_plans(
     runs: list[tuple[BuiltPlan, NodePlan]] = []
 
     def run() -> int:
+        clear_last_clean_cache()  # a cold plan, as a new `maintainer plan` process makes
         runs.append(clean_node(root, threads))
         return len(runs)
 
@@ -166,6 +169,7 @@ def main() -> None:
 
         bare_listing(root, partitions, args.threads)  # warm the OS directory caches once
         floor, floor_cpu, entries = best_of(args.repeat, lambda: bare_listing(root, partitions, args.threads))
+        view, view_cpu, _ = best_of(args.repeat, lambda: model_load(root))
         full, full_cpu, full_runs = timed_plans(args.repeat, root, args.threads)
         built, node = full_runs[-1]
         print(f"partitions: {len(partitions)}  entries listed: {entries}")
@@ -185,10 +189,12 @@ def main() -> None:
 
         print(f"best of {args.repeat}: wall-clock time (process CPU time, all threads)")
         print(f"(a) bare parallel listing ({args.threads} threads): {floor:.3f}s  (cpu {floor_cpu:.3f}s)")
+        print(f"(v) load_snapshot + build_view:        {view:.3f}s  (cpu {view_cpu:.3f}s)")
         print(f"(b) full clean plan:                   {full:.3f}s  (cpu {full_cpu:.3f}s)")
         print(f"(c) incremental clean plan:            {incr:.4f}s  (cpu {incr_cpu:.4f}s); "
               f"{incremental.effect['files']} files, reasons: {incremental.reasons[2]}")  # fmt: skip
         print(f"ratio (b)/(a): {full / floor:.2f}x  (cpu {full_cpu / floor_cpu:.2f}x; goal: at most 1.5x)")
+        print(f"ratio (b)/(v): {full / view:.2f}x  (cpu {full_cpu / view_cpu:.2f}x; the planner's own cost)")
         share, share_cpu = 100 * incr / full, 100 * incr_cpu / full_cpu
         print(f"ratio (c)/(b): {share:.2f}%  (cpu {share_cpu:.2f}%; goal: at most 5%)")
         for line in apply_lines:

@@ -38,18 +38,37 @@ def clean_settings(spec: CleanSpec) -> CleanSettings:
     )
 
 
+_LAST_CLEANS: dict[str, LastClean] = {}
+"""Decoded last cleans by instant file URI: a completed instant file never changes, and its
+metadata (every deleted file name) can be large, so a plan reads it once."""
+_CACHE_SIZE = 256
+
+
+def clear_last_clean_cache() -> None:
+    """Forget decoded last cleans (benchmarks measure a cold plan)."""
+    _LAST_CLEANS.clear()
+
+
 def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
     """The last completed clean's earliest commit to retain and recorded savepoints."""
     instant = timeline.last_completed_clean()
     if instant is None:
         return None
     path = timeline.file_path(instant, State.COMPLETED)
-    metadata = payloads.decode_clean_metadata(storage.read_bytes(path), storage.uri(path))
+    uri = storage.uri(path)
+    cached = _LAST_CLEANS.get(uri)
+    if cached is not None:
+        return cached
+    metadata = payloads.decode_clean_metadata(storage.read_bytes(path), uri)
     if metadata is None:
         return LastClean(instant.timestamp, "")
     recorded = (metadata.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
     savepoints = None if recorded is None else tuple(t for t in recorded.split(",") if t)
-    return LastClean(instant.timestamp, metadata.earliest_commit_to_retain or "", savepoints)
+    last = LastClean(instant.timestamp, metadata.earliest_commit_to_retain or "", savepoints)
+    if len(_LAST_CLEANS) >= _CACHE_SIZE:
+        _LAST_CLEANS.clear()
+    _LAST_CLEANS[uri] = last
+    return last
 
 
 def _written_by(storage: Storage, timeline: Timeline, instant: Instant) -> list[str]:
