@@ -26,7 +26,7 @@ from maintainer.hudi.instant import (
     wall_clock_in_timezone,
 )
 from maintainer.hudi.loading import LoadedTable
-from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.properties import MergeMode, TableConfig
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
@@ -40,6 +40,11 @@ from maintainer.services.compaction.model import (
 from maintainer.services.compaction.settings import CompactionSettings
 from maintainer.services.compaction.strategy import filter_partitions, order_and_filter
 from maintainer.services.compaction.trigger import TriggerDecision, evaluate_trigger
+
+_CUSTOM_MERGE = (
+    "the table merges records with a custom merger or payload class (merge mode CUSTOM), which "
+    "maintainer cannot reproduce: compact it with Hudi itself"
+)
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,8 @@ def plan_compaction(
         return CompactionPlanResult(PlanStatus.NO_OP, instant, ("copy-on-write table: nothing to compact",))
     if timeline.pending_compactions():
         return _execute_pending(timeline, instant)
+    if inputs.config.merge_mode is MergeMode.CUSTOM:
+        return CompactionPlanResult(PlanStatus.BLOCKED, instant, (_CUSTOM_MERGE,))
     trigger = evaluate_trigger(timeline, settings, instant)
     if not trigger.fires:
         return CompactionPlanResult(PlanStatus.NO_OP, instant, (trigger.reason,), trigger)

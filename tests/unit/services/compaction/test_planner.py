@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from maintainer.hudi.fsview import PendingOperation, ViewInputs
+from maintainer.hudi.properties import MergeMode
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.planner import find_operations, next_instant_time, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
@@ -135,3 +137,10 @@ def test_instant_time_defaults_to_now_after_every_time_in_the_timeline() -> None
     tl = timeline(deltas(1))
     assert next_instant_time(tl, datetime(2025, 1, 1, 5, tzinfo=timezone.utc), "UTC") == "20250101050000000"
     assert next_instant_time(tl, datetime(2024, 1, 1, tzinfo=timezone.utc), "UTC") == "20250101000100001"
+
+
+def test_custom_merge_mode_blocks_compaction() -> None:
+    inputs = two_groups()
+    custom = replace(inputs, config=replace(inputs.config, merge_mode=MergeMode.CUSTOM))
+    result = plan_compaction(custom, EVERY, NOW, ts(10))
+    assert result.status is PlanStatus.BLOCKED and "custom" in result.reasons[0]
