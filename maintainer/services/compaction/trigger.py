@@ -1,9 +1,11 @@
 """When a compaction is due: Hudi's trigger strategies over the timeline (HUDI.md §5).
 
-Hudi counts the completed deltacommits after the last completed compaction (``num_commits``)
-or after the last compaction request in any state (``num_commits_after_last_request``); time
-is measured from that compaction (or, when there is none, from the first deltacommit) to the
-new compaction instant.
+As Hudi's ``CompactionUtils`` counts: the deltacommits (requested, inflight or completed, as
+Hudi's delta commit timeline holds them) after the last completed compaction, i.e. the last
+completed ``commit`` (Hudi 0.x / layout 1 also counts completed replacecommits), for
+``num_commits``; after the last pending compaction request, else that completed compaction,
+for ``num_commits_after_last_request``. Without one, every deltacommit counts from the first.
+Time is measured from that instant to the new compaction instant.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from maintainer.hudi.instant import Action, Instant, parse_instant_time
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.settings import CompactionSettings, TriggerStrategy
 
-_COMPLETED_COMMIT_ACTIONS = frozenset({Action.COMMIT, Action.REPLACE_COMMIT})
+_COMMIT_TIMELINE = {1: frozenset({Action.COMMIT, Action.REPLACE_COMMIT}), 2: frozenset({Action.COMMIT})}
+"""Hudi's ``getCommitTimeline()`` actions: 0.x has commit and replacecommit, 1.x commit only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,24 +34,24 @@ class TriggerDecision:
 
 def _last_completed_compaction(timeline: Timeline) -> Instant | None:
     """Hudi's ``getCommitTimeline().filterCompletedInstants().lastInstant()``: on a MOR table the
-    completed commits are compactions (and replacecommits of clustering or overwrites)."""
-    done = [i for i in timeline.completed() if i.completed_action in _COMPLETED_COMMIT_ACTIONS]
+    completed commits are compactions (and, on 0.x, replacecommits of clustering or overwrites)."""
+    actions = _COMMIT_TIMELINE.get(timeline.layout, _COMMIT_TIMELINE[2])
+    done = [i for i in timeline.completed() if i.completed_action in actions]
     return done[-1] if done else None
 
 
-def _last_compaction_request(timeline: Timeline) -> Instant | None:
-    requests = timeline.of_action(Action.COMPACTION)
-    return requests[-1] if requests else None
+def _last_pending_compaction(timeline: Timeline) -> Instant | None:
+    pending = timeline.pending_compactions()
+    return pending[-1] if pending else None
 
 
 def _reference(timeline: Timeline, strategy: TriggerStrategy) -> tuple[Instant | None, list[Instant]]:
-    """The instant counted from, and the completed deltacommits after it."""
-    deltas = [i for i in timeline.completed() if i.action is Action.DELTA_COMMIT]
-    anchor = (
-        _last_compaction_request(timeline)
-        if strategy is TriggerStrategy.NUM_COMMITS_AFTER_LAST_REQUEST
-        else _last_completed_compaction(timeline)
-    )
+    """The instant counted from, and the deltacommits after it."""
+    deltas = timeline.of_action(Action.DELTA_COMMIT)
+    anchor = None
+    if strategy is TriggerStrategy.NUM_COMMITS_AFTER_LAST_REQUEST:
+        anchor = _last_pending_compaction(timeline)
+    anchor = anchor or _last_completed_compaction(timeline)
     if anchor is None:
         return (deltas[0] if deltas else None), deltas
     return anchor, [i for i in deltas if i.timestamp > anchor.timestamp]
@@ -63,7 +66,7 @@ def evaluate_trigger(timeline: Timeline, settings: CompactionSettings, instant_t
     strategy = settings.trigger
     anchor, deltas = _reference(timeline, strategy)
     if anchor is None:
-        return TriggerDecision(False, 0, None, None, "no completed deltacommit: nothing to compact")
+        return TriggerDecision(False, 0, None, None, "no deltacommit: nothing to compact")
     count = len(deltas)
     seconds = _seconds_between(anchor.timestamp, instant_time)
     by_num = count >= settings.max_delta_commits
@@ -80,9 +83,7 @@ def evaluate_trigger(timeline: Timeline, settings: CompactionSettings, instant_t
         if anchor.action is not Action.DELTA_COMMIT
         else f"the first deltacommit {anchor.timestamp} (no compaction yet)"
     )
-    counted = (
-        f"{count} completed deltacommit(s) since {origin} (max_delta_commits {settings.max_delta_commits})"
-    )
+    counted = f"{count} deltacommit(s) since {origin} (max_delta_commits {settings.max_delta_commits})"
     timed = f"{seconds}s elapsed since {anchor.timestamp} (max_delta_seconds {settings.max_delta_seconds})"
     detail = {
         TriggerStrategy.NUM_COMMITS: counted,

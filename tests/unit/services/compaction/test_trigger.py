@@ -18,10 +18,20 @@ def test_num_commits_fires_at_max_delta_commits() -> None:
     assert not evaluate_trigger(tl, settings(TriggerStrategy.NUM_COMMITS, 4), ts(4)).fires
 
 
-def test_num_commits_counts_completed_deltacommits_after_last_completed_compaction() -> None:
+def test_num_commits_counts_deltacommits_after_last_completed_compaction_pending_ones_too() -> None:
     tl = timeline([*deltas(1, 2, 3), *completed(4, "compaction"), *deltas(5, 6), *pending(7)])
     decision = evaluate_trigger(tl, settings(TriggerStrategy.NUM_COMMITS), ts(8))
-    assert decision.delta_commits == 2 and decision.since == ts(4) and not decision.fires
+    assert decision.delta_commits == 3 and decision.since == ts(4) and decision.fires
+
+
+def test_replacecommit_counts_as_last_compaction_on_layout_1_only() -> None:
+    v6 = timeline([*deltas(1), *completed(2, "replacecommit"), *deltas(3)])
+    assert evaluate_trigger(v6, settings(TriggerStrategy.NUM_COMMITS), ts(9)).since == ts(2)
+    v8 = timeline(
+        [*deltas(1, layout=2), *completed(2, "replacecommit", layout=2), *deltas(3, layout=2)], layout=2
+    )
+    decision = evaluate_trigger(v8, settings(TriggerStrategy.NUM_COMMITS), ts(9))
+    assert decision.since == ts(1) and decision.delta_commits == 2
 
 
 def test_num_commits_without_compaction_counts_from_first_deltacommit() -> None:
@@ -59,5 +69,6 @@ def test_num_or_time_needs_either() -> None:
 
 
 def test_no_deltacommit_never_fires() -> None:
-    decision = evaluate_trigger(timeline(pending(1)), settings(TriggerStrategy.NUM_OR_TIME, 1, 1), ts(90))
+    tl = timeline(completed(1, "clean"))
+    decision = evaluate_trigger(tl, settings(TriggerStrategy.NUM_OR_TIME, 1, 1), ts(90))
     assert not decision.fires and "nothing to compact" in decision.reason
