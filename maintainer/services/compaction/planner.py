@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from maintainer.hudi.fsview import DataFile, FileGroup, FileSystemView, PendingOperation
 from maintainer.hudi.instant import (
+    COMMIT_ACTIONS,
     Action,
     format_instant_time,
     parse_instant_time,
@@ -41,6 +42,7 @@ from maintainer.services.compaction.settings import CompactionSettings
 from maintainer.services.compaction.strategy import filter_partitions, order_and_filter
 from maintainer.services.compaction.trigger import TriggerDecision, evaluate_trigger
 
+_SERVICE_REQUESTS = frozenset({Action.COMPACTION, Action.LOG_COMPACTION})
 _CUSTOM_MERGE = (
     "the table merges records with a custom merger or payload class (merge mode CUSTOM), which "
     "maintainer cannot reproduce: compact it with Hudi itself"
@@ -129,7 +131,9 @@ def find_operations(inputs: CompactionInputs, settings: CompactionSettings, inst
 
 
 def v6_scheduling_conflicts(timeline: Timeline, instant: str) -> list[str]:
-    """Hudi 0.x's rules for a new compaction instant on timeline layout 1."""
+    """Hudi 0.x's rules for a new compaction instant on timeline layout 1 (single writer): the
+    earliest pending commit, deltacommit or replacecommit must be later than it, and no completed
+    write nor any compaction may be at or after it."""
     problems = []
     pending = [i for i in timeline.pending_writes() if i.timestamp <= instant]
     if pending:
@@ -143,10 +147,7 @@ def v6_scheduling_conflicts(timeline: Timeline, instant: str) -> list[str]:
         i
         for i in timeline.instants
         if i.timestamp >= instant
-        and (
-            (i.is_completed and i.completed_action in (Action.COMMIT, Action.DELTA_COMMIT))
-            or i.action is Action.COMPACTION
-        )
+        and ((i.is_completed and i.action in COMMIT_ACTIONS) or i.action in _SERVICE_REQUESTS)
     ]
     if later:
         problems.append(

@@ -144,3 +144,10 @@ def test_custom_merge_mode_blocks_compaction() -> None:
     custom = replace(inputs, config=replace(inputs.config, merge_mode=MergeMode.CUSTOM))
     result = plan_compaction(custom, EVERY, NOW, ts(10))
     assert result.status is PlanStatus.BLOCKED and "custom" in result.reasons[0]
+
+
+def test_v6_completed_replacecommit_or_pending_compaction_after_the_instant_blocks_it() -> None:
+    later_replace = plan_compaction(two_groups(completed(12, "replacecommit")), EVERY, NOW, ts(10))
+    assert later_replace.status is PlanStatus.BLOCKED and "replacecommit" in later_replace.reasons[-1]
+    result = plan_compaction(two_groups(), EVERY, NOW, ts(3))
+    assert result.status is PlanStatus.BLOCKED and f"deltacommit {ts(3)}" in result.reasons[-1]
