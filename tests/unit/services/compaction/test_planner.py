@@ -8,7 +8,12 @@ from datetime import datetime, timezone
 from maintainer.hudi.fsview import PendingOperation, ViewInputs
 from maintainer.hudi.properties import MergeMode
 from maintainer.services.compaction.model import PlanStatus
-from maintainer.services.compaction.planner import find_operations, next_instant_time, plan_compaction
+from maintainer.services.compaction.planner import (
+    find_operations,
+    next_instant_time,
+    plan_compaction,
+    v6_scheduling_conflicts,
+)
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 
 from .states import MB, base, completed, deltas, log, pending, state, timeline, ts
@@ -147,7 +152,10 @@ def test_custom_merge_mode_blocks_compaction() -> None:
 
 
 def test_v6_completed_replacecommit_or_pending_compaction_after_the_instant_blocks_it() -> None:
-    later_replace = plan_compaction(two_groups(completed(12, "replacecommit")), EVERY, NOW, ts(10))
-    assert later_replace.status is PlanStatus.BLOCKED and "replacecommit" in later_replace.reasons[-1]
+    tl = timeline([*deltas(1), *completed(12, "replacecommit")])
+    assert "replacecommit" in v6_scheduling_conflicts(tl, ts(10))[0]
+    assert (
+        "compaction" in v6_scheduling_conflicts(timeline([*deltas(1), *pending(12, "compaction")]), ts(10))[0]
+    )
     result = plan_compaction(two_groups(), EVERY, NOW, ts(3))
     assert result.status is PlanStatus.BLOCKED and f"deltacommit {ts(3)}" in result.reasons[-1]
