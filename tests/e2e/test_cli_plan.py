@@ -5,6 +5,8 @@ exit codes, the metadata table rule, and nothing to clean."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,6 +83,25 @@ def test_plan_writes_the_plan_directory_and_show_renders_it(
     assert "| `cow.clean` | changes |" in markdown
     assert main(["show", str(directory), "--format", "json"]) == 0
     assert capsys.readouterr().out == (directory / "plan.json").read_text()
+    assert main(["show", str(directory)]) == 0
+    assert "cow.clean: " in capsys.readouterr().out
+
+
+def test_plan_starts_no_jvm_and_writes_no_table(project: Path, isolated: Path) -> None:
+    lake = isolated / "lake"
+    before = {p: p.stat().st_mtime_ns for p in lake.rglob("*")}
+    script = (
+        "import sys\n"
+        "from maintainer.cli import main\n"
+        f"code = main(['plan', '--project-dir', {str(project)!r}])\n"
+        "spark = sys.modules.get('pyspark')\n"
+        "print(code, spark is None or spark.SparkContext._active_spark_context is None)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.stdout.strip().splitlines()[-1] == "0 True", result.stderr
+    assert {p: p.stat().st_mtime_ns for p in lake.rglob("*")} == before
 
 
 def test_same_state_gives_a_byte_identical_plan_directory(project: Path, tmp_path: Path) -> None:
