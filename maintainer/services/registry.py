@@ -53,7 +53,7 @@ SERVICES: dict[str, ServiceEntry] = {
         plan=clean_node.plan_clean_service,
         partitions=_clean_partitions,
         payloads=clean_node.clean_payloads,
-        executor=None,
+        executor="maintainer.services.clean.executor:execute_clean",
     ),
 }
 

@@ -191,3 +191,10 @@ def test_same_state_gives_the_same_plan_and_payloads(cow: Path) -> None:
     assert first.plan == second.plan
     assert first.plan_id == second.plan_id
     assert first.payloads == second.payloads
+
+
+def test_registry_resolves_the_clean_executor_and_knows_no_unregistered_service() -> None:
+    executor = registry.resolve_executor("clean")
+    assert executor is not None and callable(executor)
+    assert registry.resolve_executor("no_such_service") is None
+    assert registry.unsupported_reason("x") == "x is not supported by this version of maintainer yet"
