@@ -1,4 +1,6 @@
-"""Deleting a clean's files: checked on the driver, carried out in Spark tasks per partition.
+"""Deleting a clean's files: checked on the driver, carried out in Spark tasks that each take
+whole partitions (as many tasks as the session runs at once: a task per partition costs more in
+Spark scheduling than the deletes themselves).
 
 Only Hudi data files (base and log files) inside the table, never anything under
 ``.hoodie``, may be deleted; anything else in a plan is refused before a single file goes.
@@ -9,9 +11,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from maintainer.errors import ApplyError, StorageError
 from maintainer.hudi.filenames import is_data_file_name, is_partition_metadata
@@ -19,17 +21,16 @@ from maintainer.spark.tasks import map_tasks
 from maintainer.storage import Storage
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionDeletion:
-    """The files of one partition to delete (names), and whether the emptied partition goes too."""
+class PartitionDeletion(NamedTuple):
+    """The files of one partition to delete (names), and whether the emptied partition goes too
+    (named tuples: thousands of them travel to and from Spark tasks, and pickle fast)."""
 
     partition: str
     names: tuple[str, ...]
     delete_partition: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionDeleted:
+class PartitionDeleted(NamedTuple):
     partition: str
     deleted: tuple[str, ...]
     """Deleted now or already gone (both count as deleted)."""
@@ -139,15 +140,49 @@ def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> Par
     return PartitionDeleted(deletion.partition, tuple(deleted), tuple(failed), partition_deleted)
 
 
-def _run_one(storage: Storage, deletion: PartitionDeletion) -> PartitionDeleted:
-    return delete_partition_files(storage, deletion)
+DELETE_THREADS = 8
+"""Deletes in flight per Spark task (object stores are latency-bound)."""
+FALLBACK_PARALLELISM = 8
 
 
-def spark_task_runner(spark: Any) -> TaskRunner:
-    """Deletes on Spark: one task per partition."""
+def batch_deletions(
+    deletions: Sequence[PartitionDeletion], tasks: int
+) -> list[tuple[PartitionDeletion, ...]]:
+    """At most ``tasks`` batches of whole partitions, balanced by file count (largest first
+    into the lightest batch); a partition is never split."""
+    bins: list[list[PartitionDeletion]] = [[] for _ in range(max(1, min(tasks, len(deletions))))]
+    loads = [0] * len(bins)
+    for deletion in sorted(deletions, key=lambda d: (-len(d.names), d.partition)):
+        lightest = loads.index(min(loads))
+        bins[lightest].append(deletion)
+        loads[lightest] += len(deletion.names) + 1
+    return [tuple(sorted(b, key=lambda d: d.partition)) for b in bins if b]
+
+
+def delete_batch(storage: Storage, batch: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
+    """One Spark task: its partitions' deletes, a few partitions at a time."""
+    if len(batch) == 1:
+        return [delete_partition_files(storage, batch[0])]
+    with ThreadPoolExecutor(min(DELETE_THREADS, len(batch))) as pool:
+        return list(pool.map(partial(delete_partition_files, storage), batch))
+
+
+def spark_parallelism(spark: Any) -> int:
+    """The session's default parallelism (Spark Connect does not expose it: a fixed default)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect has no SparkContext
+        return FALLBACK_PARALLELISM
+
+
+def spark_task_runner(spark: Any, tasks: int | None = None) -> TaskRunner:
+    """Deletes on Spark: partitions grouped into as many tasks as the session runs at once
+    (``tasks`` to choose), each task deleting several partitions concurrently."""
 
     def run(storage: Storage, deletions: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
-        return map_tasks(spark, partial(_run_one, storage), list(deletions))
+        batches = batch_deletions(deletions, tasks or spark_parallelism(spark))
+        results = map_tasks(spark, partial(delete_batch, storage), batches)
+        return [result for batch in results for result in batch]
 
     return run
 

@@ -115,7 +115,8 @@ class CleanExecutor:
         return rebuilt
 
     def new_clean(self, table: LoadedTable) -> None:
-        if self.approved_payload() is None:
+        approved = self.approved_payload()
+        if approved is None:
             return
         approved_files = self.ctx.actions("delete_file")
         approved_partitions = self.ctx.actions("delete_partition")
@@ -131,7 +132,10 @@ class CleanExecutor:
                        for p in approved_partitions if p not in emptied]  # fmt: skip
         if not keep and not emptied:
             return
-        payload = cleaner_plan_bytes(self.ctx.node.effect, table.storage, self.ctx.plan_id, keep, emptied)
+        if len(keep) == len(approved_files) and emptied == approved_partitions:
+            payload = approved  # nothing drifted: the reviewed bytes
+        else:
+            payload = cleaner_plan_bytes(self.ctx.node.effect, table.storage, self.ctx.plan_id, keep, emptied)
         self.runs.append(run_clean_instant(self.writer(table), payload, self.tasks))
 
     # -- the node -----------------------------------------------------------------------------------

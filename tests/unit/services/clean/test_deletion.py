@@ -9,7 +9,9 @@ import pytest
 from maintainer.errors import ApplyError
 from maintainer.services.clean.deletion import (
     PartitionDeletion,
+    batch_deletions,
     check_deletion,
+    delete_batch,
     delete_partition_files,
     group_by_partition,
     relative_to_table,
@@ -85,3 +87,22 @@ def test_an_emptied_partition_goes_with_its_partition_metadata_only(table: Stora
     assert emptied.partition_deleted and not table.exists("p=1")
     not_empty = delete_partition_files(table, PartitionDeletion("p=2", (BASE,), True))
     assert not not_empty.partition_deleted and table.exists(f"p=2/{LOG}")
+
+
+def test_partitions_are_batched_whole_into_at_most_the_task_count_balanced_by_files() -> None:
+    deletions = [
+        PartitionDeletion(f"p={i}", tuple(f"f{j}" for j in range(size)))
+        for i, size in enumerate([9, 1, 4, 4, 1, 1])
+    ]
+    batches = batch_deletions(deletions, 3)
+    assert len(batches) == 3
+    assert sorted(d for batch in batches for d in batch) == sorted(deletions)
+    assert sorted(sum(len(d.names) for d in batch) for batch in batches) == [5, 6, 9]
+    assert len(batch_deletions(deletions, 100)) == len(deletions)
+    assert batch_deletions([], 4) == []
+
+
+def test_a_batch_deletes_each_of_its_partitions(table: Storage) -> None:
+    results = delete_batch(table, [PartitionDeletion("p=1", (BASE,)), PartitionDeletion("p=2", (LOG,))])
+    assert [(r.partition, r.deleted) for r in results] == [("p=1", (BASE,)), ("p=2", (LOG,))]
+    assert not table.exists(f"p=1/{BASE}") and not table.exists(f"p=2/{LOG}")

@@ -1,0 +1,105 @@
+"""Apply side of bench/clean.py: apply time over a plain parallel delete of the same files.
+
+``measure_apply(root, built)`` is called by bench/clean.py after the full plan (b):
+(d) the floor: the planned files, hard-linked into a scratch folder first, are deleted by a
+    plain thread pool (``pyarrow.fs``, one partition per work item, as many threads as cores);
+(e) the apply of the plan (``apply_plan`` on a local SparkSession started and warmed up before
+    the clock starts): lock, re-read of the table and re-plan (drift check), ``.clean.requested``
+    -> ``.clean.inflight`` -> deletes in Spark tasks grouped by partition -> completed clean.
+Prints (e)/(d) (goal: at most 2x) and leaves the table as apply does.
+
+Run through bench/clean.py: ``.venv/bin/python bench/clean.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pyarrow.fs as pafs
+
+from maintainer.graph import NodeId
+from maintainer.plan.artifact import read_plan, write_plan
+from maintainer.plan.builder import BuiltPlan
+from maintainer.project.models import TableSpec
+from maintainer.project.profiles import SparkSettings
+from maintainer.project.services import CleanSpec
+from maintainer.runner.apply import PlanRunner, apply_plan
+from maintainer.runner.results import NodeRunStatus
+from maintainer.services.clean.deletion import spark_task_runner
+from maintainer.spark.session import create_session
+
+RETAINED = 2
+
+
+def _link_copies(root: Path, paths: list[str], scratch: Path) -> dict[str, list[str]]:
+    """Hard links of the planned files, per partition: deleting them costs what deleting the
+    files costs (one unlink each), and the table keeps its files for the apply."""
+    per_partition: dict[str, list[str]] = {}
+    for path in paths:
+        target = scratch / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(root / path, target)
+        per_partition.setdefault(str(target.parent), []).append(str(target))
+    return per_partition
+
+
+def plain_parallel_delete(per_partition: dict[str, list[str]], threads: int) -> float:
+    filesystem = pafs.LocalFileSystem()
+
+    def delete(files: list[str]) -> int:
+        for file in files:
+            filesystem.delete_file(file)
+        return len(files)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        deleted = sum(pool.map(delete, per_partition.values()))
+    elapsed = time.perf_counter() - start
+    assert deleted == sum(len(files) for files in per_partition.values())
+    return elapsed
+
+
+def warm_spark() -> Any:
+    spark = create_session(SparkSettings(app_name="maintainer-bench", conf={"spark.driver.memory": "4g"}))
+    spark_task_runner(spark)  # import path check
+    from maintainer.spark.tasks import map_tasks
+
+    map_tasks(spark, abs, list(range(-8, 0)))  # executors' Python workers started
+    return spark
+
+
+def measure_apply(root: Path, built: BuiltPlan) -> list[str]:
+    node = built.plan.tables[0].nodes[0]
+    paths = [item["path"] for item in node.effect["delete_files"]]
+    threads = os.cpu_count() or 2
+    workdir = Path(tempfile.mkdtemp(prefix="maintainer-bench-apply-"))
+    try:
+        write_plan(workdir / "plan", built.plan, built.payloads, "bench", {})
+        saved = read_plan(workdir / "plan")
+        floor = plain_parallel_delete(_link_copies(root, paths, workdir / "links"), threads)
+        spark = warm_spark()
+        spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1,
+                         clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+        graph = nx.DiGraph()
+        graph.add_node(NodeId("bench", "clean"))
+        runner = PlanRunner(saved, {"bench": spec}, lambda: spark)
+        start = time.perf_counter()
+        results = apply_plan(saved, graph, runner)
+        applied = time.perf_counter() - start
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    (result,) = results.nodes
+    assert result.status is NodeRunStatus.SUCCESS, result.message
+    assert result.effects["files_deleted"] == len(paths) and not result.drift
+    return [
+        f"(d) plain parallel delete of the {len(paths)} planned files ({threads} threads): {floor:.3f}s",
+        f"(e) apply (lock, re-read + re-plan, clean instants, Spark deletes): {applied:.3f}s",
+        f"ratio (e)/(d): {applied / floor:.2f}x  (goal: at most 2x)",
+    ]
