@@ -119,12 +119,14 @@ def base_files(path: Path) -> dict[str, list[tuple[str, str]]]:
 
 
 def expected_cow_deletions(path: Path, retained: int) -> set[str]:
-    """KEEP_LATEST_COMMITS on a copy-on-write table without savepoints or replacecommits: per
-    file group keep the latest slice and the latest slice before the ECTR; delete the rest
-    older than the ECTR."""
+    """KEEP_LATEST_COMMITS on a copy-on-write table without savepoints or replacecommits."""
     ectr = expected_ectr(path, retained)
-    if ectr is None:
-        return set()
+    return set() if ectr is None else deletions_before(path, ectr)
+
+
+def deletions_before(path: Path, ectr: str) -> set[str]:
+    """Per file group keep the latest slice and the latest slice before the ECTR; delete the
+    rest older than the ECTR (KEEP_LATEST_COMMITS and KEEP_LATEST_BY_HOURS)."""
     deleted: set[str] = set()
     for slices in base_files(path).values():
         ordered = sorted(slices)
@@ -132,6 +134,11 @@ def expected_cow_deletions(path: Path, retained: int) -> set[str]:
         keep = {ordered[-1], *(older[-1:])}
         deleted.update(rel for s in older if s not in keep for rel in [s[1]])
     return deleted
+
+
+def expected_version_deletions(path: Path, versions: int) -> set[str]:
+    """KEEP_LATEST_FILE_VERSIONS: per file group keep the newest ``versions`` slices."""
+    return {rel for slices in base_files(path).values() for _, rel in sorted(slices)[:-versions]}
 
 
 def write_savepoint(path: str, instant: str) -> frozenset[str]:

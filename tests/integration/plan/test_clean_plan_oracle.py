@@ -6,21 +6,27 @@ and the same time travel to every retained commit (instants at or after the ECTR
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
+from maintainer.hudi.instant import wall_clock_in_timezone
+from maintainer.hudi.table import load_config
 from maintainer.plan.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
+from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
 from tests.support import oracle
 
 NOW = datetime.now(timezone.utc)
 RETAINED = 3
+HOURS = 5
 
 
 def spec_for(path: str, name: str, **clean: object) -> TableSpec:
@@ -140,3 +146,43 @@ def test_savepointed_files_are_kept_and_time_travel_to_the_savepoint_still_reads
     for path in planned_paths(node):
         os.remove(root / path)
     assert oracle.snapshot_rows(table.path, as_of=savepoint) == before
+
+
+def test_keep_latest_file_versions_keeps_the_newest_versions_of_every_group(tmp_path: Path) -> None:
+    table = ct.make_table(tmp_path, "cow", 8, commits=10)
+    root = Path(table.path)
+    node, _, _ = plan_clean(table.path, policy="keep_latest_file_versions", file_versions_retained=2)
+    expected = ct.expected_version_deletions(root, 2)
+    assert expected and planned_paths(node) == expected
+    assert node.effect["earliest_commit_to_retain"] is None and node.effect["scan"] == "full"
+    last_two = ct.completed_commits(root)[-1:]
+    before = reads(table.path, last_two)
+    for path in planned_paths(node):
+        os.remove(root / path)
+    assert reads(table.path, last_two) == before
+
+
+def test_keep_latest_by_hours_retains_the_commits_of_the_last_hours(tmp_path: Path) -> None:
+    start = datetime.now(timezone.utc) - timedelta(hours=20)
+    ticks = iter(range(10_000))
+
+    def clock() -> datetime:  # an hour per call (about one per commit): commits over ~18 hours
+        return start + timedelta(hours=next(ticks))
+
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=15, rows_per_commit=20)
+    spec = DatagenSpec(name="hours", table_type="cow", table_version=6, workload=workload)
+    table = generate(str(tmp_path / "hours"), spec, clock=clock)
+    root = Path(table.path)
+    commits = ct.completed_commits(root)
+    tz = load_config(Storage(table.path)).timeline_timezone  # instant times are wall clock in it
+    cutoff = (wall_clock_in_timezone(NOW, tz) - timedelta(hours=HOURS)).strftime("%Y%m%d%H%M%S")
+    within = [c for c in commits if c[:14] >= cutoff]
+    assert within and within[0] != commits[0], "the workload must straddle the cutoff"
+    node, _, _ = plan_clean(table.path, policy="keep_latest_by_hours", hours_retained=HOURS)
+    assert node.effect["earliest_commit_to_retain"] == within[0]
+    expected = ct.deletions_before(root, within[0])
+    assert expected and planned_paths(node) == expected
+    before = reads(table.path, within)
+    for path in planned_paths(node):
+        os.remove(root / path)
+    assert reads(table.path, within) == before
