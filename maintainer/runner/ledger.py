@@ -1,7 +1,8 @@
 """The table is the ledger: has this plan been applied to it already?
 
 Apply writes the plan id into the ``extraMetadata`` of the Hudi payloads that carry one (the
-clean plan and the clean metadata), under :data:`PLAN_ID_KEY`. So any machine can tell, from
+clean plan and clean metadata, the compaction plan and the commit that completes it), under
+:data:`PLAN_ID_KEY`. So any machine can tell, from
 the table alone, that a plan was applied (a completed instant carries its id) or that an apply
 of it was interrupted (only a pending instant carries it; the next apply finishes it).
 """
@@ -12,7 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.payloads import decode_clean_metadata, decode_cleaner_plan
+from maintainer.hudi.payloads import (
+    decode_clean_metadata,
+    decode_cleaner_plan,
+    decode_commit_metadata,
+    decode_compaction_plan,
+)
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
@@ -31,9 +37,20 @@ def _clean_metadata_extra(data: bytes, where: str) -> Mapping[str, str] | None:
     return metadata.extra_metadata if metadata is not None else None
 
 
+def _compaction_plan_extra(data: bytes, where: str) -> Mapping[str, str] | None:
+    plan = decode_compaction_plan(data, where)
+    return plan.extra_metadata if plan is not None else None
+
+
+def _commit_extra(data: bytes, where: str) -> Mapping[str, str] | None:
+    return decode_commit_metadata(data, where).extra_metadata
+
+
 _EXTRA_METADATA: dict[tuple[Action, State], Extractor] = {
     (Action.CLEAN, State.REQUESTED): _clean_plan_extra,
     (Action.CLEAN, State.COMPLETED): _clean_metadata_extra,
+    (Action.COMPACTION, State.REQUESTED): _compaction_plan_extra,
+    (Action.COMPACTION, State.COMPLETED): _commit_extra,
 }
 """Which state file of which action carries extraMetadata, and how to read it."""
 

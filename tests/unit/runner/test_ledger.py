@@ -8,7 +8,14 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.payloads import CleanerPlan, CleanMetadata, encode_avro
+from maintainer.hudi.payloads import (
+    CleanerPlan,
+    CleanMetadata,
+    CommitMetadata,
+    CompactionPlan,
+    encode_avro,
+    encode_commit_metadata_json,
+)
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.runner.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
 from maintainer.services.clean.payload import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
@@ -79,3 +86,21 @@ def test_cleans_written_by_hudi_carry_no_plan_id(tmp_path: Path) -> None:
     commit = timeline.completed_commits()[0]
     assert plan_id_of_instant(writer.storage, timeline, commit) is None
     assert find_plan(writer.storage, timeline, "p1") == []
+
+
+def test_a_compaction_carries_the_plan_id_in_its_plan_and_in_its_commit(tmp_path: Path) -> None:
+    for version in (6, 8):
+        writer = _table(tmp_path, version)
+        plan = encode_avro(CompactionPlan(operations=(), extra_metadata={PLAN_ID_KEY: "p9"}))
+        requested = writer.create_requested(Action.COMPACTION, plan)
+        timeline = writer.timeline()
+        (pending,) = find_plan(writer.storage, timeline, "p9")
+        assert not pending.completed and is_applied(writer.storage, timeline, "p9") is None
+        inflight = writer.transition_to_inflight(requested, b"")
+        extra = {PLAN_ID_KEY: "p9"}
+        commit = CommitMetadata(partition_to_write_stats={}, compacted=True, extra_metadata=extra)
+        content = encode_avro(commit) if version >= 8 else encode_commit_metadata_json(commit)
+        writer.complete(inflight, content)
+        applied = is_applied(writer.storage, writer.timeline(), "p9")
+        assert applied is not None and applied.timestamp == requested.timestamp
+        assert applied.action is Action.COMPACTION
