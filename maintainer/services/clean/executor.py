@@ -15,6 +15,7 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,7 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec
 from maintainer.runner.context import NodeContext
 from maintainer.runner.dag import NodeOutcome
 from maintainer.runner.ledger import plan_id_of_instant
@@ -30,22 +32,27 @@ from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
 from maintainer.services.clean.metadata_table import drop_metadata_table
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
-from maintainer.services.clean.planner import CleanPlanResult
+from maintainer.services.clean.planner import CleanPlanResult, plan_clean
+from maintainer.services.clean.scope import ScanScope
+from maintainer.services.clean.state import clean_inputs
 
 CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
 
 
-def _default_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> CleanPlanResult:
-    from maintainer.services.clean.state import plan_clean_node
-
-    return plan_clean_node(table, spec, now)
+def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> CleanPlanResult:
+    """The same planner on the table as it is now, over EVERY partition: the approved files
+    may lie outside today's incremental window (e.g. once a pending clean was finished, the
+    window starts at its earliest commit to retain), and per partition the rules are the same."""
+    inputs, settings = clean_inputs(table, spec.clean or CleanSpec(), now)
+    everything = replace(inputs, view=table.view, scope=ScanScope(True, "apply re-checks every partition"))
+    return plan_clean(everything, settings, now)
 
 
 class CleanExecutor:
     def __init__(self, ctx: NodeContext, planner: CurrentPlanner | None = None,
                  tasks: TaskRunner | None = None) -> None:  # fmt: skip
         self.ctx = ctx
-        self.planner = planner or _default_planner
+        self.planner = planner or recheck_planner
         self.tasks = tasks or spark_task_runner(ctx.spark)
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []

@@ -16,7 +16,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, SavepointMetadata, encode_avro
+from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.properties import parse_java_properties
 from maintainer.hudi.timeline_writer import TimelineWriter
@@ -194,14 +194,19 @@ def test_a_savepoint_made_after_the_plan_keeps_its_files(tmp_path: Path, spark: 
     assert deleted_by(clean) == planned(saved, "t") - pinned
 
 
-def _pending_clean(table: Path, paths: list[str], plan_id: str | None = None) -> str:
+def _pending_clean(table: Path, paths: list[str], plan_id: str | None = None, ectr: str | None = None) -> str:
+    """A clean Hudi requested (and did not run), deleting ``paths``."""
     loaded = open_table(str(table))
+    action = loaded.snapshot.timeline.completed_commits()[0].action.value
     per_partition: dict[str, list[CleanFileInfo]] = {}
     for path in paths:
         partition = path.rsplit("/", 1)[0] if "/" in path else ""
         per_partition.setdefault(partition, []).append(CleanFileInfo(file_path=loaded.storage.uri(path)))
     plan = CleanerPlan(
         policy="KEEP_LATEST_COMMITS",
+        earliest_instant_to_retain=ActionInstant(timestamp=ectr, action=action, state="COMPLETED")
+        if ectr
+        else None,
         file_paths_to_be_deleted_per_partition={k: tuple(v) for k, v in per_partition.items()},
         extra_metadata={PLAN_ID_KEY: plan_id} if plan_id else None,
     )
@@ -214,7 +219,9 @@ def test_a_pending_clean_of_hudi_named_in_the_plan_is_finished_first(tmp_path: P
     spec = table_spec("t", table)
     first = make_plan(tmp_path / "probe", spec)
     hudis = sorted(planned(first, "t"))[:2]
-    pending_time = _pending_clean(table, hudis)
+    pending_time = _pending_clean(
+        table, hudis, ectr=ectr_of(first, "t")
+    )  # apply's re-check is then incremental
     saved = make_plan(tmp_path / "plan", spec)
     (node_plan,) = saved.plan.nodes()
     assert node_plan.actions[0].kind == "finish_pending_clean" and node_plan.actions[0].target == pending_time
