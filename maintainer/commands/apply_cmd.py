@@ -19,7 +19,13 @@ from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import UsageError
 from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, read_plan
-from maintainer.runner.apply import PlanRunner, apply_plan, needs_spark, refuse_if_applied
+from maintainer.runner.apply import (
+    PlanRunner,
+    apply_plan,
+    needs_spark,
+    refuse_if_applied,
+    refuse_other_target,
+)
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, summarize, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.spark.session import create_session
@@ -55,6 +61,7 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
     project = loaded.project
     spark = LazySpark(lambda: create_session(project.target.settings.spark))
     runner = PlanRunner(saved, project.tables_by_name, spark, project.target.settings.storage_options)
+    refuse_other_target(saved, project.config.name, project.target.name)
     refuse_if_applied(saved, runner.storage_options)
     total = len(saved.plan.nodes())
     with Progress(

@@ -70,6 +70,18 @@ def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> N
             )
 
 
+def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
+    """PlanError for a plan made for another project or target (its tables may be elsewhere)."""
+    plan = saved.plan
+    if (plan.project, plan.target) != (project, target):
+        raise PlanError(
+            f"the plan was made for project {plan.project!r}, target {plan.target!r}; "
+            f"this is project {project!r}, target {target!r}",
+            where=str(saved.directory),
+            hint="apply with the same project and --target, or make the plan again",
+        )
+
+
 def plan_graph(saved: SavedPlan, project_graph: nx.DiGraph) -> nx.DiGraph:
     """The project graph restricted to the plan's nodes (plan nodes the project no longer
     has stay, unconnected: they fail when run)."""
@@ -113,6 +125,11 @@ class PlanRunner:
                 hint="apply the plan with the project it was made from, or make the plan again",
             )
         table = self.tables[node.table]
+        if spec.path.rstrip("/") != table.path.rstrip("/"):
+            raise ApplyError(
+                f"table {node.table} is at {spec.path} in the project but at {table.path} in the plan",
+                hint="apply the plan with the project and target it was made with, or make the plan again",
+            )
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, self.spark(),
                           self.storage_options, utc_now)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
