@@ -142,15 +142,18 @@ def _clean_by_commits(
 def _clean_by_versions(
     group: FileGroup, retained: int, ops: list[PendingOperation], savepointed: frozenset[str]
 ) -> list[FileToDelete]:
-    """Keep the newest ``retained`` slices; slices a pending compaction needs are kept apart,
-    and one of them counts as a retained version (Hudi's rule)."""
-    keep = retained - 1 if any(op.action == "compaction" for op in ops) else retained
+    """Keep the newest ``retained`` slices (savepointed ones count, as in Hudi 0.14+); slices a
+    pending compaction or log compaction needs are kept apart, and count as one version."""
+    compacting = any(op.action in ("compaction", "logcompaction") for op in ops)
+    keep = retained - 1 if compacting else retained
     result: list[FileToDelete] = []
     for file_slice in group.slices_newest_first():
-        if _needed_by_pending(file_slice, ops) or _is_savepointed(file_slice, savepointed):
+        if _needed_by_pending(file_slice, ops):
             continue
         if keep > 0:
             keep -= 1
+            continue
+        if _is_savepointed(file_slice, savepointed):
             continue
         result += _deletions(file_slice, f"older than the {retained} newest file versions")
     return result

@@ -227,3 +227,22 @@ def test_incremental_falls_back_to_full_scan_when_a_savepoint_was_deleted() -> N
 def test_file_versions_policy_always_scans_everything() -> None:
     settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_FILE_VERSIONS)
     assert choose_scope(timeline([1]), settings, None, LastClean(ts(2), ts(1))).full
+
+
+def test_keep_latest_file_versions_counts_savepointed_slices_but_never_deletes_them() -> None:
+    files = [base("a", n) for n in (1, 2, 3, 4, 5)]
+    settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_FILE_VERSIONS, file_versions_retained=2)
+    savepointed = frozenset({base("a", 4), base("a", 2)})
+    result = plan(timeline([1, 2, 3, 4, 5]), listing(files), settings, savepointed=savepointed)
+    # 5 and 4 are the two versions kept (4 counts although savepointed); 2 is savepointed
+    assert deleted(result) == {base("a", 1), base("a", 3)}
+
+
+def test_keep_latest_file_versions_counts_pending_log_compaction_as_a_version() -> None:
+    files = [base("a", n) for n in (1, 2, 3, 4)]
+    settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_FILE_VERSIONS, file_versions_retained=2)
+    pending = {("p", "a"): PendingOperation(ts(6), "logcompaction", base_instant=ts(4))}
+    result = plan(
+        timeline([1, 2, 3, 4]), listing(files), settings, ViewInputs(pending_log_compaction=pending)
+    )
+    assert deleted(result) == {base("a", 1), base("a", 2)}
