@@ -24,7 +24,7 @@ from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.runner.context import NodeContext, utc_now
 from maintainer.runner.dag import EventSink, NodeOutcome, walk
-from maintainer.runner.ledger import is_applied
+from maintainer.runner.ledger import SERVICE_ACTIONS, is_applied
 from maintainer.runner.lock import TableLock
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.storage import Storage
@@ -68,6 +68,23 @@ def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> N
                 where=str(saved.directory),
                 hint="a plan is applied once; make a new plan for the table's current state",
             )
+
+
+def refuse_node_applied(ctx: NodeContext) -> None:
+    """Under the table lock: ApplyError when this node's service already completed this plan
+    on the table (a concurrent apply of the same plan got there first)."""
+    actions = SERVICE_ACTIONS.get(ctx.node.service)
+    if actions is None:
+        return
+    storage = ctx.storage()
+    applied = is_applied(storage, load_timeline(storage, load_config(storage)), ctx.plan_id, actions)
+    if applied is not None:
+        raise ApplyError(
+            f"{ctx.node.id} was already applied from this plan ({applied.action.value} {applied.timestamp}), "
+            "by a concurrent apply",
+            where=ctx.table.path,
+            hint="nothing more to do for this node; make a new plan for the table's current state",
+        )
 
 
 def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
@@ -133,6 +150,7 @@ class PlanRunner:
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, self.spark(),
                           self.storage_options, utc_now)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
+            refuse_node_applied(ctx)
             return executor(ctx)
 
 

@@ -80,9 +80,19 @@ def plan_id_of_instant(storage: Storage, timeline: Timeline, instant: Instant) -
     return None
 
 
-def find_plan(storage: Storage, timeline: Timeline, plan_id: str) -> list[LedgerEntry]:
-    """Every instant of the active timeline that carries ``plan_id``."""
-    actions = {action for action, _ in _EXTRA_METADATA}
+SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
+    "clean": (Action.CLEAN,),
+    "compaction": (Action.COMPACTION,),
+}
+"""The actions whose instants record which plan a service node's apply came from."""
+
+
+def find_plan(
+    storage: Storage, timeline: Timeline, plan_id: str, actions: tuple[Action, ...] | None = None
+) -> list[LedgerEntry]:
+    """Every instant of the active timeline (of ``actions``, default: all that record one)
+    that carries ``plan_id``."""
+    actions = actions or tuple({action for action, _ in _EXTRA_METADATA})
     return [
         LedgerEntry(instant, instant.is_completed)
         for instant in timeline.of_action(*actions)
@@ -90,9 +100,11 @@ def find_plan(storage: Storage, timeline: Timeline, plan_id: str) -> list[Ledger
     ]
 
 
-def is_applied(storage: Storage, timeline: Timeline, plan_id: str) -> Instant | None:
+def is_applied(
+    storage: Storage, timeline: Timeline, plan_id: str, actions: tuple[Action, ...] | None = None
+) -> Instant | None:
     """The completed instant that shows the plan was applied, or None."""
-    for entry in find_plan(storage, timeline, plan_id):
+    for entry in find_plan(storage, timeline, plan_id, actions):
         if entry.completed:
             return entry.instant
     return None

@@ -4,6 +4,7 @@ exactly the approved files go, readers see the same data, the instants are Hudi'
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -246,3 +247,20 @@ def test_a_pending_clean_that_appeared_after_the_plan_fails_the_node(tmp_path: P
     assert "is pending in the table and the plan does not finish it" in node.message
     assert data_files(table) == before
     assert open_table(str(table)).snapshot.timeline.pending_cleans()[0].state is State.REQUESTED
+
+
+def test_two_concurrent_applies_of_one_plan_delete_once_and_the_other_fails_clearly(
+    tmp_path: Path, spark: Any
+) -> None:
+    table = datagen(tmp_path / "t", 6, commits=10)
+    spec = table_spec("t", table)
+    saved = make_plan(tmp_path / "plan", spec)
+    before = data_files(table)
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = list(pool.map(lambda _: only_node(run(saved, spark, spec)), range(2)))
+    statuses = sorted(o.status.value for o in outcomes)
+    assert statuses == ["error", "success"], [o.message for o in outcomes]
+    (failed,) = [o for o in outcomes if o.status is NodeRunStatus.ERROR]
+    assert "locked by another apply" in failed.message or "already applied from this plan" in failed.message
+    assert before - data_files(table) == planned(saved, "t")
+    assert len(decoded_cleans(table)) == 1

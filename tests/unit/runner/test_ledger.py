@@ -17,7 +17,7 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
+from maintainer.runner.ledger import PLAN_ID_KEY, SERVICE_ACTIONS, find_plan, is_applied, plan_id_of_instant
 from maintainer.services.clean.payload import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
 
 
@@ -104,3 +104,5 @@ def test_a_compaction_carries_the_plan_id_in_its_plan_and_in_its_commit(tmp_path
         applied = is_applied(writer.storage, writer.timeline(), "p9")
         assert applied is not None and applied.timestamp == requested.timestamp
         assert applied.action is Action.COMPACTION
+        assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["clean"]) is None
+        assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["compaction"]) == applied
