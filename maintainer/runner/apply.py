@@ -77,7 +77,11 @@ def refuse_node_applied(ctx: NodeContext) -> None:
     if actions is None:
         return
     storage = ctx.storage()
-    applied = is_applied(storage, load_timeline(storage, load_config(storage)), ctx.plan_id, actions)
+    try:
+        timeline = load_timeline(storage, load_config(storage))
+    except MaintainerError:
+        return  # unreadable: the executor reports why
+    applied = is_applied(storage, timeline, ctx.plan_id, actions)
     if applied is not None:
         raise ApplyError(
             f"{ctx.node.id} was already applied from this plan ({applied.action.value} {applied.timestamp}), "

@@ -26,6 +26,7 @@ from maintainer.storage import Storage
 LOCK_PATH = ".hoodie/.maintainer/lock"
 DEFAULT_EXPIRY_MS = 10 * 60 * 1000
 DEFAULT_HEARTBEAT_S = 30.0
+UNREADABLE_RETRY_S = 0.2
 
 Clock = Callable[[], int]
 
@@ -124,6 +125,12 @@ class TableLock:
         if found is None:
             return  # released in between: try again
         data, record = found
+        if record is None:  # being written right now, or left unreadable by a crash
+            time.sleep(UNREADABLE_RETRY_S)
+            found = self._read()
+            if found is None:
+                return
+            data, record = found
         if record is not None and not record.is_stale(self.clock()):
             raise ApplyError(
                 f"the table is locked by another apply: {record.owner()}, "
@@ -153,9 +160,20 @@ class TableLock:
 
     # -- heartbeat ----------------------------------------------------------------------------------
     def heartbeat(self) -> None:
-        """Refresh the heartbeat (only while the lock is still ours)."""
-        if self.holds():
-            self.storage.write_bytes(LOCK_PATH, self._record().encode())
+        """Refresh the heartbeat (only while the lock is still ours), replacing the file whole:
+        a reader never sees it half written (object-store PUTs are atomic; locally a rename)."""
+        if not self.holds():
+            return
+        data = self._record().encode()
+        if not self.storage.is_local:
+            self.storage.write_bytes(LOCK_PATH, data)
+            return
+        scratch = f"{LOCK_PATH}.{self.token}.tmp"
+        self.storage.write_bytes(scratch, data)
+        try:
+            self.storage.arrow_fs.move(self.storage.full_path(scratch), self.storage.full_path(LOCK_PATH))
+        except OSError as exc:
+            raise StorageError(f"cannot refresh the lock: {exc}", where=self.storage.uri(LOCK_PATH)) from exc
 
     def _start_heartbeat(self) -> None:
         self._stop.clear()
