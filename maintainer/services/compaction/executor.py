@@ -96,6 +96,12 @@ def slices_of(plan: CompactionPlan) -> list[SliceToCompact]:
     for op in plan.operations or ():
         if op.file_id is None or op.base_instant_time is None:
             raise ApplyError(f"compaction operation without file id or base instant: {op}")
+        if op.bootstrap_file_path:
+            raise ApplyError(
+                f"compaction operation on file group {op.file_id} has a bootstrap base file "
+                f"({op.bootstrap_file_path}): bootstrapped tables are not supported",
+                hint="compact this table with Hudi itself",
+            )
         logs = tuple(n for p in op.delta_file_paths or () if (n := _name(p)))
         slices.append(
             SliceToCompact(

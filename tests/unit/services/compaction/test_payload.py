@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+from maintainer.errors import ApplyError
 from maintainer.hudi import payloads
+from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
+from maintainer.services.compaction.executor import slices_of
 from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
 from maintainer.services.compaction.payload import PLAN_ID_KEY, encode_compaction_plan
 
@@ -20,3 +25,20 @@ def test_plan_payload_round_trips_with_names_metrics_and_plan_id() -> None:
     )
     assert decoded.partition_path == "p=1" and decoded.base_instant_time == "1"
     assert decoded.metrics is not None and decoded.metrics["TOTAL_LOG_FILES_SIZE"] == 10.0
+
+
+def test_bootstrap_operations_are_refused_by_the_executor() -> None:
+    op = CompactionOperation(
+        base_instant_time="1", file_id="f-0", partition_path="", bootstrap_file_path="/src/x"
+    )
+    with pytest.raises(ApplyError, match="bootstrap"):
+        slices_of(CompactionPlan(operations=(op,)))
+
+
+def test_plan_version_1_full_paths_become_names() -> None:
+    op = CompactionOperation(
+        base_instant_time="1", file_id="f-0", partition_path="p", data_file_path="/t/p/f-0_1-0-1_1.parquet",
+        delta_file_paths=("/t/p/.f-0_1.log.1_0-1-1",),
+    )  # fmt: skip
+    (slice_,) = slices_of(CompactionPlan(operations=(op,), version=1))
+    assert slice_.base_file == "f-0_1-0-1_1.parquet" and slice_.log_files == (".f-0_1.log.1_0-1-1",)
