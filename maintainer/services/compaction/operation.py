@@ -31,7 +31,7 @@ from maintainer.hudi.schema import conform
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.base_merge import SliceMerger
-from maintainer.services.compaction.log_state import build_log_state
+from maintainer.services.compaction.log_state import LogState, build_log_state
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
 
@@ -139,16 +139,42 @@ def _marker_path(directory: str, task: CompactionTask, marker: str) -> str:
     return f"{directory}/{partition}/{marker}" if partition else f"{directory}/{marker}"
 
 
+def _refuse_non_parquet(task: CompactionTask) -> None:
+    base = task.slice.base_file
+    if base is not None and not base.endswith(".parquet"):
+        raise UnsupportedTableError(
+            f"the base file {base} is not Parquet (Lance or another format): maintainer cannot rewrite it",
+            where=task.storage.uri(task.slice.path(base)),
+            hint="compact this table with Hudi itself",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Timing:
+    started: float
+    scanned: float
+    finished: float
+
+    def ms(self, start: float, end: float) -> int:
+        return int((end - start) * 1000)
+
+
+def _merge_into(writer: BaseFileWriter, task: CompactionTask, merger: SliceMerger) -> None:
+    """Base rows row group by row group, then the log's inserts, into the new file."""
+    if task.slice.base_file is not None:
+        for rows in base_row_groups(task.storage, task.slice.path(task.slice.base_file)):
+            merged = merger.merge_row_group(conform(rows, writer.schema))
+            if merged.num_rows:
+                writer.write_hoodie_records(merged)
+    inserts = merger.inserts()
+    if inserts.num_rows:
+        writer.write_hoodie_records(inserts)
+
+
 def compact_slice(task: CompactionTask) -> WriteStat:
     """Merge one slice into its new base file; the write stat Hudi records for it."""
     started = time.monotonic()
-    if task.slice.base_file is not None and not task.slice.base_file.endswith(".parquet"):
-        raise UnsupportedTableError(
-            f"the base file {task.slice.base_file} is not Parquet (Lance or another format): "
-            "maintainer cannot rewrite it",
-            where=task.storage.uri(task.slice.path(task.slice.base_file)),
-            hint="compact this table with Hudi itself",
-        )
+    _refuse_non_parquet(task)
     with paused_gc():  # splitting Avro blocks makes many short-lived acyclic objects
         logs = _read_logs(task)
     target = BaseFileTarget(
@@ -158,27 +184,27 @@ def compact_slice(task: CompactionTask) -> WriteStat:
     with BaseFileWriter(task.storage, target, task.avro_schema, task.parquet) as writer:
         with paused_gc():
             state = build_log_state(logs.blocks, task.rules, writer.schema)
+        logs.blocks.clear()  # the raw log bytes are not needed any more
         scanned = time.monotonic()
         merger = SliceMerger(state, task.rules)
-        if task.slice.base_file is not None:
-            for rows in base_row_groups(task.storage, task.slice.path(task.slice.base_file)):
-                merged = merger.merge_row_group(conform(rows, writer.schema))
-                if merged.num_rows:
-                    writer.write_hoodie_records(merged)
-        inserts = merger.inserts()
-        if inserts.num_rows:
-            writer.write_hoodie_records(inserts)
+        _merge_into(writer, task, merger)
         footer = writer.close()
+    timing = _Timing(started, scanned, time.monotonic())
+    return _write_stat(task, footer.num_rows, logs, state, merger, timing)
+
+
+def _write_stat(
+    task: CompactionTask, rows: int, logs: _LogRead, state: LogState, merger: SliceMerger, timing: _Timing
+) -> WriteStat:
     size = task.storage.stat(task.new_file_path)
     file_size = size.size if size else 0
     counts = merger.counts
-    finished = time.monotonic()
     return WriteStat(
         file_id=task.slice.file_id,
         path=task.new_file_path,
         prev_commit=task.slice.base_instant,
         partition_path=task.slice.partition,
-        num_writes=footer.num_rows,
+        num_writes=rows,
         num_deletes=counts.deleted,
         num_update_writes=counts.updated,
         num_inserts=counts.inserted,
@@ -192,12 +218,12 @@ def compact_slice(task: CompactionTask) -> WriteStat:
         total_updated_records_compacted=state.winners.num_rows,
         total_log_files_compacted=len(task.slice.log_files),
         total_log_size_compacted=logs.log_bytes,
-        total_log_read_time_ms=int((scanned - started) * 1000),
+        total_log_read_time_ms=timing.ms(timing.started, timing.scanned),
         prev_base_file=task.slice.base_file,
         runtime_stats={
-            "totalScanTime": int((scanned - started) * 1000),
+            "totalScanTime": timing.ms(timing.started, timing.scanned),
             "totalCreateTime": 0,
-            "totalUpsertTime": int((finished - scanned) * 1000),
+            "totalUpsertTime": timing.ms(timing.scanned, timing.finished),
         },
         num_updates=0,
     )
