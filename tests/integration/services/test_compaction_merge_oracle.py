@@ -24,8 +24,10 @@ from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
+from maintainer.hudi.properties import PROPERTIES_FILE, parse_java_properties
 from maintainer.hudi.reader import read_base_file
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.services.clean.metadata_table import rewrite_properties
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
@@ -155,3 +157,19 @@ def test_compaction_keeps_what_hudi_reads(
     compact(path)
     assert versions_of(path, row["uuid"]) == read_before, name
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_commit_time_ordering_takes_the_last_write(version: int, tmp_path: Path) -> None:
+    path, writer, row = table_with_one_slice(tmp_path, version)
+    raw = parse_java_properties((path / PROPERTIES_FILE).read_text("latin-1"))
+    if version == 6:
+        raw["hoodie.compaction.payload.class"] = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+    else:
+        raw["hoodie.record.merge.mode"] = "COMMIT_TIME_ORDERING"
+    rewrite_properties(writer.storage, raw, datetime.now(timezone.utc))
+    for ts, rider in ((5, "a"), (1, "b"), (-3, "c")):
+        writer.deltacommit(upsert(row, row["ts"] + ts, rider))
+    assert versions_of(path, row["uuid"]) == [(row["ts"] - 3, "c")]
+    compact(path)
+    assert versions_of(path, row["uuid"]) == [(row["ts"] - 3, "c")]
