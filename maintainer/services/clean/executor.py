@@ -113,7 +113,8 @@ class CleanExecutor:
             return None
         stored = self.ctx.payloads.get(names[0])
         rebuilt = cleaner_plan_bytes(self.ctx.node.effect, self.ctx.storage(), self.ctx.plan_id)
-        if stored != rebuilt:
+        in_effect = sorted(item["path"] for item in self.ctx.node.effect.get("delete_files", []))
+        if stored != rebuilt or in_effect != sorted(self.ctx.actions("delete_file")):
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",
                 where=str(names[0]),
@@ -121,8 +122,7 @@ class CleanExecutor:
             )
         return rebuilt
 
-    def new_clean(self, table: LoadedTable) -> None:
-        approved = self.approved_payload()
+    def new_clean(self, table: LoadedTable, approved: bytes | None) -> None:
         if approved is None:
             return
         approved_files = self.ctx.actions("delete_file")
@@ -147,10 +147,11 @@ class CleanExecutor:
 
     # -- the node -----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
+        approved = self.approved_payload()  # verified before anything is written
         table = self.handle_metadata_table(self.open())
         table, own_finished = self.finish_pending(table)
         if not own_finished:
-            self.new_clean(table)
+            self.new_clean(table, approved)
         return self.outcome()
 
     def outcome(self) -> NodeOutcome:
