@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec
@@ -121,6 +122,13 @@ def node_from_result(table_name: str, result: CompactionPlanResult) -> NodePlan:
 def plan_compaction_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
     """The compaction node of one table (the registry's planner)."""
     return node_from_result(spec.name, plan_compaction_node(table, spec, now))
+
+
+def compaction_partitions(
+    storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, timezone: str
+) -> tuple[str, ...] | None:
+    """The partitions the planner needs listed: all of them (every file group with log files)."""
+    return None
 
 
 def compaction_plan_bytes(operations: Sequence[PlannedOperation], plan_id: str) -> bytes:

@@ -3,13 +3,28 @@ relative to the partition), Hudi's metrics per operation, the plan id in ``extra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
 from maintainer.services.compaction.model import PlannedOperation
 
 PLAN_ID_KEY = "maintainer.plan_id"
+METRICS_ORDER = (
+    "TOTAL_LOG_FILES",
+    "TOTAL_IO_MB",
+    "TOTAL_IO_READ_MB",
+    "TOTAL_LOG_FILES_SIZE",
+    "TOTAL_IO_WRITE_MB",
+)
+"""The order real Hudi plans hold the metrics in (Java HashMap order); any others follow,
+sorted. A fixed order keeps the payload bytes independent of how the metrics were stored
+(plan.json sorts keys)."""
+
+
+def ordered_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
+    known = [k for k in METRICS_ORDER if k in metrics]
+    return {k: float(metrics[k]) for k in [*known, *sorted(set(metrics) - set(known))]}
 
 
 def compaction_operation(op: PlannedOperation) -> CompactionOperation:
@@ -19,7 +34,7 @@ def compaction_operation(op: PlannedOperation) -> CompactionOperation:
         partition_path=op.partition,
         data_file_path=op.base_file.name if op.base_file else None,
         delta_file_paths=tuple(f.name for f in op.log_files),
-        metrics=dict(op.metrics),
+        metrics=ordered_metrics(op.metrics),
         bootstrap_file_path=None,
     )
 

@@ -181,3 +181,27 @@ def test_metadata_table_is_dropped_first_when_approved(
     assert outcome.effects["metadata_table_dropped"] is not None and outcome.effects["slices_compacted"] == 1
     assert not (path / ".hoodie/metadata").exists()
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
+
+
+def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from maintainer.plan.artifact import read_plan, write_plan
+    from maintainer.plan.builder import TableRequest, build_plan
+    from maintainer.services import registry
+    from maintainer.services.compaction.node import compaction_partitions
+
+    entry = registry.ServiceEntry(
+        "compaction", plan_compaction_service, compaction_partitions, compaction_payloads,
+        "maintainer.services.compaction.apply:execute_compaction",
+    )  # fmt: skip
+    monkeypatch.setitem(registry.SERVICES, "compaction", entry)
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    built = build_plan("demo", "dev", [TableRequest(spec, ("compaction",))], {}, datetime.now(timezone.utc))
+    plan_id = write_plan(tmp_path / "plan", built.plan, built.payloads, "review", {})
+    saved = read_plan(tmp_path / "plan")
+    ((node,),) = [t.nodes for t in saved.plan.tables]
+    assert node.status is NodeStatus.CHANGES and saved.plan_id == plan_id
+    table = saved.plan.tables[0]
+    ctx = NodeContext(saved.plan_id, table, node, spec, saved.payloads, spark=None)
+    outcome = CompactionApply(ctx, run_in_process).execute()
+    assert outcome.effects["slices_compacted"] == 2 and not outcome.drift

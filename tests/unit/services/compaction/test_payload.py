@@ -42,3 +42,16 @@ def test_plan_version_1_full_paths_become_names() -> None:
     )  # fmt: skip
     (slice_,) = slices_of(CompactionPlan(operations=(op,), version=1))
     assert slice_.base_file == "f-0_1-0-1_1.parquet" and slice_.log_files == (".f-0_1.log.1_0-1-1",)
+
+
+def test_payload_bytes_do_not_depend_on_the_order_metrics_were_stored_in() -> None:
+    base, logs = SliceFile("f-0_0-1-1_1.parquet", 2048), (SliceFile(".f-0_1.log.1_0-1-1", 10),)
+    metrics = capture_metrics(base, logs, 0)
+    op = PlannedOperation("p", "f-0", "1", base, logs, metrics)
+    resorted = PlannedOperation("p", "f-0", "1", base, logs, dict(sorted(metrics.items())))
+    assert encode_compaction_plan([op], "x") == encode_compaction_plan([resorted], "x")
+    decoded = payloads.decode_compaction_plan(encode_compaction_plan([resorted], "x"), "t")
+    assert decoded is not None and list((decoded.operations or ())[0].metrics or {})[:2] == [
+        "TOTAL_LOG_FILES",
+        "TOTAL_IO_MB",
+    ]
