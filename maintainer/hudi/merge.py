@@ -6,7 +6,9 @@ merge semantics.
   ties; a delete without an ordering value (or with Hudi's default 0) always deletes, one with
   a value deletes only records that do not order after it.
 
-Base rows are older than every log record of the slice; log items are applied in log order.
+As Hudi does, the log is combined first (its items in log order, per key), and each key's
+combined log entry is then merged with the base row of that key: so a natural delete followed by
+an older record leaves the base row if it orders after that record.
 """
 
 from __future__ import annotations
@@ -105,64 +107,80 @@ def _orders_after(candidate: Any, current: Any) -> bool:
 
 
 @dataclass(slots=True)
-class _Winner:
+class _LogEntry:
+    """The combined log state of one key: its latest record, or a delete."""
+
     ordering: Any
-    base_index: int | None = None
     record: Mapping[str, Any] | None = None
-    deleted: bool = False
+
+    @property
+    def deleted(self) -> bool:
+        return self.record is None
 
 
 class _SliceMerger:
+    """Hudi's two steps: log records are combined among themselves in log order, then the
+    combined entry of each key is merged with the base row of that key."""
+
     def __init__(self, rules: MergeRules) -> None:
         self.rules = rules
-        self.winners: dict[str, _Winner] = {}
+        self.log: dict[str, _LogEntry] = {}
 
-    def add_base(self, base: pa.Table) -> None:
-        keys = self._base_keys(base)
-        orderings = self._column(base, self.rules.ordering_field, base.num_rows)
-        for index, (key, ordering) in enumerate(zip(keys, orderings, strict=True)):
-            self.winners[key] = _Winner(ordering, base_index=index)
-
-    def _base_keys(self, base: pa.Table) -> list[str]:
-        if self.rules.use_meta_key and RECORD_KEY_COLUMN in base.column_names:
-            return [str(k) for k in base.column(RECORD_KEY_COLUMN).to_pylist()]
-        rows = base.select(list(self.rules.record_key_fields)).to_pylist()
-        return [format_record_key(self.rules.record_key_fields, row) for row in rows]
-
-    @staticmethod
-    def _column(table: pa.Table, name: str | None, rows: int) -> list[Any]:
-        if name is None or name not in table.column_names:
-            return [None] * rows
-        return list(table.column(name).to_pylist())
+    def _replaces(self, ordering: Any, current: Any) -> bool:
+        return not self.rules.event_time or _orders_after(ordering, current)
 
     def add_records(self, records: Iterable[Mapping[str, Any]]) -> None:
         field = self.rules.ordering_field
         for record in records:
             key = self.rules.key_of(record)
             ordering = record.get(field) if field else None
-            current = self.winners.get(key)
-            if current is None or not self.rules.event_time or _orders_after(ordering, current.ordering):
-                self.winners[key] = _Winner(ordering, record=record)
+            current = self.log.get(key)
+            if current is None or self._replaces(ordering, current.ordering):
+                self.log[key] = _LogEntry(ordering, record)
 
     def add_deletes(self, deletes: Iterable[tuple[str, Any]]) -> None:
         for key, ordering in deletes:
-            current = self.winners.get(key)
-            if current is None:
+            natural = _is_natural_delete(ordering)
+            current = self.log.get(key)
+            if current is not None and not natural and not self._replaces(ordering, current.ordering):
                 continue
-            keeps_current = self.rules.event_time and not _is_natural_delete(ordering)
-            if keeps_current and not _orders_after(ordering, current.ordering):
-                continue
-            self.winners[key] = _Winner(None if _is_natural_delete(ordering) else ordering, deleted=True)
+            self.log[key] = _LogEntry(None if natural else ordering)
+
+    def _base_wins(self, entry: _LogEntry, base_ordering: Any) -> bool:
+        if entry.deleted and entry.ordering is None:
+            return False  # a natural delete always deletes
+        return not self._replaces(entry.ordering, base_ordering)
 
     def result(self, base: pa.Table | None, schema: pa.Schema) -> pa.Table:
-        base_indices = [w.base_index for w in self.winners.values() if w.base_index is not None]
-        log_rows = [dict(w.record) for w in self.winners.values() if w.record is not None and not w.deleted]
+        kept: list[int] = []
+        if base is not None:
+            keys = _base_keys(base, self.rules)
+            orderings = _column(base, self.rules.ordering_field, base.num_rows)
+            for index, (key, ordering) in enumerate(zip(keys, orderings, strict=True)):
+                entry = self.log.get(key)
+                if entry is None or self._base_wins(entry, ordering):
+                    kept.append(index)
+                    self.log.pop(key, None)
+        log_rows = [dict(e.record) for e in self.log.values() if e.record is not None]
         parts = []
-        if base is not None and base_indices:
-            parts.append(base.take(pa.array(sorted(base_indices), type=pa.int64())).cast(schema))
+        if base is not None and kept:
+            parts.append(base.take(pa.array(kept, type=pa.int64())).cast(schema))
         if log_rows:
             parts.append(pa.Table.from_pylist(log_rows, schema=schema))
         return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
+def _base_keys(base: pa.Table, rules: MergeRules) -> list[str]:
+    if rules.use_meta_key and RECORD_KEY_COLUMN in base.column_names:
+        return [str(k) for k in base.column(RECORD_KEY_COLUMN).to_pylist()]
+    rows = base.select(list(rules.record_key_fields)).to_pylist()
+    return [format_record_key(rules.record_key_fields, row) for row in rows]
+
+
+def _column(table: pa.Table, name: str | None, rows: int) -> list[Any]:
+    if name is None or name not in table.column_names:
+        return [None] * rows
+    return list(table.column(name).to_pylist())
 
 
 def merge_file_slice(
@@ -170,8 +188,6 @@ def merge_file_slice(
 ) -> pa.Table:
     """The merged rows of one file slice, in ``schema`` (base rows first, then log winners)."""
     merger = _SliceMerger(rules)
-    if base is not None:
-        merger.add_base(base)
     for item in log_items:
         if isinstance(item, LogRecords):
             merger.add_records(item.records)

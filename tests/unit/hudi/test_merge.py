@@ -62,10 +62,17 @@ def test_event_time_delete_with_lower_ordering_keeps_the_record() -> None:
     assert merged(result) == {"a": (5, "x")}
 
 
-def test_record_after_delete_reinserts() -> None:
+def test_record_after_a_delete_is_merged_with_the_base_row_by_ordering() -> None:
+    # as Hudi: the log combines to the later record, which then meets the base row
+    items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "older")])]
+    assert merged(merge_file_slice(base(("a", 5, "x")), items, EVENT, SCHEMA)) == {"a": (5, "x")}
+    items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 9, "back")])]
+    assert merged(merge_file_slice(base(("a", 5, "x")), items, EVENT, SCHEMA)) == {"a": (9, "back")}
+
+
+def test_commit_time_record_after_a_delete_reinserts() -> None:
     items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "back")])]
-    result = merge_file_slice(base(("a", 5, "x")), items, EVENT, SCHEMA)
-    assert merged(result) == {"a": (1, "back")}
+    assert merged(merge_file_slice(base(("a", 5, "x")), items, COMMIT, SCHEMA)) == {"a": (1, "back")}
 
 
 def test_log_only_slice_has_no_base() -> None:
