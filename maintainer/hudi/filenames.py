@@ -18,8 +18,8 @@ PARTITION_METADATA_PREFIX = ".hoodie_partition_metadata"
 DEFAULT_WRITE_TOKEN = "1-0-1"
 JUNK_NAMES = frozenset({".DS_Store", "_SUCCESS", "Thumbs.db"})
 
-_BASE_RE = re.compile(r"^([a-zA-Z0-9-]+)_(\d+-\d+-\d+)_(\d{14,17})(\.[a-zA-Z0-9]+)$")
-_LOG_RE = re.compile(r"^\.(.+)_(\d*)\.(log|archive)\.(\d+)(?:_(\d+-\d+-\d+))?(\.cdc)?$")
+BASE_FILE_PATTERN = re.compile(r"^([a-zA-Z0-9-]+)_(\d+-\d+-\d+)_(\d{14,17})(\.[a-zA-Z0-9]+)$")
+LOG_FILE_PATTERN = re.compile(r"^\.(.+)_(\d*)\.(log|archive)\.(\d+)(?:_(\d+-\d+-\d+))?(\.cdc)?$")
 _MARKER_RE = re.compile(r"^(.+)\.marker\.(CREATE|MERGE|APPEND)$")
 BASE_FILE_EXTENSIONS = frozenset({".parquet", ".orc", ".hfile", ".lance"})
 
@@ -57,7 +57,7 @@ class BaseFileName:
 
     @classmethod
     def parse(cls, name: str) -> BaseFileName | None:
-        match = _BASE_RE.match(name)
+        match = BASE_FILE_PATTERN.match(name)
         if not match or match.group(4) not in BASE_FILE_EXTENSIONS:
             return None
         return cls(*match.groups())
@@ -81,7 +81,7 @@ class LogFileName:
 
     @classmethod
     def parse(cls, name: str) -> LogFileName | None:
-        match = _LOG_RE.match(name)
+        match = LOG_FILE_PATTERN.match(name)
         if not match:
             return None
         file_id, instant, suffix, version, token, cdc = match.groups()

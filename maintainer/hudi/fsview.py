@@ -21,7 +21,15 @@ import bisect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName, is_junk, is_partition_metadata
+from maintainer.hudi.filenames import (
+    BASE_FILE_EXTENSIONS,
+    BASE_FILE_PATTERN,
+    LOG_FILE_PATTERN,
+    BaseFileName,
+    LogFileName,
+    is_junk,
+    is_partition_metadata,
+)
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo
 from maintainer.storage.fs import paused_gc
@@ -36,8 +44,23 @@ class DataFile:
     size: int
     file_id: str
     instant_time: str
-    base: BaseFileName | None = None
-    log: LogFileName | None = None
+    log_version: int = 0
+    """The log file's version (0 for a base file)."""
+    write_token: str = ""
+
+    @property
+    def base(self) -> BaseFileName | None:
+        """The parsed base-file name (None for a log file), parsed on demand."""
+        return None if self.is_log else BaseFileName.parse(self.name)
+
+    @property
+    def log(self) -> LogFileName | None:
+        """The parsed log-file name (None for a base file), parsed on demand."""
+        return LogFileName.parse(self.name) if self.is_log else None
+
+    def log_order(self) -> tuple[str, int, str]:
+        """Hudi's log-file order: instant, version, write token."""
+        return (self.instant_time, self.log_version, self.write_token)
 
     @property
     def path(self) -> str:
@@ -45,7 +68,7 @@ class DataFile:
 
     @property
     def is_log(self) -> bool:
-        return self.log is not None
+        return self.log_version > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,16 +137,17 @@ def parse_data_file(partition: str, info: FileInfo) -> DataFile | None:
     name = info.name
     if name[:1] != ".":
         # base file names never start with a dot, and no junk name parses as one
-        base = BaseFileName.parse(name)
-        if base is None:
+        match = BASE_FILE_PATTERN.match(name)
+        if match is None or match.group(4) not in BASE_FILE_EXTENSIONS:
             return None
-        return DataFile(partition, name, info.size, base.file_id, base.instant_time, base=base)
+        return DataFile(partition, name, info.size, match.group(1), match.group(3))
     if is_junk(name) or is_partition_metadata(name):
         return None
-    log = LogFileName.parse(name)
-    if log is not None and log.suffix == "log" and not log.is_cdc:
-        return DataFile(partition, name, info.size, log.file_id, log.instant_time, log=log)
-    return None
+    match = LOG_FILE_PATTERN.match(name)
+    if match is None or match.group(3) != "log" or match.group(6) is not None:
+        return None
+    file_id, instant, _, version, token, _ = match.groups()
+    return DataFile(partition, name, info.size, file_id, instant, int(version) or 1, token or "")
 
 
 @dataclass(frozen=True)
@@ -172,7 +196,7 @@ def _is_visible(
     if instant in completions or (first_instant is not None and instant < first_instant):
         return True  # completed, or written before the start of the active timeline
     # v6 log files are named by the slice's base instant, which may be a pending compaction
-    return layout == 1 and data_file.log is not None and instant in pending_compaction_times
+    return layout == 1 and data_file.is_log and instant in pending_compaction_times
 
 
 def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Mapping[str, str]) -> str:
@@ -187,16 +211,11 @@ def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Map
     return log.instant_time
 
 
-def _log_order(data_file: DataFile) -> tuple[str, int, str]:
-    log = data_file.log
-    return log.sort_key() if log is not None else (data_file.instant_time, 0, "")
-
-
 def _logs_by_slice(
     logs: list[DataFile], slice_instants: list[str], layout: int, completions: Mapping[str, str]
 ) -> dict[str, list[DataFile]]:
     """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow)."""
-    logs.sort(key=_log_order)
+    logs.sort(key=DataFile.log_order)
     by_slice: dict[str, list[DataFile]] = {}
     for log in logs:
         key = log.instant_time if layout == 1 else _slice_for_log_v2(log, slice_instants, completions)
@@ -215,7 +234,7 @@ def _build_group(
     bases: dict[str, DataFile] = {}
     logs: list[DataFile] = []
     for data_file in files:
-        if data_file.log is None:
+        if not data_file.is_log:
             bases[data_file.instant_time] = data_file
         else:
             logs.append(data_file)

@@ -39,12 +39,12 @@ def timeline(*names: str, layout: int = 1) -> Timeline:
 
 def base(partition: str, file_id: str, instant: str, size: int = 100) -> DataFile:
     name = BaseFileName(file_id, "0-1-2", instant).name
-    return DataFile(partition, name, size, file_id, instant, base=BaseFileName.parse(name))
+    return DataFile(partition, name, size, file_id, instant)
 
 
 def log(partition: str, file_id: str, instant: str, version: int = 1, size: int = 50) -> DataFile:
     parsed = LogFileName(file_id, instant, version, "0-1-2")
-    return DataFile(partition, parsed.name, size, file_id, instant, log=parsed)
+    return DataFile(partition, parsed.name, size, file_id, instant, version, "0-1-2")
 
 
 def inputs(tl: Timeline, **kwargs: object) -> RollbackInputs:
