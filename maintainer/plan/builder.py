@@ -31,7 +31,7 @@ from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.plan.artifact import plan_id_of
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
-from maintainer.services.registry import service_entry, unsupported_reason
+from maintainer.services.registry import DROPS_METADATA_TABLE, service_entry, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
 
@@ -169,27 +169,37 @@ def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime)
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
 
 
-DROPPING_SERVICE = "clean"
-"""The node whose executor drops the metadata table (first action) when the manifest says drop."""
+def _first_runnable(nodes: list[NodePlan]) -> int | None:
+    """The index of the first node (execution order) that apply will run (blocked ones are
+    skipped, so they never touch the table)."""
+    for index, node in enumerate(nodes):
+        if node.status is not NodeStatus.BLOCKED:
+            return index
+    return None
 
 
 def _plan_nodes(
     table: LoadedTable, request: TableRequest, services: tuple[str, ...], now: datetime
 ) -> tuple[NodePlan, ...]:
+    """Plan the nodes; with a metadata table to drop, the first node that runs drops it (its
+    first action), before any other node changes the table."""
     spec = request.spec
     info = table.snapshot.metadata_table
     nodes = [_plan_node(table, spec, s, now) for s in services]
     if not info.enabled:
         return tuple(nodes)
-    for index, node in enumerate(nodes):
-        if node.service == DROPPING_SERVICE and node.status is not NodeStatus.BLOCKED:
-            nodes[index] = _with_first_action(node, _drop_metadata_action(info))
-            return tuple(nodes)
-    reason = (
-        f"the metadata table must be dropped first, which {spec.name}.{DROPPING_SERVICE} does "
-        f"(metadata_table: drop): select {spec.name}.{DROPPING_SERVICE} too"
-    )
-    return _blocked(spec.name, services, reason)
+    first = _first_runnable(nodes)
+    if first is None:
+        return tuple(nodes)
+    service = nodes[first].service
+    if service not in DROPS_METADATA_TABLE:
+        reason = (
+            f"the metadata table must be dropped first (metadata_table: drop), and {spec.name}.{service}, "
+            "the first node to run on the table, cannot drop it: select a service that runs before it"
+        )
+        return _blocked(spec.name, services, reason)
+    nodes[first] = _with_first_action(nodes[first], _drop_metadata_action(info))
+    return tuple(nodes)
 
 
 def build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:

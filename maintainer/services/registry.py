@@ -20,8 +20,13 @@ from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
+from maintainer.services import service_apply
+from maintainer.services.archive import node as archive_node
 from maintainer.services.clean import node as clean_node
 from maintainer.services.clean.state import partitions_to_list
+from maintainer.services.compaction import node as compaction_node
+from maintainer.services.rollback import node as rollback_node
+from maintainer.services.savepoint import node as savepoint_node
 from maintainer.storage import Storage
 
 NodePlanner = Callable[[LoadedTable, TableSpec, datetime], NodePlan]
@@ -47,7 +52,46 @@ def _clean_partitions(
     return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
 
 
+def _all_partitions(
+    storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+) -> tuple[str, ...] | None:
+    return None
+
+
+def _no_partitions(
+    storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+) -> tuple[str, ...] | None:
+    return ()
+
+
+def _no_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+    return {}
+
+
+_ADAPTERS = "maintainer.services.service_apply"
+
 SERVICES: dict[str, ServiceEntry] = {
+    "rollback": ServiceEntry(
+        name="rollback",
+        plan=rollback_node.plan_rollback_service,
+        partitions=_all_partitions,
+        payloads=rollback_node.rollback_payloads,
+        executor=f"{_ADAPTERS}:{service_apply.execute_rollback.__name__}",
+    ),
+    "compaction": ServiceEntry(
+        name="compaction",
+        plan=compaction_node.plan_compaction_service,
+        partitions=compaction_node.compaction_partitions,
+        payloads=compaction_node.compaction_payloads,
+        executor="maintainer.services.compaction.apply:execute_compaction",
+    ),
+    "savepoint_create": ServiceEntry(
+        name="savepoint_create",
+        plan=savepoint_node.plan_savepoint_create_service,
+        partitions=_all_partitions,
+        payloads=_no_payloads,
+        executor=f"{_ADAPTERS}:{service_apply.execute_savepoint_create.__name__}",
+    ),
     "clean": ServiceEntry(
         name="clean",
         plan=clean_node.plan_clean_service,
@@ -55,7 +99,27 @@ SERVICES: dict[str, ServiceEntry] = {
         payloads=clean_node.clean_payloads,
         executor="maintainer.services.clean.executor:execute_clean",
     ),
+    "archive": ServiceEntry(
+        name="archive",
+        plan=archive_node.plan_archive_service,
+        partitions=_no_partitions,
+        payloads=_no_payloads,
+        executor=f"{_ADAPTERS}:{service_apply.execute_archive.__name__}",
+    ),
+    "savepoint_delete": ServiceEntry(
+        name="savepoint_delete",
+        plan=savepoint_node.plan_savepoint_delete_service,
+        partitions=_all_partitions,
+        payloads=_no_payloads,
+        executor=f"{_ADAPTERS}:{service_apply.execute_savepoint_delete.__name__}",
+    ),
 }
+"""In the graph's execution order inside a table."""
+
+DROPS_METADATA_TABLE = frozenset(SERVICES)
+"""Services whose executor drops the metadata table when its node's first action is
+``drop_metadata_table`` (every registered one: the first node of a table in execution order
+gets that action)."""
 
 
 def service_entry(service: str) -> ServiceEntry | None:

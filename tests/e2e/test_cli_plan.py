@@ -73,7 +73,11 @@ def test_plan_writes_the_plan_directory_and_show_renders_it(
     assert found["with_mdt.clean"]["status"] == "blocked"
     assert "metadata_table: drop" in found["with_mdt.clean"]["reasons"][0]  # type: ignore[index]
     assert "cow.compaction" not in found  # copy-on-write
-    assert sorted(p.name for p in (directory / "payloads").iterdir()) == ["cow.clean.requested"]
+    assert found["mor.compaction"]["status"] == "changes"  # 15 deltacommits, none compacted
+    assert sorted(p.name for p in (directory / "payloads").iterdir()) == [
+        "cow.clean.requested",
+        "mor.compaction.requested",
+    ]
     out = capsys.readouterr().out
     assert "Plan: " in out and "files to delete" in out
 
@@ -109,13 +113,13 @@ def test_same_state_gives_a_byte_identical_plan_directory(project: Path, tmp_pat
     assert plan(project, "--out", str(tmp_path / "b")) == 0
     first = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     second = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
-    assert first == second and len(first) == 4  # plan.json, plan.md, plan_meta.json, 1 payload
+    assert first == second and len(first) == 5  # plan.json, plan.md, plan_meta.json, 2 payloads
     for name in first:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
 def test_detailed_exitcode_is_0_without_changes_and_2_with(project: Path) -> None:
-    assert plan(project, "--select", "quiet mor", "--detailed-exitcode") == 0
+    assert plan(project, "--select", "quiet mor.clean", "--detailed-exitcode") == 0
     assert plan(project, "--select", "cow", "--detailed-exitcode") == 2
     assert plan(project, "--select", "cow") == 0
 

@@ -15,6 +15,7 @@ from maintainer.hudi.instant import Action
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
 from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan import builder
 from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
@@ -118,13 +119,32 @@ def test_metadata_table_blocks_the_table_unless_the_manifest_drops_it(cow: Path,
     assert {a.kind for a in dropped.actions[1:]} == {"delete_file"}
 
 
-@pytest.mark.usefixtures("rollback_unsupported")
-def test_metadata_table_drop_needs_the_clean_node_selected(cow: Path, tmp_path: Path) -> None:
+def test_metadata_table_drop_goes_on_the_first_node_that_runs(cow: Path, tmp_path: Path) -> None:
     path = with_metadata_table(cow, tmp_path)
-    built = build(TableRequest(spec("m", path, "drop"), ("rollback", "archive")))
+    built = build(TableRequest(spec("m", path, "drop"), ("rollback", "clean", "archive")))
+    rollback, clean, archive = built.plan.tables[0].nodes
+    assert rollback.status is NodeStatus.CHANGES
+    assert [a.kind for a in rollback.actions] == ["drop_metadata_table"]
+    assert "drop_metadata_table" not in {a.kind for a in clean.actions + archive.actions}
+
+
+@pytest.mark.usefixtures("rollback_unsupported")
+def test_metadata_table_drop_skips_blocked_nodes(cow: Path, tmp_path: Path) -> None:
+    path = with_metadata_table(cow, tmp_path)
+    rollback, clean = build(TableRequest(spec("m", path, "drop"), ("rollback", "clean"))).plan.tables[0].nodes
+    assert rollback.status is NodeStatus.BLOCKED
+    assert clean.actions[0].kind == "drop_metadata_table"
+
+
+def test_metadata_table_drop_blocks_the_table_when_the_first_node_cannot_drop(
+    cow: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(builder, "DROPS_METADATA_TABLE", frozenset({"clean"}))
+    path = with_metadata_table(cow, tmp_path)
+    built = build(TableRequest(spec("m", path, "drop"), ("archive", "clean")))
     for planned in built.plan.tables[0].nodes:
         assert planned.status is NodeStatus.BLOCKED
-        assert "select m.clean too" in planned.reasons[0]
+        assert "m.archive, the first node to run on the table, cannot drop it" in planned.reasons[0]
 
 
 def test_clean_node_actions_effect_and_payload(cow: Path) -> None:
