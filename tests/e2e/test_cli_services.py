@@ -1,0 +1,193 @@
+"""Every registered service through the CLI: one ``plan`` + ``apply`` runs rollback ->
+compaction -> clean -> archive in the graph's order on datagen merge-on-read tables, a crash
+injected in any service is recovered by the next apply, and a savepoint made by ``apply``
+keeps its files through a later clean (hudi reads checked before and after)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.cli import main
+from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import open_table
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CompactionSpec, CompactionTrigger
+from maintainer.runner.faults import FAULT_ENV
+from maintainer.services.compaction.node import plan_compaction_node
+from maintainer.services.compaction.payload import encode_compaction_plan
+from tests.support import oracle
+from tests.support.clean_checks import data_files
+
+pytestmark = pytest.mark.spark
+
+META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
+        "_hoodie_file_name"]  # fmt: skip
+EVERY_COMMIT = "compaction: {trigger: {max_delta_commits: 1}}"
+ROLLBACK_NOW = "rollback: {min_age: 0s}"
+LATEST_VERSION_ONLY = "clean: {policy: keep_latest_file_versions, file_versions_retained: 1}"
+ALL_SERVICES = (
+    f"{ROLLBACK_NOW}\n    {EVERY_COMMIT}\n    clean: {{commits_retained: 2}}\n"
+    "    archive: {keep_min_commits: 4, keep_max_commits: 6}"
+)
+
+
+@dataclass
+class Project:
+    root: Path
+    table: Path
+
+    def cli(self, *args: str) -> int:
+        command, *rest = args
+        return main([command, *rest, "--project-dir", str(self.root)])
+
+    def plan_and_apply(self) -> int:
+        assert self.cli("plan") == 0
+        return self.cli("apply")
+
+    def run_results(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.root / "target" / "run_results.json").read_text())
+        return data
+
+    def ran(self) -> list[tuple[str, str]]:
+        """(node id, status) of the last apply, in the order the nodes started."""
+        nodes = sorted(self.run_results()["nodes"], key=lambda n: n["started_at"] or "")
+        return [(n["id"], n["status"]) for n in nodes]
+
+    def node_result(self, node: str) -> dict[str, Any]:
+        (found,) = [n for n in self.run_results()["nodes"] if n["id"] == node]
+        return dict(found)
+
+
+@pytest.fixture
+def make_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any
+) -> Callable[[Path, str], Project]:
+    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+    def make(table: Path, services: str) -> Project:
+        root = tmp_path / "project"
+        assert main(["init", str(root)]) == 0
+        manifest = (
+            f"version: 1\ntables:\n  - name: t\n    path: {table}\n    metadata_table: drop\n    {services}\n"
+        )
+        (root / "tables" / "example.yml").write_text(manifest)
+        return Project(root, table)
+
+    return make
+
+
+def by_key(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: r["uuid"])
+
+
+def hudi_reads(path: Path, as_of: str | None = None) -> list[dict[str, Any]]:
+    return by_key(oracle.snapshot_rows(path, as_of=as_of, drop=META))
+
+
+def mor_table(lake: Path, commits: int, failed_write: bool = False, version: int = 8) -> GeneratedTable:
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=commits, rows_per_commit=12, seed=commits)
+    return generate(str(lake / "t"), DatagenSpec("t", "mor", version, workload, failed_write=failed_write))
+
+
+def schedule_compaction(path: Path) -> str:
+    """A pending compaction of every slice with logs, as a Hudi writer schedules it."""
+    table = open_table(str(path))
+    spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,
+                     compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
+    result = plan_compaction_node(table, spec, datetime.now(timezone.utc))
+    assert result.operations
+    writer = TimelineWriter(table.storage, table.snapshot.config)
+    instant = writer.create_requested(
+        Action.COMPACTION, encode_compaction_plan(result.operations, "scheduler")
+    )
+    return instant.timestamp
+
+
+# -- (a) compaction then clean -------------------------------------------------------------------
+
+
+def test_one_apply_compacts_then_cleans_the_superseded_slices(
+    make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    generated = mor_table(tmp_path / "lake", commits=6)
+    path = Path(generated.path.removeprefix("file://"))
+    project = make_project(
+        path, f"{EVERY_COMMIT}\n    {LATEST_VERSION_ONLY}\n    archive: {{enabled: false}}"
+    )
+    before = hudi_reads(path)
+    assert before == by_key(generated.expected[generated.completed[-1]])
+    files_before = data_files(path)
+
+    assert project.plan_and_apply() == 0
+    assert [node for node, status in project.ran() if status == "success"] == [
+        "t.rollback", "t.compaction", "t.clean"
+    ]  # fmt: skip
+    compaction = project.node_result("t.compaction")["effects"]
+    assert compaction["slices_compacted"] == 2
+    assert hudi_reads(path) == before
+    assert data_files(path) >= files_before, "a plan made before the compaction approves no deletion"
+
+    # the next plan sees the compaction: its clean removes exactly the superseded slices
+    assert project.plan_and_apply() == 0
+    superseded = files_before - data_files(path)
+    assert superseded == files_before, "every file of the old slices, base and logs"
+    assert project.node_result("t.clean")["effects"]["files_deleted"] == len(superseded)
+    assert project.node_result("t.compaction")["message"] == "no changes"
+    assert hudi_reads(path) == before
+    for group in open_table(str(path)).view.file_groups():
+        assert len(group.slices) == 1 and not group.slices[0].log_files, group.file_id
+
+
+# -- (b) the whole graph -------------------------------------------------------------------------
+
+
+def broken_mor_table(lake: Path, commits: int) -> tuple[Path, GeneratedTable, str]:
+    """A MOR table with a failed write (the last one) and a pending compaction."""
+    generated = mor_table(lake, commits, failed_write=True)
+    path = Path(generated.path.removeprefix("file://"))
+    return path, generated, schedule_compaction(path)
+
+
+def assert_reads_committed_rows(path: Path, generated: GeneratedTable) -> None:
+    assert hudi_reads(path) == by_key(generated.expected[generated.completed[-1]])
+
+
+def active_completed_commits(path: Path) -> list[str]:
+    timeline = open_table(str(path)).snapshot.timeline
+    return [i.timestamp for i in timeline.completed_commits()]
+
+
+def test_one_apply_runs_rollback_compaction_clean_and_archive_in_order(
+    make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    path, generated, pending = broken_mor_table(tmp_path / "lake", commits=40)
+    project = make_project(path, ALL_SERVICES)
+
+    assert project.plan_and_apply() == 0
+    assert project.ran() == [
+        ("t.rollback", "success"),
+        ("t.compaction", "success"),
+        ("t.clean", "success"),
+        ("t.archive", "success"),
+    ]
+    assert project.node_result("t.rollback")["effects"]["rolled_back"] == [generated.failed_instant]
+    assert pending in project.node_result("t.compaction")["effects"]["compactions"]
+    assert project.node_result("t.archive")["effects"]["instants_archived"]
+    assert_reads_committed_rows(path, generated)
+    timeline = open_table(str(path)).snapshot.timeline
+    assert not timeline.pending_compactions()
+    assert generated.failed_instant not in {i.timestamp for i in timeline.instants}
+    assert len(active_completed_commits(path)) <= 6
