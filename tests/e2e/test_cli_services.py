@@ -191,3 +191,68 @@ def test_one_apply_runs_rollback_compaction_clean_and_archive_in_order(
     assert not timeline.pending_compactions()
     assert generated.failed_instant not in {i.timestamp for i in timeline.instants}
     assert len(active_completed_commits(path)) <= 6
+
+
+# -- (c) crashes ---------------------------------------------------------------------------------
+
+
+def assert_maintained(path: Path, generated: GeneratedTable, savepoint: str | None = None) -> None:
+    """The state a successful apply leaves: committed rows only, nothing pending."""
+    assert_reads_committed_rows(path, generated)
+    timeline = open_table(str(path)).snapshot.timeline
+    pending = [f"{i.timestamp}.{i.action.value}" for i in timeline.instants if not i.is_completed]
+    assert pending == []
+    assert generated.failed_instant not in {i.timestamp for i in timeline.instants}
+    if savepoint is not None:
+        assert savepoint in {i.timestamp for i in timeline.savepoints()}
+
+
+def recover(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next apply: the approved plan again, then a fresh plan and apply for what it left."""
+    monkeypatch.delenv(FAULT_ENV)
+    project.cli("apply")
+    assert project.plan_and_apply() == 0, project.ran()
+
+
+CRASHES = [
+    "rollback:after_deletes",
+    "compaction:before_commit",
+    "savepoint_create:after_inflight",
+    "archive:after_first_completed_deleted",
+]
+
+
+@pytest.mark.parametrize("fault", CRASHES)
+def test_a_crash_in_any_service_is_recovered_by_the_next_apply(
+    make_project: Callable[[Path, str], Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    path, generated, _ = broken_mor_table(tmp_path / "lake", commits=12)
+    savepoint = generated.completed[-1]
+    project = make_project(path, f"{ALL_SERVICES}\n    savepoints: {{instants: ['{savepoint}']}}")
+    monkeypatch.setenv(FAULT_ENV, fault)
+    assert project.plan_and_apply() == 1
+    crashed = f"t.{fault.partition(':')[0]}"
+    assert (crashed, "error") in project.ran()
+    assert fault in project.node_result(crashed)["message"]
+
+    recover(project, monkeypatch)
+    assert_maintained(path, generated, savepoint)
+
+
+def test_a_crash_in_the_clean_is_recovered_by_the_next_apply(
+    make_project: Callable[[Path, str], Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    generated = mor_table(tmp_path / "lake", commits=6)
+    path = Path(generated.path.removeprefix("file://"))
+    project = make_project(
+        path, f"{EVERY_COMMIT}\n    {LATEST_VERSION_ONLY}\n    archive: {{enabled: false}}"
+    )
+    files_before = data_files(path)
+    assert project.plan_and_apply() == 0  # compacts: the old slices become cleanable
+    monkeypatch.setenv(FAULT_ENV, "clean:after_deletes")
+    assert project.plan_and_apply() == 1
+    assert ("t.clean", "error") in project.ran()
+
+    recover(project, monkeypatch)
+    assert not files_before & data_files(path)
+    assert_reads_committed_rows(path, generated)
