@@ -256,3 +256,38 @@ def test_a_crash_in_the_clean_is_recovered_by_the_next_apply(
     recover(project, monkeypatch)
     assert not files_before & data_files(path)
     assert_reads_committed_rows(path, generated)
+
+
+# -- (d) savepoints ------------------------------------------------------------------------------
+
+
+def files_read_as_of(path: Path, instant: str) -> set[str]:
+    return {row["_hoodie_file_name"] for row in oracle.snapshot_rows(path, as_of=instant)}
+
+
+def test_a_savepoint_made_by_apply_keeps_its_files_through_later_cleans(
+    make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=8, rows_per_commit=12, seed=8)
+    generated = generate(str(tmp_path / "lake" / "t"), DatagenSpec("t", "cow", 8, workload))
+    path = tmp_path / "lake" / "t"
+    savepoint = generated.completed[2]
+    rows_at_savepoint = hudi_reads(path, as_of=savepoint)
+    assert rows_at_savepoint == by_key(generated.expected[savepoint])
+    savepointed = files_read_as_of(path, savepoint)
+    services = f"savepoints: {{instants: ['{savepoint}']}}\n    clean: {{commits_retained: 1}}"
+    project = make_project(path, services + "\n    archive: {enabled: false}")
+
+    assert project.plan_and_apply() == 0
+    assert [n for n, s in project.ran() if s == "success"][1:3] == ["t.savepoint_create", "t.clean"]
+    assert project.node_result("t.savepoint_create")["effects"]["savepoints_created"] == [savepoint]
+    clean = project.node_result("t.clean")
+    assert clean["effects"]["files_deleted"] > 0, "the clean deletes the slices nobody keeps"
+    assert {d["path"].rsplit("/", 1)[-1] for d in clean["drift"]} == savepointed, (
+        "the clean was planned before the savepoint existed: its files are drift, kept"
+    )
+    assert project.plan_and_apply() == 0  # a later clean, planned with the savepoint
+    existing = {name.rsplit("/", 1)[-1] for name in data_files(path)}
+    assert savepointed <= existing
+    assert hudi_reads(path, as_of=savepoint) == rows_at_savepoint
+    assert hudi_reads(path) == by_key(generated.expected[generated.completed[-1]])
