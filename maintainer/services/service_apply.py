@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.plan.model import NodePlan, PlannedAction
 from maintainer.runner.context import NodeContext
 from maintainer.runner.dag import NodeOutcome
 from maintainer.runner.faults import maybe_fail
@@ -23,7 +26,8 @@ from maintainer.runner.results import Drift
 from maintainer.services.archive.node import apply_archive_node
 from maintainer.services.clean.metadata_table import drop_metadata_table
 from maintainer.services.rollback import deletes as rollback_deletes
-from maintainer.services.rollback.node import apply_rollback_node, rollback_payloads
+from maintainer.services.rollback.model import PlannedRollback, RollbackKind
+from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_result, rollback_payloads
 from maintainer.services.savepoint.node import apply_savepoint_create_node, apply_savepoint_delete_node
 
 DROP_METADATA_TABLE = "drop_metadata_table"
@@ -78,15 +82,49 @@ def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
             )
 
 
+def _requested_bytes(table: LoadedTable, planned: PlannedRollback) -> bytes | None:
+    instant = planned.rollback_instant
+    if instant is None:
+        return None
+    path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+    return table.storage.read_bytes(path) if table.storage.exists(path) else None
+
+
+def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) -> PlannedAction | None:
+    """An action approving the rest of this plan's own interrupted rollback of an approved
+    target: its pending rollback carries the approved payload, or it completed and only the
+    target's instant files are left."""
+    approved = [
+        a for a in ctx.node.actions if a.target == planned.target.timestamp and a.details.get("payload")
+    ]
+    if not approved:
+        return None
+    if planned.kind is RollbackKind.FINISH_PENDING_ROLLBACK:
+        if _requested_bytes(table, planned) != ctx.payloads.get(approved[0].details["payload"]):
+            return None
+    elif planned.kind is not RollbackKind.REMOVE_ROLLED_BACK_INSTANT:
+        return None
+    why = "finishes the rollback an interrupted apply of this plan started"
+    return PlannedAction(planned.kind.value, planned.target.timestamp, why, {})
+
+
+def with_resumptions(ctx: NodeContext, table: LoadedTable) -> NodePlan:
+    """The approved node, plus the resumption of its own interrupted rollbacks."""
+    current = plan_rollback_result(table, ctx.spec, ctx.clock()).rollbacks
+    extra = [action for planned in current if (action := _resumption(ctx, table, planned)) is not None]
+    return replace(ctx.node, actions=(*ctx.node.actions, *extra)) if extra else ctx.node
+
+
 def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     effects: dict[str, Any] = {}
     table = open_for_apply(ctx, effects)
     check_rollback_payloads(ctx, table)
+    node = with_resumptions(ctx, table)
     runner = (
         rollback_deletes.spark_runner(ctx.spark) if ctx.spark is not None else rollback_deletes.run_locally
     )
     fault = functools.partial(maybe_fail, "rollback")
-    outcomes = apply_rollback_node(table, ctx.spec, ctx.node, ctx.clock(), runner=runner, fault=fault)
+    outcomes = apply_rollback_node(table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault)
     rolled_back = [
         target
         for outcome in outcomes
@@ -99,7 +137,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
         removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
     )
-    approved = [a.target for a in ctx.node.actions if a.kind != DROP_METADATA_TABLE]
+    approved = sorted({a.target for a in ctx.node.actions if a.kind != DROP_METADATA_TABLE})
     drift = _drift(
         approved,
         [*rolled_back, *(t for o in outcomes for t in _targets_of_removal(o.removed_instant_files))],
