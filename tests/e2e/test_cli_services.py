@@ -6,7 +6,7 @@ keeps its files through a later clean (hudi reads checked before and after)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,16 +15,20 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
-from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
+from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext
+from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, run_in_process
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger
 from maintainer.runner.faults import FAULT_ENV
+from maintainer.services.compaction.executor import run_compaction
+from maintainer.services.compaction.model import PlannedOperation
 from maintainer.services.compaction.node import plan_compaction_node
-from maintainer.services.compaction.payload import encode_compaction_plan
+from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
+from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files
 
@@ -102,18 +106,41 @@ def mor_table(lake: Path, commits: int, failed_write: bool = False, version: int
     return generate(str(lake / "t"), DatagenSpec("t", "mor", version, workload, failed_write=failed_write))
 
 
-def schedule_compaction(path: Path) -> str:
-    """A pending compaction of every slice with logs, as a Hudi writer schedules it."""
+def writer_compaction(path: Path) -> tuple[LoadedTable, list[PlannedOperation]]:
+    """What a Hudi writer would compact now: every slice with logs."""
     table = open_table(str(path))
     spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,
                      compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
     result = plan_compaction_node(table, spec, datetime.now(timezone.utc))
     assert result.operations
+    return table, list(result.operations)
+
+
+def schedule_compaction(path: Path) -> str:
+    """A pending compaction of every slice with logs, as a Hudi writer schedules it."""
+    table, operations = writer_compaction(path)
     writer = TimelineWriter(table.storage, table.snapshot.config)
-    instant = writer.create_requested(
-        Action.COMPACTION, encode_compaction_plan(result.operations, "scheduler")
-    )
+    instant = writer.create_requested(Action.COMPACTION, encode_compaction_plan(operations, "scheduler"))
     return instant.timestamp
+
+
+WriteRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
+
+
+def compacting_writer(path: Path, at_commit: int) -> WriteRunner:
+    """Datagen's writer, compacting the table before commit ``at_commit`` writes its files (as
+    a writer with inline compaction does; that commit is inflight meanwhile: v8 slices its logs
+    by completion time)."""
+
+    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
+        if ctx.commit_index == at_commit:
+            table, operations = writer_compaction(path)
+            instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
+            plan = build_compaction_plan(operations, "writer")
+            run_compaction(table.storage, table.snapshot.config, instant, plan)
+        return run_in_process(storage, ctx, tasks)
+
+    return run
 
 
 # -- (a) compaction then clean -------------------------------------------------------------------
@@ -154,10 +181,16 @@ def test_one_apply_compacts_then_cleans_the_superseded_slices(
 # -- (b) the whole graph -------------------------------------------------------------------------
 
 
-def broken_mor_table(lake: Path, commits: int) -> tuple[Path, GeneratedTable, str]:
-    """A MOR table with a failed write (the last one) and a pending compaction."""
-    generated = mor_table(lake, commits, failed_write=True)
-    path = Path(generated.path.removeprefix("file://"))
+def broken_mor_table(
+    lake: Path, commits: int, compacted_at: int | None = None
+) -> tuple[Path, GeneratedTable, str]:
+    """A MOR table with a failed write (the last one) and a pending compaction (and a
+    completed one before commit ``compacted_at``)."""
+    path = lake / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=commits, rows_per_commit=12, seed=commits)
+    spec = DatagenSpec("t", "mor", 8, workload, failed_write=True)
+    runner = compacting_writer(path, compacted_at) if compacted_at is not None else run_in_process
+    generated = generate(str(path), spec, runner=runner)
     return path, generated, schedule_compaction(path)
 
 
@@ -173,7 +206,7 @@ def active_completed_commits(path: Path) -> list[str]:
 def test_one_apply_runs_rollback_compaction_clean_and_archive_in_order(
     make_project: Callable[[Path, str], Project], tmp_path: Path
 ) -> None:
-    path, generated, pending = broken_mor_table(tmp_path / "lake", commits=40)
+    path, generated, pending = broken_mor_table(tmp_path / "lake", commits=40, compacted_at=20)
     project = make_project(path, ALL_SERVICES)
 
     assert project.plan_and_apply() == 0
@@ -185,6 +218,9 @@ def test_one_apply_runs_rollback_compaction_clean_and_archive_in_order(
     ]
     assert project.node_result("t.rollback")["effects"]["rolled_back"] == [generated.failed_instant]
     assert pending in project.node_result("t.compaction")["effects"]["compactions"]
+    assert project.node_result("t.clean")["effects"]["files_deleted"] > 0, (
+        "slices the first compaction superseded"
+    )
     assert project.node_result("t.archive")["effects"]["instants_archived"]
     assert_reads_committed_rows(path, generated)
     timeline = open_table(str(path)).snapshot.timeline
