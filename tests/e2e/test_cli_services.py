@@ -246,24 +246,36 @@ def assert_maintained(path: Path, generated: GeneratedTable, savepoint: str | No
 def recover(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """The next apply, of the approved plan: it finishes what the crash interrupted."""
     monkeypatch.delenv(FAULT_ENV)
-    assert project.cli("apply") == 0, project.ran()
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
 
 
-CRASHES = [
+RESUMABLE = [
     "rollback:after_requested",
     "rollback:after_deletes",
     "rollback:after_completed",
+    "compaction:after_inflight",
     "compaction:before_commit",
     "savepoint_create:after_inflight",
-    "archive:after_first_completed_deleted",
+    "clean:after_inflight",
+]
+AFTER_THE_CLEAN = ["archive:after_archive_written", "archive:after_first_completed_deleted"]
+"""The plan's clean completed before the crash: apply refuses the plan as applied (the table's
+ledger is per plan), so the next apply is of a fresh plan."""
+CRASHES = [pytest.param(f, True, id=f) for f in RESUMABLE] + [
+    pytest.param(f, False, id=f) for f in AFTER_THE_CLEAN
 ]
 
 
-@pytest.mark.parametrize("fault", CRASHES)
+@pytest.mark.parametrize(("fault", "resumable"), CRASHES)
 def test_a_crash_in_any_service_is_recovered_by_the_next_apply(
-    make_project: Callable[[Path, str], Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+    make_project: Callable[[Path, str], Project],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fault: str,
+    resumable: bool,
 ) -> None:
-    path, generated, _ = broken_mor_table(tmp_path / "lake", commits=12)
+    path, generated, _ = broken_mor_table(tmp_path / "lake", commits=12, compacted_at=6)
     savepoint = generated.completed[-1]
     project = make_project(path, f"{ALL_SERVICES}\n    savepoints: {{instants: ['{savepoint}']}}")
     monkeypatch.setenv(FAULT_ENV, fault)
@@ -272,8 +284,14 @@ def test_a_crash_in_any_service_is_recovered_by_the_next_apply(
     assert (crashed, "error") in project.ran()
     assert fault in project.node_result(crashed)["message"]
 
-    recover(project, monkeypatch)
-    assert_maintained(path, generated, savepoint)
+    if resumable:
+        recover(project, monkeypatch)
+        assert_maintained(path, generated, savepoint)
+    else:
+        monkeypatch.delenv(FAULT_ENV)
+        capsys.readouterr()
+        assert project.cli("apply") == 1
+        assert "already applied" in capsys.readouterr().err
     assert project.plan_and_apply() == 0
     assert_maintained(path, generated, savepoint)
 
