@@ -31,11 +31,13 @@ from maintainer.services.compaction.payload import build_compaction_plan, encode
 from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files
+from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.spark
 
 META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"]  # fmt: skip
+MDT_FIXTURE = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
 EVERY_COMMIT = "compaction: {trigger: {max_delta_commits: 1}}"
 ROLLBACK_NOW = "rollback: {min_age: 0s}"
 LATEST_VERSION_ONLY = "clean: {policy: keep_latest_file_versions, file_versions_retained: 1}"
@@ -348,3 +350,26 @@ def test_a_savepoint_made_by_apply_keeps_its_files_through_later_cleans(
     assert savepointed <= existing
     assert hudi_reads(path, as_of=savepoint) == rows_at_savepoint
     assert hudi_reads(path) == by_key(generated.expected[generated.completed[-1]])
+
+
+# -- the metadata table --------------------------------------------------------------------------
+
+
+@pytest.mark.fixtures
+def test_the_first_node_to_run_drops_the_metadata_table(
+    make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_copy(MDT_FIXTURE).path
+    before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
+    project = make_project(path, f"{ROLLBACK_NOW}\n    {EVERY_COMMIT}\n    clean: {{commits_retained: 1}}")
+    assert project.cli("plan") == 0
+    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
+    nodes = {n["id"]: n for table in plan["tables"] for n in table["nodes"]}
+    assert nodes["t.rollback"]["actions"][0]["kind"] == "drop_metadata_table"
+    assert all(a["kind"] != "drop_metadata_table" for n in list(nodes.values())[1:] for a in n["actions"])
+
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
+    assert project.node_result("t.rollback")["effects"]["metadata_table_dropped"]
+    assert project.node_result("t.compaction")["effects"]["slices_compacted"] > 0
+    assert not (path / ".hoodie" / "metadata").exists()
+    assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
