@@ -90,11 +90,12 @@ def _key_text(value: Any) -> str:
     return str(value)
 
 
-def _is_natural_delete(ordering: Any) -> bool:
+def is_natural_delete(ordering: Any) -> bool:
+    """A delete without an ordering value (or Hudi's default 0) deletes whatever it meets."""
     return ordering is None or ordering == 0
 
 
-def _orders_after(candidate: Any, current: Any) -> bool:
+def orders_after(candidate: Any, current: Any) -> bool:
     """True when ``candidate`` should replace ``current`` (ties go to the later write)."""
     if current is None:
         return True
@@ -127,7 +128,7 @@ class _SliceMerger:
         self.log: dict[str, _LogEntry] = {}
 
     def _replaces(self, ordering: Any, current: Any) -> bool:
-        return not self.rules.event_time or _orders_after(ordering, current)
+        return not self.rules.event_time or orders_after(ordering, current)
 
     def add_records(self, records: Iterable[Mapping[str, Any]]) -> None:
         field = self.rules.ordering_field
@@ -140,7 +141,7 @@ class _SliceMerger:
 
     def add_deletes(self, deletes: Iterable[tuple[str, Any]]) -> None:
         for key, ordering in deletes:
-            natural = _is_natural_delete(ordering)
+            natural = is_natural_delete(ordering)
             current = self.log.get(key)
             if current is not None and not natural and not self._replaces(ordering, current.ordering):
                 continue

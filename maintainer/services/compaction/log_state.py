@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from maintainer.hudi import logformat
 from maintainer.hudi.logformat import BlockType, LogBlock
-from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.merge import MergeRules, is_natural_delete, orders_after
 from maintainer.hudi.schema import conform
 from maintainer.services.compaction.keys import record_keys
 
@@ -51,12 +51,8 @@ def _ordering_type(schema: pa.Schema, rules: MergeRules) -> pa.DataType:
     return schema.field(field).type if field and field in schema.names else pa.null()
 
 
-def _is_natural(value: Any) -> bool:
-    return value is None or value == 0
-
-
 def _delete_orderings(values: list[Any], data_type: pa.DataType) -> pa.Array:
-    cleaned = [None if _is_natural(v) else v for v in values]
+    cleaned = [None if is_natural_delete(v) else v for v in values]
     try:
         return pa.array(cleaned, type=data_type)
     except (pa.ArrowException, TypeError, ValueError):
@@ -95,17 +91,6 @@ def _fold_commit_time(entries: pa.Table) -> pa.Table:
     return entries.filter(pc.is_in(entries.column(SEQ), value_set=last.combine_chunks()))
 
 
-def _orders_after(candidate: Any, current: Any) -> bool:
-    if current is None:
-        return True
-    if candidate is None:
-        return False
-    try:
-        return bool(candidate >= current)
-    except TypeError:
-        return str(candidate) >= str(current)
-
-
 def _fold_event_time_rows(keys: list[str], deletes: list[bool], orderings: list[Any]) -> list[int]:
     """Positions of the winning entries (entries given in log order)."""
     winner: dict[str, tuple[int, Any]] = {}
@@ -114,9 +99,9 @@ def _fold_event_time_rows(keys: list[str], deletes: list[bool], orderings: list[
         if current is None:
             winner[key] = (position, ordering)
         elif not is_delete or ordering is None:
-            if is_delete or _orders_after(ordering, current[1]):
+            if is_delete or orders_after(ordering, current[1]):
                 winner[key] = (position, ordering)
-        elif _orders_after(ordering, current[1]):
+        elif orders_after(ordering, current[1]):
             winner[key] = (position, ordering)
     return sorted(position for position, _ in winner.values())
 
