@@ -261,8 +261,10 @@ RESUMABLE = [
     "clean:after_inflight",
 ]
 AFTER_THE_CLEAN = ["archive:after_archive_written", "archive:after_first_completed_deleted"]
-"""The plan's clean completed before the crash: apply refuses the plan as applied (the table's
-ledger is per plan), so the next apply is of a fresh plan."""
+"""The plan's clean completed before the crash, carrying the plan id: apply refuses the whole
+plan as applied, so the next apply is of a fresh plan. (Earlier crashes leave the plan
+re-appliable here: the compaction only executes the writer's pending one, whose commit carries
+the writer's id, and rollbacks and savepoints record no plan id.)"""
 CRASHES = [pytest.param(f, True, id=f) for f in RESUMABLE] + [
     pytest.param(f, False, id=f) for f in AFTER_THE_CLEAN
 ]
