@@ -28,6 +28,7 @@ from maintainer.spark.session import create_session
 
 MARKER_FILE = ".maintainer-demo"
 TEMPLATE_LAKE_ROOT = "/tmp/maintainer-lake"
+TEMPLATE_MIN_AGE = "min_age: 1h"
 DEMO_TABLES = (
     ("trips", DatagenSpec("trips", "mor", 8, WorkloadSpec(partitions=3, file_groups=2, commits=12,
                                                            rows_per_commit=200), failed_write=True)),
@@ -53,10 +54,13 @@ def prepare_directory(directory: Path, overwrite: bool) -> None:
     (directory / MARKER_FILE).write_text("created by maintainer demo\n", encoding="utf-8")
 
 
-def _point_project_at_lake(directory: Path, lake: Path) -> None:
+def _configure_demo_project(directory: Path, lake: Path) -> None:
+    """Point the project at the demo lake; the demo's crashed write is seconds old, so roll
+    back failed writes of any age (a real project keeps a safety margin such as 1h)."""
     project_file = directory / "maintainer_project.yml"
-    text = project_file.read_text(encoding="utf-8")
-    project_file.write_text(text.replace(TEMPLATE_LAKE_ROOT, str(lake)), encoding="utf-8")
+    text = project_file.read_text(encoding="utf-8").replace(TEMPLATE_LAKE_ROOT, str(lake))
+    text = text.replace(TEMPLATE_MIN_AGE, "min_age: 0s   # demo only: the crashed write is seconds old")
+    project_file.write_text(text, encoding="utf-8")
 
 
 def _verify(table: GeneratedTable) -> str:
@@ -86,7 +90,7 @@ def command(directory: Path, overwrite: bool) -> int:
     prepare_directory(directory, overwrite)
     name, _, _ = create_project(directory)
     lake = directory / "lake"
-    _point_project_at_lake(directory, lake)
+    _configure_demo_project(directory, lake)
     stdout.print(f"[bold]1.[/bold] project '{name}' created in {escape(str(directory))}")
     loaded = load_from_options(CommonOptions(project_dir=directory))
     session = create_session(loaded.project.target.settings.spark)
