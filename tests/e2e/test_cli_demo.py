@@ -28,7 +28,8 @@ def test_demo_creates_a_valid_project_and_real_hudi_tables(
         table = open_table(str(directory / "lake" / name))
         assert table.snapshot.timeline.completed_commits()
         assert oracle.snapshot_rows(directory / "lake" / name), "hudi reads the generated table"
-    assert open_table(str(directory / "lake" / "trips")).snapshot.timeline.pending_writes()
+    assert "OK trips.rollback" in out and "1 rollback(s) done" in out
+    assert not open_table(str(directory / "lake" / "trips")).snapshot.timeline.pending_writes()
 
 
 def test_demo_refuses_a_folder_it_did_not_create(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
