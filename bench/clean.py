@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from listing import bare_listing, best_of, generate, model_load
+from listing import add_layout_arguments, bare_listing, best_of, generate, model_load
 
 from maintainer.hudi.instant import Action
 from maintainer.hudi.payloads import (
@@ -57,7 +57,6 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.state import clear_last_clean_cache
 from maintainer.storage import Storage
-from maintainer.storage.fs import DEFAULT_LISTING_THREADS
 
 RETAINED = 2
 SAVEPOINTS = "savepointed_timestamps"
@@ -147,13 +146,7 @@ def apply_hook() -> Callable[[Path, BuiltPlan], list[str]] | None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--partitions", type=int, default=1000)
-    parser.add_argument("--file-groups", type=int, default=10, help="file groups per partition")
-    parser.add_argument("--logs", type=int, default=4, help="log files per slice (v8: per deltacommit)")
-    parser.add_argument("--table-version", type=int, choices=(6, 8), default=8)
-    parser.add_argument("--threads", type=int, default=DEFAULT_LISTING_THREADS)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", help="where to generate the table (default: a temporary directory)")
+    add_layout_arguments(parser)
     args = parser.parse_args()
 
     workdir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="maintainer-bench-clean-"))

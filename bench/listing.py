@@ -139,8 +139,8 @@ def best_of(repeat: int, run: Callable[[], int]) -> tuple[float, float, int]:
     return wall, cpu, result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+def add_layout_arguments(parser: argparse.ArgumentParser) -> None:
+    """The generated layout's options, shared with bench/clean.py."""
     parser.add_argument("--partitions", type=int, default=1000)
     parser.add_argument("--file-groups", type=int, default=10, help="file groups per partition")
     parser.add_argument("--logs", type=int, default=4, help="log files per slice (v8: per deltacommit)")
@@ -148,6 +148,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=DEFAULT_LISTING_THREADS)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", help="where to generate the table (default: a temporary directory)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    add_layout_arguments(parser)
     args = parser.parse_args()
 
     workdir = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="maintainer-bench-"))
