@@ -170,6 +170,7 @@ class CompactionApply:
             "files_written": sorted(s.path or "" for s in stats),
             "bytes_written": sum(s.file_size_in_bytes or 0 for s in stats),
             "rolled_back_files": sorted(p for run in self.runs for p in run.rolled_back_files),
+            "rollbacks": [run.rollback_instant for run in self.runs if run.rollback_instant],
         }
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
@@ -181,6 +182,12 @@ def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
         if runs
         else "nothing to do"
     )
+    rollbacks = effects["rollbacks"]
+    if rollbacks:
+        text += (
+            f", an earlier failed attempt rolled back first (rollback {', '.join(rollbacks)}, "
+            f"{len(effects['rolled_back_files'])} partial file(s) deleted)"
+        )
     return text + (f", {len(drift)} drifted" if drift else "")
 
 

@@ -1,13 +1,18 @@
 """Execute a compaction: ``.compaction.requested`` -> ``.compaction.inflight`` -> one task per
 operation -> completed ``commit``, all instants through the timeline writer.
 
-An inflight compaction found at start (a crash, ours or Hudi's) is rolled back first, as Hudi
-does: the base files it wrote (named with the compaction instant) and its markers are deleted
-and the instant goes back to requested; then it runs again. Operations run through a
-``Runner``: in process (tests, small tables) or as Spark tasks (:func:`spark_runner`).
+An inflight compaction found at start (a crash, ours or Hudi's) is rolled back first, as Hudi's
+``rollbackInflightCompaction`` does: a ``rollback`` instant (requested -> inflight -> completed,
+naming the compaction) deletes the base files the attempt wrote, then the compaction goes back
+to requested and its markers are deleted; then it runs again. A rollback of it left pending by
+a crash is finished first, with its own instant (also for a requested compaction, so that it
+can never delete the output of the run that follows). Operations run through a ``Runner``: in
+process (tests, small tables) or as Spark tasks (:func:`spark_runner`).
 Fault points for tests (``MAINTAINER_FAULT_INJECT``): ``compaction:after_inflight``,
-``compaction:after_operation`` (in-process runner, after each new base file) and
-``compaction:before_commit``.
+``compaction:after_operation`` (in-process runner, after each new base file),
+``compaction:before_commit``, and in the rollback of an earlier attempt
+``compaction:rollback_after_requested``, ``rollback_after_inflight``, ``rollback_after_deletes``
+and ``rollback_after_completed``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ from typing import Any
 from maintainer.errors import ApplyError
 from maintainer.hudi import payloads
 from maintainer.hudi.basefile import ParquetSettings
-from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.payloads import CompactionPlan, WriteStat
@@ -36,6 +40,7 @@ from maintainer.services.compaction.operation import (
     compact_slice,
 )
 from maintainer.services.compaction.payload import PLAN_ID_KEY
+from maintainer.services.rollback.table_service import deleted_files, rollback_table_service
 from maintainer.storage import Storage
 
 SERVICE = "compaction"
@@ -68,7 +73,9 @@ class CompactionOutcome:
     """The completed compaction."""
     stats: tuple[WriteStat, ...]
     rolled_back_files: tuple[str, ...] = ()
-    """Partial base files of an earlier failed attempt, deleted before this run."""
+    """Partial base files of an earlier failed attempt, deleted before this run (table-relative)."""
+    rollback_instant: str | None = None
+    """The rollback instant that undid the earlier failed attempt (None: there was none)."""
 
 
 def table_avro_schema(storage: Storage, timeline: Timeline, config: TableConfig) -> str:
@@ -129,20 +136,28 @@ def build_tasks(
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class RolledBack:
+    """What the rollback of an earlier failed attempt did."""
+
+    rollback_instant: str
+    deleted: tuple[str, ...]
+
+
+def _rollback_fault(point: str) -> None:
+    maybe_fail(SERVICE, f"rollback_{point}")
+
+
 def rollback_inflight(
-    storage: Storage, writer: TimelineWriter, inflight: Instant, plan: CompactionPlan
-) -> list[str]:
-    """Delete the base files a failed attempt wrote (named with its instant) and its markers,
-    then revert the instant to requested. Returns the deleted paths."""
-    deleted = []
-    for partition in sorted({s.partition for s in slices_of(plan)}):
-        for info in storage.list_dir(partition):
-            name = BaseFileName.parse(info.name)
-            if name is not None and name.instant_time == inflight.timestamp and storage.delete(info.path):
-                deleted.append(info.path)
-    storage.delete_dir(f"{MARKERS_DIR}/{inflight.timestamp}")
-    writer.revert_inflight_to_requested(inflight)
-    return deleted
+    storage: Storage, config: TableConfig, compaction: Instant, plan: CompactionPlan
+) -> RolledBack | None:
+    """Roll back the failed attempt of ``compaction`` with a rollback instant (or finish the
+    pending rollback of it), leaving it requested; None when there was nothing to roll back."""
+    partitions = {s.partition for s in slices_of(plan)}
+    outcome = rollback_table_service(storage, config, compaction, partitions, fault=_rollback_fault)
+    if outcome is None or outcome.rollback_instant is None:
+        return None
+    return RolledBack(outcome.rollback_instant.timestamp, deleted_files(storage, outcome))
 
 
 def _read_plan(storage: Storage, timeline: Timeline, instant: Instant) -> CompactionPlan:
@@ -155,8 +170,9 @@ def _read_plan(storage: Storage, timeline: Timeline, instant: Instant) -> Compac
 
 def _requested(
     storage: Storage, writer: TimelineWriter, instant_time: str, plan: CompactionPlan | None
-) -> tuple[Instant, CompactionPlan, list[str]]:
-    """The requested compaction to run (scheduled here when absent) and any rolled-back files."""
+) -> tuple[Instant, CompactionPlan, RolledBack | None]:
+    """The requested compaction to run (scheduled here when absent) and the rollback of an
+    earlier attempt, if one was needed."""
     timeline = writer.timeline()
     entry = timeline.entry(instant_time, Action.COMPACTION)
     if entry is None:
@@ -164,14 +180,13 @@ def _requested(
             raise ApplyError(
                 f"no compaction {instant_time} in the table and no plan given", where=storage.base_uri
             )
-        return writer.create_requested(Action.COMPACTION, payloads.encode_avro(plan), instant_time), plan, []
+        requested = writer.create_requested(Action.COMPACTION, payloads.encode_avro(plan), instant_time)
+        return requested, plan, None
     if entry.instant.is_completed:
         raise ApplyError(f"compaction {instant_time} is already completed", where=storage.base_uri)
     stored = _read_plan(storage, timeline, entry.instant)
-    if entry.instant.state is State.INFLIGHT:
-        deleted = rollback_inflight(storage, writer, entry.instant, stored)
-        return entry.instant.with_state(State.REQUESTED), stored, deleted
-    return entry.instant, stored, []
+    rolled_back = rollback_inflight(storage, writer.config, entry.instant, stored)
+    return entry.instant.with_state(State.REQUESTED), stored, rolled_back
 
 
 def run_compaction(
@@ -196,7 +211,9 @@ def run_compaction(
     metadata = compaction_commit_metadata(stats, schema, plan_id)
     completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
-    return CompactionOutcome(completed, tuple(stats), tuple(rolled_back))
+    if rolled_back is None:
+        return CompactionOutcome(completed, tuple(stats))
+    return CompactionOutcome(completed, tuple(stats), rolled_back.deleted, rolled_back.rollback_instant)
 
 
 def thread_runner(workers: int) -> Runner:

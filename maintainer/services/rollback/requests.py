@@ -42,12 +42,12 @@ def relative_path(table_uri: str, absolute: str) -> str | None:
     return plain[len(root) :] if plain.startswith(root) else None
 
 
-def _delete_request(inputs: RollbackInputs, partition: str, paths: Iterable[str]) -> RollbackRequest:
+def _delete_request(table_uri: str, partition: str, paths: Iterable[str]) -> RollbackRequest:
     return RollbackRequest(
         partition_path=partition,
         file_id="",
         latest_base_instant="",
-        files_to_be_deleted=tuple(absolute_path(inputs.table_uri, p) for p in sorted(paths)),
+        files_to_be_deleted=tuple(absolute_path(table_uri, p) for p in sorted(paths)),
         log_blocks_to_be_deleted={},
     )
 
@@ -72,12 +72,13 @@ def _file_id_of(name: str) -> str:
     return log.file_id if log is not None else name
 
 
-def _grouped_deletes(inputs: RollbackInputs, paths: Iterable[tuple[str, str]]) -> list[RollbackRequest]:
-    """One delete request per (partition, file group), as Hudi merges them."""
+def grouped_deletes(table_uri: str, paths: Iterable[tuple[str, str]]) -> list[RollbackRequest]:
+    """Requests deleting ``(partition, table-relative path)`` files: one per (partition, file
+    group), as Hudi merges them."""
     groups: dict[tuple[str, str], list[str]] = {}
     for partition, path in paths:
         groups.setdefault((partition, _file_id_of(path.rsplit("/", 1)[-1])), []).append(path)
-    return [_delete_request(inputs, partition, group) for (partition, _), group in sorted(groups.items())]
+    return [_delete_request(table_uri, partition, group) for (partition, _), group in sorted(groups.items())]
 
 
 def _merged_appends(requests: Iterable[RollbackRequest]) -> list[RollbackRequest]:
@@ -111,7 +112,7 @@ def requests_from_markers(inputs: RollbackInputs, markers: Iterable[Marker]) -> 
         request = _append_request(inputs, log) if log is not None else None
         if request is not None:
             appends.append(request)
-    return _grouped_deletes(inputs, deletes) + _merged_appends(appends)
+    return grouped_deletes(inputs.table_uri, deletes) + _merged_appends(appends)
 
 
 def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[RollbackRequest]:
@@ -124,7 +125,7 @@ def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[Rollb
             request = _append_request(inputs, data_file)
             if request is not None:
                 appends.append(request)
-    return _grouped_deletes(inputs, deletes) + _merged_appends(appends)
+    return grouped_deletes(inputs.table_uri, deletes) + _merged_appends(appends)
 
 
 def rollback_plan(inputs: RollbackInputs, target: Instant) -> tuple[RollbackPlan, str]:

@@ -191,6 +191,8 @@ def test_crash_during_execution_is_rolled_back_and_redone(
     monkeypatch.delenv(FAULT_ENV)
     redone = run_compaction(table.storage, table.snapshot.config, result.instant_time)
     assert sorted(redone.rolled_back_files) == sorted(str(p.relative_to(path)) for p in partial)
+    rollbacks = open_table(str(path)).snapshot.timeline.of_action(Action.ROLLBACK)
+    assert [r.timestamp for r in rollbacks] == [redone.rollback_instant], "one rollback instant"
     check_compacted(path, before, result)
     check_commit(path, redone, "crash-plan")
     keys = [r["_hoodie_record_key"] for r in oracle.snapshot_rows(path)]
