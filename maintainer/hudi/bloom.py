@@ -18,7 +18,8 @@ dynamic filter fills a row with ``nr`` keys, then opens the next one while
 ``rows * nr < max_entries``; past that bound it spreads keys over the rows round-robin
 (first to row 0, then row 0, 1, ... again), exactly as Hudi's
 ``InternalDynamicBloomFilter`` does, so the same keys in the same order give the
-same bytes. Building hashes whole Arrow arrays at once (no per-key Python loop).
+same bytes. Building hashes whole arrays of keys at once with numpy, keys of one byte
+length together (no per-key Python loop).
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ import base64
 import binascii
 import math
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -49,7 +51,7 @@ _HEADER = struct.Struct(">iibi")
 _DYNAMIC_FIELDS = struct.Struct(">iii")
 _MASK32 = 0xFFFFFFFF
 _MURMUR_M = 0x5BD1E995
-# keys hashed at once (their positions take 4 bytes times the number of hashes each)
+# keys hashed at once (bounds the work arrays: their bytes, words and one round's positions)
 _HASH_BATCH = 65536
 
 
@@ -169,78 +171,9 @@ def key_positions(key: bytes, num_hashes: int, vector_size: int, hash_type: int 
     return positions
 
 
-# --- hash functions (whole Arrow arrays) ---------------------------------------------------
+# --- hash functions (many keys at once, numpy) ----------------------------------------------
 
-_U32 = pa.uint32()
-
-
-def _u32(value: int) -> pa.Scalar:
-    return pa.scalar(value, _U32)
-
-
-def _mul(values: pa.Array, factor: pa.Scalar) -> pa.Array:
-    return pc.multiply(values, factor)
-
-
-def _byte_column(data: pa.Array, starts: pa.Array, offset: int) -> pa.Array:
-    """Byte number ``offset`` of every key (keys start at ``starts`` in ``data``), as uint32."""
-    return pc.cast(pc.take(data, pc.add(starts, offset)), _U32)
-
-
-def _signed_byte_column(data: pa.Array, starts: pa.Array, offset: int) -> pa.Array:
-    """As :func:`_byte_column` but sign-extended like a Java ``byte`` widened to ``int``."""
-    as_int8 = pc.take(data, pc.add(starts, offset)).view(pa.int8())
-    return pc.cast(as_int8, pa.int32()).view(_U32)
-
-
-def _murmur_blocks(data: pa.Array, starts: pa.Array, length: int) -> list[pa.Array]:
-    """The seed-independent mixed 4-byte words of keys of one byte length."""
-    m, words = _u32(_MURMUR_M), []
-    for block in range(length >> 2):
-        word = _byte_column(data, starts, 4 * block)
-        for byte in range(1, 4):
-            shifted = pc.shift_left(_byte_column(data, starts, 4 * block + byte), _u32(8 * byte))
-            word = pc.bit_wise_or(word, shifted)
-        word = _mul(word, m)
-        word = pc.bit_wise_xor(word, pc.shift_right(word, _u32(24)))
-        words.append(_mul(word, m))
-    return words
-
-
-def _murmur_tail(data: pa.Array, starts: pa.Array, length: int) -> pa.Array | None:
-    """The seed-independent tail term (last ``length % 4`` bytes), None when there is none."""
-    left = length & 3
-    if not left:
-        return None
-    tail: pa.Array | None = None
-    for index, shift in enumerate((16, 8, 0)[3 - left :]):
-        term = _signed_byte_column(data, starts, length - left + index)
-        term = pc.shift_left(term, _u32(shift)) if shift else term
-        tail = term if tail is None else pc.bit_wise_xor(tail, term)
-    return tail
-
-
-def _murmur_rounds(
-    blocks: list[pa.Array], tail: pa.Array | None, length: int, count: int, num_hashes: int, vector_size: int
-) -> list[pa.Array]:
-    """Bit positions (one int32 array per hash round) of ``count`` keys of one byte length."""
-    m = _u32(_MURMUR_M)
-    seed: pa.Array | pa.Scalar = _u32(0)
-    rounds = []
-    for _ in range(num_hashes):
-        h = pc.bit_wise_xor(seed, _u32(length))
-        if not isinstance(h, pa.Array):
-            h = pa.repeat(h, count)
-        for word in blocks:
-            h = pc.bit_wise_xor(_mul(h, m), word)
-        if tail is not None:
-            h = _mul(pc.bit_wise_xor(h, tail), m)
-        h = _mul(pc.bit_wise_xor(h, pc.shift_right(h, _u32(13))), m)
-        h = pc.bit_wise_xor(h, pc.shift_right(h, _u32(15)))
-        seed = h
-        # Java: Math.abs(hash % vectorSize), the remainder taking the sign of the int hash
-        rounds.append(pc.abs(pc.remainder(h.view(pa.int32()), pa.scalar(vector_size, pa.int32()))))
-    return rounds
+_M32 = np.uint32(_MURMUR_M)
 
 
 def _utf8_keys(keys: pa.Array | Sequence[str]) -> pa.Array:
@@ -258,44 +191,100 @@ def _utf8_keys(keys: pa.Array | Sequence[str]) -> pa.Array:
     return array
 
 
-def murmur_positions(keys: pa.Array | Sequence[str], num_hashes: int, vector_size: int) -> pa.Array:
-    """The bit positions of all ``keys`` (Murmur), as one flat int32 array (order unspecified)."""
-    array = _utf8_keys(keys)
-    if len(array) == 0:
-        return pa.array([], pa.int32())
+def _key_bytes(array: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (``len + 1`` int64) and the data bytes of a string array, without copies."""
     offsets_buffer, data_buffer = array.buffers()[1], array.buffers()[2]
-    offsets = pa.Array.from_buffers(pa.int32(), len(array) + 1, [None, offsets_buffer], offset=array.offset)
-    data = pa.Array.from_buffers(pa.uint8(), data_buffer.size if data_buffer else 0, [None, data_buffer])
-    starts = pc.cast(offsets.slice(0, len(array)), pa.int64())
-    lengths = pc.subtract(pc.cast(offsets.slice(1), pa.int64()), starts)
-    positions: list[pa.Array] = []
-    for length in pc.unique(lengths).to_pylist():
-        if length == 0:
-            raise TableFormatError("an empty record key cannot go into a bloom filter")
-        group_starts = pc.filter(starts, pc.equal(lengths, length))
-        blocks = _murmur_blocks(data, group_starts, length)
-        tail = _murmur_tail(data, group_starts, length)
-        positions += _murmur_rounds(blocks, tail, length, len(group_starts), num_hashes, vector_size)
-    return pa.concat_arrays(positions)
+    offsets = np.frombuffer(offsets_buffer, np.int32, len(array) + 1, 4 * array.offset).astype(np.int64)
+    data = np.frombuffer(data_buffer, np.uint8) if data_buffer else np.zeros(0, np.uint8)
+    return offsets, data
 
 
-def _positions_bitmap(positions: pa.Array, vector_size: int) -> pa.BooleanArray:
-    """A boolean array of ``vector_size`` entries, true at ``positions`` (duplicates allowed)."""
-    marks = pc.scatter(pa.repeat(pa.scalar(True), len(positions)), positions, max_index=vector_size - 1)
-    return pc.is_valid(marks)
+def _same_length_groups(array: pa.Array) -> Iterator[tuple[int, np.ndarray]]:
+    """(byte length, matrix of the keys' bytes, one row per key) per distinct key length."""
+    offsets, data = _key_bytes(array)
+    lengths = np.diff(offsets)
+    if len(lengths) and (lengths == 0).any():
+        raise TableFormatError("an empty record key cannot go into a bloom filter")
+    first = int(lengths[0])
+    if (lengths == first).all():  # one length: the keys lie back to back
+        yield first, data[offsets[0] : offsets[-1]].reshape(len(lengths), first)
+        return
+    for length in np.unique(lengths).tolist():
+        starts = offsets[:-1][lengths == length]
+        yield length, data[starts[:, None] + np.arange(length)]
 
 
-def _java_bytes(bits: pa.BooleanArray | None, vector_size: int) -> bytes:
-    """The Java byte layout of a bit vector (bit i -> byte i/8, mask 1 << i%8), Arrow's own."""
-    nbytes = (vector_size + 7) // 8
+def _murmur_words(matrix: np.ndarray) -> np.ndarray:
+    """The seed-independent mixed 4-byte words of same-length keys: one row per word."""
+    blocks = matrix.shape[1] >> 2
+    words = np.ascontiguousarray(matrix[:, : 4 * blocks]).view("<u4").astype(np.uint32)
+    words = np.ascontiguousarray(words.T)
+    words *= _M32
+    words ^= words >> np.uint32(24)
+    words *= _M32
+    return words
+
+
+def _murmur_tail(matrix: np.ndarray) -> np.ndarray | None:
+    """The seed-independent tail term (last ``length % 4`` bytes, sign-extended Java bytes
+    the first one shifted highest), None when there is none."""
+    length = matrix.shape[1]
+    left = length & 3
+    if not left:
+        return None
+    tail = np.zeros(matrix.shape[0], np.uint32)
+    for index, shift in enumerate((16, 8, 0)[3 - left :]):
+        term = matrix[:, length - left + index].view(np.int8).astype(np.int32).view(np.uint32)
+        tail ^= term << np.uint32(shift)
+    return tail
+
+
+def _murmur_rounds(matrix: np.ndarray, num_hashes: int, vector_size: int) -> Iterator[np.ndarray]:
+    """Bit positions (one int64 array per hash round) of same-length keys, Hudi's chained seeds."""
+    words, tail = _murmur_words(matrix), _murmur_tail(matrix)
+    count, length = matrix.shape
+    h = np.zeros(count, np.uint32)
+    scratch = np.empty(count, np.uint32)
+    for _ in range(num_hashes):
+        h ^= np.uint32(length)  # the seed is the previous round's hash
+        for word in words:
+            h *= _M32
+            h ^= word
+        if tail is not None:
+            h ^= tail
+            h *= _M32
+        np.right_shift(h, np.uint32(13), out=scratch)
+        h ^= scratch
+        h *= _M32
+        np.right_shift(h, np.uint32(15), out=scratch)
+        h ^= scratch
+        yield _java_abs_remainder(h, vector_size)
+
+
+def _java_abs_remainder(h: np.ndarray, vector_size: int) -> np.ndarray:
+    """``Math.abs(hash % vectorSize)`` of Java ints given as uint32: ``|hash| mod vectorSize``."""
+    magnitude = np.where(h >= np.uint32(0x80000000), -h, h)  # |Integer.MIN_VALUE| = 2^31 fits
+    return (magnitude % np.uint32(vector_size)).astype(np.int64)
+
+
+def _position_rounds(keys: pa.Array, num_hashes: int, vector_size: int) -> Iterator[np.ndarray]:
+    if len(keys) == 0:
+        return
+    for _, matrix in _same_length_groups(keys):
+        yield from _murmur_rounds(matrix, num_hashes, vector_size)
+
+
+def murmur_positions(keys: pa.Array | Sequence[str], num_hashes: int, vector_size: int) -> pa.Array:
+    """The bit positions of all ``keys`` (Murmur), as one flat int64 array (order unspecified)."""
+    rounds = list(_position_rounds(_utf8_keys(keys), num_hashes, vector_size))
+    return pa.array(np.concatenate(rounds) if rounds else np.zeros(0, np.int64))
+
+
+def _java_bytes(bits: np.ndarray | None, vector_size: int) -> bytes:
+    """The Java byte layout of a bit vector (bit i -> byte i/8, mask 1 << i%8)."""
     if bits is None:
-        return bytes(nbytes)
-    if bits.offset:  # a slice: materialise it so its bitmap starts at bit 0
-        bits = pc.or_(bits, pa.repeat(pa.scalar(False), len(bits)))
-    raw = bytearray(bits.buffers()[1].to_pybytes()[:nbytes])
-    if vector_size % 8:
-        raw[-1] &= (1 << (vector_size % 8)) - 1
-    return bytes(raw)
+        return bytes((vector_size + 7) // 8)
+    return np.packbits(bits, bitorder="little").tobytes()
 
 
 # --- the filter value, its serialised form ------------------------------------------------
@@ -404,7 +393,8 @@ def _expect_end(data: bytes, offset: int) -> None:
 class BloomFilterBuilder:
     """Adds record keys in write order, batch by batch; :meth:`build` gives the filter.
 
-    Memory stays bounded: one Arrow boolean array (the bit vector) per row.
+    Memory stays bounded: one numpy boolean array (the bit vector, one byte per bit) per row,
+    and the work arrays of at most ``_HASH_BATCH`` keys.
     """
 
     def __init__(self, config: BloomFilterConfig = DEFAULT_CONFIG) -> None:
@@ -416,7 +406,7 @@ class BloomFilterBuilder:
         self.vector_size = config.vector_size
         self.num_hashes = config.num_hashes
         self.count = 0
-        self._rows: list[pa.BooleanArray | None] = [None]
+        self._rows: list[np.ndarray | None] = [None]
 
     @property
     def _max_rows(self) -> int:
@@ -428,11 +418,12 @@ class BloomFilterBuilder:
         chunks = keys.chunks if isinstance(keys, pa.ChunkedArray) else [keys]
         for chunk in chunks:
             for row, part in self._split_by_row(_utf8_keys(chunk)):
-                for start in range(0, len(part), _HASH_BATCH):  # bounds the positions in memory
-                    positions = murmur_positions(
+                bits = self._row_bits(row)
+                for start in range(0, len(part), _HASH_BATCH):  # bounds the work arrays
+                    for positions in _position_rounds(
                         part.slice(start, _HASH_BATCH), self.num_hashes, self.vector_size
-                    )
-                    self._add_to_row(row, positions)
+                    ):
+                        bits[positions] = True
             self.count += len(chunk)
 
     def _split_by_row(self, keys: pa.Array) -> Iterable[tuple[int, pa.Array]]:
@@ -460,12 +451,13 @@ class BloomFilterBuilder:
         for row in range(rows):
             yield row, pc.filter(keys, pc.equal(row_of_key, row))
 
-    def _add_to_row(self, row: int, positions: pa.Array) -> None:
+    def _row_bits(self, row: int) -> np.ndarray:
         while len(self._rows) <= row:
             self._rows.append(None)
-        bits = _positions_bitmap(positions, self.vector_size)
-        current = self._rows[row]
-        self._rows[row] = bits if current is None else pc.or_(current, bits)
+        bits = self._rows[row]
+        if bits is None:
+            bits = self._rows[row] = np.zeros(self.vector_size, np.bool_)
+        return bits
 
     def _active_row_keys(self) -> int:
         per_row, bound = self.config.num_entries, self._max_rows * self.config.num_entries
