@@ -152,7 +152,7 @@ def _failed(
         if alive is not None:
             skipped.append(SkippedWrite(instant, alive))
             continue
-        plan, source = rollback_plan(inputs, instant)
+        plan, source = rollback_plan(inputs, instant, table_service=service)
         if service:
             reason = f"inflight {instant.action.value} attempt " + _why_failed(inputs, settings)
             kind = RollbackKind.REVERT_TABLE_SERVICE

@@ -24,6 +24,7 @@ from maintainer.services.compaction.model import CompactionPlanResult
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.rollback.requests import absolute_path
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
+from tests.integration.services.test_compaction_apply import apply, generated, planned, spec_for
 from tests.integration.services.test_compaction_run import (
     FILE_NAME,
     check_commit,
@@ -208,3 +209,21 @@ def test_pending_rollback_of_a_requested_compaction_is_finished_before_it_runs(
     assert rollback.timestamp == pending.timestamp == outcome.rollback_instant and rollback.is_completed
     table.check_completed(outcome)
     assert all((table.path / p).exists() for p in table.partial)
+
+
+def test_apply_reports_the_rollback_of_its_interrupted_attempt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = generated(tmp_path, version=8)
+    spec = spec_for(path)
+    node, blobs = planned(path, spec)
+    monkeypatch.setenv(FAULT_ENV, "compaction:after_operation")
+    with pytest.raises(InjectedFault):
+        apply(path, spec, node, blobs)
+    monkeypatch.delenv(FAULT_ENV)
+    outcome = apply(path, spec, node, blobs)
+    (rollback,) = open_table(str(path)).snapshot.timeline.of_action(Action.ROLLBACK)
+    assert outcome.effects["rollbacks"] == [rollback.timestamp]
+    (partial,) = outcome.effects["rolled_back_files"]
+    assert partial in outcome.effects["files_written"]  # rewritten under the same name
+    assert f"rollback {rollback.timestamp}, 1 partial file(s) deleted" in outcome.message

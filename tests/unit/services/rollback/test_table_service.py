@@ -4,11 +4,14 @@ nothing to do for a requested instant without a pending rollback."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
+from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.rollback.model import RollbackKind
+from maintainer.services.rollback.model import RollbackInputs, RollbackKind, RollbackSettings
+from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.table_service import (
     planned_table_service_rollback,
     table_service_rollback_plan,
@@ -69,3 +72,19 @@ def test_a_requested_instant_without_pending_rollback_needs_nothing(tmp_path: Pa
     planned = planned_table_service_rollback(storage, inflight, COMPACTION, ["p1"])
     assert planned is not None and planned.kind is RollbackKind.REVERT_TABLE_SERVICE
     assert planned.rollback_instant is None and planned.reverts_to_requested
+
+
+def test_the_rollback_service_reverting_a_v6_compaction_by_listing_keeps_its_slice_logs() -> None:
+    """A log file named with the pending compaction's instant holds later writers' appends."""
+    uri = "file:/data/t"
+    tl = Timeline.from_file_names(
+        [f"{OLD}.deltacommit", f"{T}.compaction.requested", f"{T}.compaction.inflight"], layout=1
+    )
+    own = DataFile("p1", OWN_P1.split("/")[1], 100, "f1-0", T)
+    later_log = DataFile("p1", V6_LOG.split("/")[1], 50, "f1-0", T, 1, "0-2-0")
+    inputs = RollbackInputs(tl, table_version=6, is_mor=True, table_uri=uri, files=(own, later_log))
+    now = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    (planned,) = plan_rollback(inputs, RollbackSettings(), now).rollbacks
+    assert (planned.kind, planned.source) == (RollbackKind.REVERT_TABLE_SERVICE, "listing")
+    files = [f for r in planned.plan.rollback_requests or () for f in r.files_to_be_deleted]
+    assert files == [f"/data/t/{OWN_P1}"]
