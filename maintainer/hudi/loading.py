@@ -12,13 +12,25 @@ from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.storage import Storage
 
 
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """Marks a table state that was not read but projected: the table as it will be once
+    earlier nodes of the same plan have run (e.g. after its compaction)."""
+
+    instants: tuple[str, ...]
+    """Instant times that exist only in the projection (apply takes the real ones)."""
+    description: str
+
+
 @dataclass(frozen=True)
 class LoadedTable:
-    """A table as read at one moment: its storage, snapshot and file-system view."""
+    """A table as read at one moment: its storage, snapshot and file-system view (or, with
+    ``projection``, as it will be after earlier nodes of a plan ran)."""
 
     storage: Storage
     snapshot: TableSnapshot
     view: FileSystemView
+    projection: Projection | None = None
 
     def view_as_of(self, timestamp: str) -> FileSystemView:
         return view_as_of(self.view, self.snapshot.listings, timestamp)

@@ -169,6 +169,27 @@ def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime)
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
 
 
+def _plan_in_order(
+    table: LoadedTable, spec: TableSpec, services: Iterable[str], now: datetime
+) -> list[NodePlan]:
+    """Plan the nodes in execution order. A node whose service plans on the projection sees
+    the table as the earlier nodes will leave it (e.g. the clean after this plan's compaction,
+    so it can remove the slices the compaction supersedes); the others see it as read."""
+    nodes: list[NodePlan] = []
+    projected = table
+    for service in services:
+        entry = service_entry(service)
+        planned_on = projected if entry is not None and entry.plans_on_projection else table
+        node = _plan_node(planned_on, spec, service, now)
+        nodes.append(node)
+        if entry is not None and entry.project is not None:
+            try:
+                projected = entry.project(projected, node)
+            except MaintainerError:
+                projected = table
+    return nodes
+
+
 def _first_runnable(nodes: list[NodePlan]) -> int | None:
     """The index of the first node (execution order) that apply will run (blocked ones are
     skipped, so they never touch the table)."""
@@ -185,7 +206,7 @@ def _plan_nodes(
     first action), before any other node changes the table."""
     spec = request.spec
     info = table.snapshot.metadata_table
-    nodes = [_plan_node(table, spec, s, now) for s in services]
+    nodes = _plan_in_order(table, spec, services, now)
     if not info.enabled:
         return tuple(nodes)
     first = _first_runnable(nodes)

@@ -24,6 +24,15 @@ _ACTION_LABELS = {
     "delete_partition": ("partition to delete", "partitions to delete"),
     "finish_pending_clean": ("pending clean to finish", "pending cleans to finish"),
     "drop_metadata_table": ("metadata table to drop", "metadata tables to drop"),
+    "rollback": ("failed write to roll back", "failed writes to roll back"),
+    "revert_table_service": ("inflight table service to revert", "inflight table services to revert"),
+    "finish_pending_rollback": ("pending rollback to finish", "pending rollbacks to finish"),
+    "remove_rolled_back_instant": ("rolled-back instant to remove", "rolled-back instants to remove"),
+    "execute_pending_compaction": ("pending compaction to run", "pending compactions to run"),
+    "compact_slice": ("file slice to compact", "file slices to compact"),
+    "create_savepoint": ("savepoint to create", "savepoints to create"),
+    "delete_savepoint": ("savepoint to delete", "savepoints to delete"),
+    "archive_instant": ("instant to archive", "instants to archive"),
 }
 
 

@@ -25,6 +25,7 @@ from maintainer.services.archive import node as archive_node
 from maintainer.services.clean import node as clean_node
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.compaction import node as compaction_node
+from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.services.rollback import node as rollback_node
 from maintainer.services.savepoint import node as savepoint_node
 from maintainer.storage import Storage
@@ -34,6 +35,8 @@ PartitionsNeeded = Callable[[Storage, Timeline, TableSpec, datetime, str], "tupl
 """(storage, timeline, spec, now, timeline timezone) -> partitions to list (None: all)."""
 PayloadBuilder = Callable[[NodePlan, Storage, str], dict[str, bytes]]
 """(node, table storage, plan id) -> payload name -> bytes."""
+Projector = Callable[[LoadedTable, NodePlan], LoadedTable]
+"""(table, the node planned on it) -> the table as it will be after the node ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,10 @@ class ServiceEntry:
     payloads: PayloadBuilder
     executor: str | None = None
     """``module:function`` of the apply-side executor (None: planning only)."""
+    project: Projector | None = None
+    """How the node changes the table, for the nodes after it that plan on the projection."""
+    plans_on_projection: bool = False
+    """Planned on the table as earlier nodes of the plan will leave it (else: as read)."""
 
 
 def _clean_partitions(
@@ -84,6 +91,7 @@ SERVICES: dict[str, ServiceEntry] = {
         partitions=compaction_node.compaction_partitions,
         payloads=compaction_node.compaction_payloads,
         executor="maintainer.services.compaction.apply:execute_compaction",
+        project=project_after_compaction,
     ),
     "savepoint_create": ServiceEntry(
         name="savepoint_create",
@@ -98,6 +106,7 @@ SERVICES: dict[str, ServiceEntry] = {
         partitions=_clean_partitions,
         payloads=clean_node.clean_payloads,
         executor="maintainer.services.clean.executor:execute_clean",
+        plans_on_projection=True,
     ),
     "archive": ServiceEntry(
         name="archive",

@@ -31,10 +31,14 @@ from maintainer.runner.results import Drift
 from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
 from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.clean.node import PROJECTED_INSTANTS
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanPlanResult, plan_clean
 from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_inputs
+
+_RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
+"""Effect keys that may name a projected instant (both come from the current timeline)."""
 
 CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
 
@@ -139,11 +143,35 @@ class CleanExecutor:
                        for p in approved_partitions if p not in emptied]  # fmt: skip
         if not keep and not emptied:
             return
-        if len(keep) == len(approved_files) and emptied == approved_partitions:
+        effect = self.resolved_effect(current)
+        if (
+            effect is self.ctx.node.effect
+            and len(keep) == len(approved_files)
+            and emptied == approved_partitions
+        ):
             payload = approved  # nothing drifted: the reviewed bytes
         else:
-            payload = cleaner_plan_bytes(self.ctx.node.effect, table.storage, self.ctx.plan_id, keep, emptied)
+            payload = cleaner_plan_bytes(effect, table.storage, self.ctx.plan_id, keep, emptied)
         self.runs.append(run_clean_instant(self.writer(table), payload, self.tasks))
+
+    def resolved_effect(self, current: CleanPlanResult) -> Mapping[str, Any]:
+        """The approved effect, with the instants that existed only in the plan's projection
+        (this plan's compaction, whose instant apply took) replaced by the real ones."""
+        effect = self.ctx.node.effect
+        projected = set(effect.get(PROJECTED_INSTANTS, ()))
+        if not projected:
+            return effect
+        resolved = dict(effect)
+        ectr = current.earliest_commit_to_retain
+        if effect["earliest_commit_to_retain"] in projected:
+            resolved["earliest_commit_to_retain"] = ectr.timestamp if ectr else None
+            resolved["earliest_commit_to_retain_action"] = ectr.completed_action.value if ectr else None
+        if effect["last_completed_commit"] in projected:
+            resolved["last_completed_commit"] = current.last_completed_commit
+        self.effects["resolved_instants"] = {
+            effect[k]: resolved[k] for k in _RESOLVABLE if effect[k] in projected and resolved[k]
+        }
+        return resolved
 
     # -- the node -----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:

@@ -18,6 +18,9 @@ from maintainer.services.clean.state import plan_clean_node
 from maintainer.storage import Storage
 
 SERVICE = "clean"
+PROJECTED_INSTANTS = "projected_instants"
+"""Effect key: instant times the clean was planned with that exist only in the projection
+(this plan's new compaction); apply writes the real ones in their place."""
 
 
 def payload_name(table: str) -> str:
@@ -68,12 +71,16 @@ def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, .
 
 
 def _effect(
-    result: CleanPlanResult, files: list[FileToDelete], emptied: list[str], partitioned: bool
+    result: CleanPlanResult, files: list[FileToDelete], emptied: list[str], table: LoadedTable
 ) -> dict[str, Any]:
     """The node's effect; ``savepointed_timestamps`` as Hudi records them in the clean plan
-    (none for a non-partitioned table, whose cleans never scan incrementally by savepoint)."""
+    (none for a non-partitioned table, whose cleans never scan incrementally by savepoint);
+    ``projected_instants`` when planned on a projection (apply resolves them)."""
     ectr = result.earliest_commit_to_retain
+    partitioned = table.snapshot.config.is_partitioned
+    projected = {PROJECTED_INSTANTS: list(table.projection.instants)} if table.projection else {}
     return {
+        **projected,
         "delete_files": [{"path": f.path, "size": f.size} for f in files],
         "files": len(files),
         "bytes": sum(f.size for f in files),
@@ -85,6 +92,10 @@ def _effect(
         "last_completed_commit": result.last_completed_commit,
         "savepointed_timestamps": list(result.savepoint_times) if partitioned else [],
     }
+
+
+def _projection_reasons(table: LoadedTable) -> tuple[str, ...]:
+    return (table.projection.description,) if table.projection else ()
 
 
 def _actions(
@@ -122,9 +133,9 @@ def plan_clean_service(table: LoadedTable, spec: TableSpec, now: datetime) -> No
         table=spec.name,
         service=SERVICE,
         status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
-        reasons=_reasons(result, files),
+        reasons=(*_projection_reasons(table), *_reasons(result, files)),
         actions=tuple(actions),
-        effect=_effect(result, files, emptied, table.snapshot.config.is_partitioned),
+        effect=_effect(result, files, emptied, table),
         payloads=(payload_name(spec.name),) if files or emptied else (),
     )
 

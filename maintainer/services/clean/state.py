@@ -128,10 +128,21 @@ def _scoped_view(table: LoadedTable, partitions: tuple[str, ...] | None) -> File
     return build_view(table.view.timeline, scoped, table.view.inputs)
 
 
+def _projected_scope(spec: CleanSpec) -> CleanScope:
+    """On a projected table (after this plan's compaction), every partition is scanned: the
+    compaction listed them all already, and the projected commits have no metadata to read."""
+    reason = "the table is planned as this plan's compaction will leave it, so every partition is scanned"
+    return CleanScope(clean_settings(spec), ScanScope(True, reason), None)
+
+
 def clean_inputs(table: LoadedTable, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
     """The planner's inputs for this table; the view covers only the scanned partitions."""
     tz = table.snapshot.config.timeline_timezone
-    found = clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
+    found = (
+        clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
+        if table.projection is None
+        else _projected_scope(spec)
+    )
     inputs = CleanInputs(
         timeline=table.snapshot.timeline,
         view=_scoped_view(table, found.partitions),

@@ -1,0 +1,151 @@
+"""The table as it will be once a compaction node of the plan has run, so that a later node of
+the same plan (the clean) is planned on it and can remove the slices the compaction supersedes.
+
+Projected, per file group the node compacts (the pending compactions it executes and the new
+one it schedules): a new base file named with the compaction's instant, and the compaction
+completed on the timeline. The new compaction's instant is not known before apply takes it:
+it is projected just after every instant of the table (see :func:`projected_instant_time`),
+and recorded in the projection so a payload that names it is resolved at apply.
+
+Pure: builds new snapshot, timeline and view objects; reads and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import timedelta
+
+from maintainer.hudi.fsview import FileSlice, ViewInputs, build_view
+from maintainer.hudi.instant import Action, Instant, State, format_instant_time, parse_instant_time
+from maintainer.hudi.loading import LoadedTable, Projection
+from maintainer.hudi.timeline import Timeline, TimelineEntry
+from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.services.compaction.node import approved_operations
+from maintainer.storage import FileInfo
+
+PROJECTED_WRITE_TOKEN = "0-0-0"
+"""Write token of projected base files (the real one is the task's; only the file's existence
+as the newest slice matters to the planners that run on the projection)."""
+
+
+def projected_instant_time(timeline: Timeline, step: int = 1) -> str:
+    """``step`` milliseconds after every instant and completion time of the timeline."""
+    latest = timeline.max_instant_time()
+    if latest is None:
+        raise ValueError("a table with an empty timeline has nothing to compact")
+    return format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=step))
+
+
+def _completed(instant: Instant, layout: int, completion: str) -> Instant:
+    return instant.with_state(State.COMPLETED, completion if layout == 2 else None)
+
+
+def _entry(instant: Instant, layout: int) -> TimelineEntry:
+    return TimelineEntry(instant, {State.COMPLETED: instant.file_name(layout)})
+
+
+def _projected_timeline(timeline: Timeline, executed: Iterable[str], new_instant: str | None) -> Timeline:
+    """Executed pending compactions completed (in their order, one millisecond apart), then the
+    new compaction requested and completed after them."""
+    layout = timeline.layout
+    done = set(executed)
+    step = 0
+    entries: list[TimelineEntry] = []
+    for entry in timeline.entries:
+        instant = entry.instant
+        if instant.action is Action.COMPACTION and instant.is_pending and instant.timestamp in done:
+            step += 1
+            completion = projected_instant_time(timeline, step)
+            entries.append(_entry(_completed(instant, layout, completion), layout))
+        else:
+            entries.append(entry)
+    if new_instant is not None:
+        completion = projected_instant_time(timeline, step + 2)
+        compaction = Instant(
+            new_instant, Action.COMPACTION, State.COMPLETED, completion if layout == 2 else None
+        )
+        entries.append(_entry(compaction, layout))
+    entries.sort(key=lambda e: e.instant.sort_key())
+    return timeline.filter(entries)
+
+
+def _new_base(file_slice: FileSlice | None, partition: str, file_id: str, instant: str,
+              size: int, extension: str) -> FileInfo:  # fmt: skip
+    name = f"{file_id}_{PROJECTED_WRITE_TOKEN}_{instant}{extension}"
+    path = f"{partition}/{name}" if partition else name
+    return FileInfo(path, size if size else (file_slice.total_size if file_slice else 0), False)
+
+
+def _latest_slice(table: LoadedTable, partition: str, file_id: str) -> FileSlice | None:
+    for group in table.view.file_groups(partition):
+        if group.file_id == file_id:
+            return group.latest_slice
+    return None
+
+
+def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_instant: str | None
+               ) -> dict[str, list[FileInfo]]:  # fmt: skip
+    """Partition -> the base files the node's compactions write."""
+    extension = table.snapshot.config.base_file_extension
+    done = set(executed)
+    added: dict[str, list[FileInfo]] = {}
+    for (partition, file_id), op in table.view.inputs.pending_compaction.items():
+        if op.instant_time in done:
+            latest = _latest_slice(table, partition, file_id)
+            info = _new_base(latest, partition, file_id, op.instant_time, 0, extension)
+            added.setdefault(partition, []).append(info)
+    if new_instant is not None:
+        for planned in approved_operations(node.effect):
+            latest = _latest_slice(table, planned.partition, planned.file_id)
+            size = planned.expected_output_bytes
+            info = _new_base(latest, planned.partition, planned.file_id, new_instant, size, extension)
+            added.setdefault(planned.partition, []).append(info)
+    return added
+
+
+def _with_files(listings: Mapping[str, tuple[FileInfo, ...]], added: Mapping[str, list[FileInfo]]
+                ) -> dict[str, tuple[FileInfo, ...]]:  # fmt: skip
+    projected = dict(listings)
+    for partition, infos in added.items():
+        projected[partition] = (*projected.get(partition, ()), *infos)
+    return projected
+
+
+def _inputs_without(inputs: ViewInputs, executed: Iterable[str]) -> ViewInputs:
+    done = set(executed)
+    remaining = {key: op for key, op in inputs.pending_compaction.items() if op.instant_time not in done}
+    return replace(inputs, pending_compaction=remaining)
+
+
+def _description(executed: list[str], new_instant: str | None, slices: int) -> str:
+    parts = [f"pending compaction {t} executed" for t in executed]
+    if new_instant is not None:
+        parts.append(
+            f"{slices} file slice(s) compacted by the new compaction (its instant, taken when apply "
+            f"runs, is projected as {new_instant})"
+        )
+    return "planned on the table as it will be after this plan's compaction: " + "; ".join(parts)
+
+
+def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
+    """The table after ``node`` (a compaction node) ran; the table itself when it changes nothing."""
+    if node.status is not NodeStatus.CHANGES:
+        return table
+    executed = [str(t) for t in node.effect.get("pending_instants", ())]
+    operations = node.effect.get("operations", ())
+    timeline = table.snapshot.timeline
+    new_instant = projected_instant_time(timeline, len(executed) + 1) if operations else None
+    if not executed and new_instant is None:
+        return table
+    projected_timeline = _projected_timeline(timeline, executed, new_instant)
+    listings = _with_files(table.snapshot.listings, _new_files(table, node, executed, new_instant))
+    inputs = _inputs_without(table.view.inputs, executed)
+    snapshot = replace(table.snapshot, timeline=projected_timeline, listings=listings)
+    previous = table.projection
+    projection = Projection(
+        (*(previous.instants if previous else ()), *((new_instant,) if new_instant else ())),
+        _description(executed, new_instant, len(operations)),
+    )
+    view = build_view(projected_timeline, listings, inputs)
+    return LoadedTable(table.storage, snapshot, view, projection)

@@ -1,0 +1,141 @@
+"""The clean planned after this plan's compaction (on the projected table) is the clean that
+would be planned on the table once the compaction has really run.
+
+Two copies of one generated merge-on-read table (v6 and v8; on v8 with an earlier compaction,
+so file groups have several slices): on copy A one plan has compaction then clean; on copy B
+the same compaction runs for real, then a clean-only plan is made. Both cleans must delete
+the same files and record the same retention point, the projected compaction instant
+standing for B's real one. Also with a pending compaction the plan executes (no new one).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.datagen.generator import DatagenSpec, generate, run_in_process
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.loading import open_table
+from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
+from maintainer.services.compaction.executor import run_compaction
+from maintainer.services.compaction.node import plan_compaction_node
+from maintainer.services.compaction.payload import build_compaction_plan
+from tests.support.compaction import compacting_writer, schedule_compaction
+
+CLEANS = {
+    "versions_1": CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1),
+    "versions_2": CleanSpec(policy="keep_latest_file_versions", file_versions_retained=2),
+    "commits_1": CleanSpec(commits_retained=1),
+    "commits_3": CleanSpec(commits_retained=3),
+}
+EVERY_COMMIT = CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1))
+
+
+def table_with_history(root: Path, version: int) -> Path:
+    """Two partitions, two file groups each, 8 commits; on v8 compacted before commit 4 (on v6
+    a writer cannot compact while a commit is inflight: Hudi's scheduling rule)."""
+    path = root / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=8, rows_per_commit=40, seed=version)
+    runner = compacting_writer(path, 4) if version == 8 else run_in_process
+    generate(str(path), DatagenSpec("t", "mor", version, workload), runner=runner)
+    return path
+
+
+def spec(path: Path, clean: CleanSpec) -> TableSpec:
+    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1,
+                     compaction=EVERY_COMMIT, clean=clean)  # fmt: skip
+
+
+def plan_nodes(path: Path, clean: CleanSpec, services: tuple[str, ...]) -> dict[str, NodePlan]:
+    request = TableRequest(spec(path, clean), services)
+    built = build_plan("p", "dev", [request], {}, datetime.now(timezone.utc))
+    assert not built.errors
+    return {node.service: node for node in built.plan.tables[0].nodes}
+
+
+def compact_for_real(path: Path) -> str:
+    """What the plan's compaction node does at apply: the same slices, a fresh instant."""
+    table = open_table(str(path))
+    result = plan_compaction_node(table, spec(path, CleanSpec()), datetime.now(timezone.utc))
+    plan = build_compaction_plan(result.operations, "test")
+    run_compaction(table.storage, table.snapshot.config, result.instant_time, plan)
+    return result.instant_time
+
+
+def retention(effect: Mapping[str, Any], projected: str | None, real: str | None) -> tuple[Any, ...]:
+    def resolve(value: Any) -> Any:
+        return real if projected is not None and value == projected else value
+
+    return (
+        resolve(effect["earliest_commit_to_retain"]),
+        effect["earliest_commit_to_retain_action"],
+        resolve(effect["last_completed_commit"]),
+        effect["policy"],
+    )
+
+
+def deletions(node: NodePlan) -> set[str]:
+    return {item["path"] for item in node.effect["delete_files"]}
+
+
+@pytest.mark.parametrize("version", [6, 8])
+@pytest.mark.parametrize("clean_name", sorted(CLEANS))
+def test_the_projected_clean_is_the_clean_after_the_real_compaction(
+    tmp_path: Path, version: int, clean_name: str
+) -> None:
+    clean = CLEANS[clean_name]
+    planned_on = table_with_history(tmp_path / "a", version)
+    compacted = tmp_path / "b" / "t"
+    shutil.copytree(planned_on, compacted)
+
+    nodes = plan_nodes(planned_on, clean, ("compaction", "clean"))
+    assert nodes["compaction"].status is NodeStatus.CHANGES
+    (projected,) = nodes["clean"].effect["projected_instants"]
+
+    real = compact_for_real(compacted)
+    after = plan_nodes(compacted, clean, ("clean",))["clean"]
+
+    assert deletions(nodes["clean"]) == deletions(after)
+    assert retention(nodes["clean"].effect, projected, real) == retention(after.effect, None, None)
+    if clean_name == "versions_1":
+        superseded = {f"{a['partition']}/{a['base_file']}" for a in _compact_actions(nodes["compaction"])}
+        assert superseded <= deletions(nodes["clean"]), "the compacted slices' base files go"
+
+
+def _compact_actions(node: NodePlan) -> list[dict[str, Any]]:
+    return [dict(a.details) for a in node.actions if a.kind == "compact_slice" and a.details.get("base_file")]
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_pending_compaction_the_plan_executes_is_projected_too(tmp_path: Path, version: int) -> None:
+    clean = CLEANS["versions_1"]
+    planned_on = table_with_history(tmp_path / "a", version)
+    pending = schedule_compaction(planned_on)
+    compacted = tmp_path / "b" / "t"
+    shutil.copytree(planned_on, compacted)
+
+    nodes = plan_nodes(planned_on, clean, ("compaction", "clean"))
+    assert [a.target for a in nodes["compaction"].actions] == [pending]
+    assert "projected_instants" in nodes["clean"].effect and not nodes["clean"].effect["projected_instants"]
+
+    table = open_table(str(compacted))
+    run_compaction(table.storage, table.snapshot.config, pending)
+    after = plan_nodes(compacted, clean, ("clean",))["clean"]
+    assert deletions(nodes["clean"]) == deletions(after) and deletions(after)
+    assert retention(nodes["clean"].effect, None, None) == retention(after.effect, None, None)
+
+
+def test_without_a_compaction_to_run_the_clean_is_planned_on_the_table_as_read(tmp_path: Path) -> None:
+    path = table_with_history(tmp_path, 8)
+    compact_for_real(path)
+    nodes = plan_nodes(path, CLEANS["commits_1"], ("compaction", "clean"))
+    assert nodes["compaction"].status is NodeStatus.NO_OP
+    assert "projected_instants" not in nodes["clean"].effect

@@ -1,0 +1,63 @@
+"""Compactions as a Hudi writer would make them, for tests that need compacted or
+compaction-pending merge-on-read tables: every slice with log files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext
+from maintainer.datagen.generator import run_in_process
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CompactionSpec, CompactionTrigger
+from maintainer.services.compaction.executor import run_compaction
+from maintainer.services.compaction.model import PlannedOperation
+from maintainer.services.compaction.node import plan_compaction_node
+from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
+from maintainer.storage import Storage
+
+WriteRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
+
+
+def writer_compaction(path: Path) -> tuple[LoadedTable, list[PlannedOperation]]:
+    """What a Hudi writer would compact now: every slice with logs."""
+    table = open_table(str(path))
+    spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,
+                     compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
+    result = plan_compaction_node(table, spec, datetime.now(timezone.utc))
+    assert result.operations
+    return table, list(result.operations)
+
+
+def schedule_compaction(path: Path) -> str:
+    """A pending compaction of every slice with logs, as a Hudi writer schedules it."""
+    table, operations = writer_compaction(path)
+    writer = TimelineWriter(table.storage, table.snapshot.config)
+    instant = writer.create_requested(Action.COMPACTION, encode_compaction_plan(operations, "scheduler"))
+    return instant.timestamp
+
+
+def compact_now(path: Path) -> str:
+    """Compact every slice with logs in-process, as a writer's inline compaction; its instant."""
+    table, operations = writer_compaction(path)
+    instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
+    plan = build_compaction_plan(operations, "writer")
+    run_compaction(table.storage, table.snapshot.config, instant, plan)
+    return instant
+
+
+def compacting_writer(path: Path, at_commit: int) -> WriteRunner:
+    """Datagen's writer, compacting the table before commit ``at_commit`` writes its files (as
+    a writer with inline compaction does; that commit is inflight meanwhile: v8 slices its logs
+    by completion time)."""
+
+    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
+        if ctx.commit_index == at_commit:
+            compact_now(path)
+        return run_in_process(storage, ctx, tasks)
+
+    return run
