@@ -62,7 +62,10 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
     spark = LazySpark(lambda: create_session(project.target.settings.spark))
     runner = PlanRunner(saved, project.tables_by_name, spark, project.target.settings.storage_options)
     refuse_other_target(saved, project.config.name, project.target.name)
-    refuse_if_applied(saved, runner.storage_options)
+    done = refuse_if_applied(saved, runner.storage_options)
+    if done:
+        names = ", ".join(str(node) for node in sorted(done))
+        stdout.print(f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {escape(names)}")
     total = len(saved.plan.nodes())
     with Progress(
         TextColumn("applying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -1,10 +1,12 @@
 """Apply a saved plan: verify it, refuse it when already applied, walk its DAG on one Spark.
 
-The plan is read (format version, plan id and payload hashes verified by ``read_plan``); the
-table itself is the ledger, so a plan a table already carries in a completed instant is
-refused. The nodes are the project graph restricted to the plan's nodes; nodes of different
-tables run concurrently (``threads``), each under its table's lock, through the executor its
-service registers. ``no_op`` nodes succeed at once, ``blocked`` ones are skipped.
+The plan is read (format version, plan id and payload hashes verified by ``read_plan``). The
+table itself is the ledger: a plan whose every recording node already completed an instant
+carrying its id is refused; after an interrupted apply, the nodes already done are skipped and
+the rest runs (pending instants of the plan are finished by their executors). The nodes are
+the project graph restricted to the plan's nodes; nodes of different tables run concurrently
+(``threads``), each under its table's lock, through the executor its service registers.
+``no_op`` nodes succeed at once, ``blocked`` ones are skipped.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import networkx as nx
 
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
+from maintainer.hudi.instant import Instant
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus
@@ -50,45 +53,59 @@ def executor_for(service: str) -> NodeExecutor | None:
     return _import(fallback) if fallback else None
 
 
-def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> None:
-    """PlanError when any table of the plan already carries it in a completed instant."""
+def _writes_ledger(node: NodePlan) -> bool:
+    """Does applying the node write an instant carrying the plan id (its payload)?"""
+    return node.status is NodeStatus.CHANGES and node.service in SERVICE_ACTIONS and bool(node.payloads)
+
+
+def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, Instant]:
+    """The plan's nodes that a table already shows as applied from this plan (a completed
+    instant of the node's service carries the plan id), with that instant."""
+    applied: dict[NodeId, Instant] = {}
     for table in saved.plan.tables:
-        if not any(node.status is NodeStatus.CHANGES for node in table.nodes):
+        nodes = [node for node in table.nodes if _writes_ledger(node)]
+        if not nodes:
             continue
         storage = Storage(table.path, storage_options)
         try:
             timeline = load_timeline(storage, load_config(storage))
         except MaintainerError:
             continue  # unreadable now: its nodes fail with the reason when they run
-        applied = is_applied(storage, timeline, saved.plan_id)
-        if applied is not None:
-            raise PlanError(
-                f"plan {saved.plan_id[:12]} was already applied to table {table.name} "
-                f"({applied.action.value} {applied.timestamp})",
-                where=str(saved.directory),
-                hint="a plan is applied once; make a new plan for the table's current state",
-            )
+        for node in nodes:
+            instant = is_applied(storage, timeline, saved.plan_id, SERVICE_ACTIONS[node.service])
+            if instant is not None:
+                applied[NodeId(node.table, node.service)] = instant
+    return applied
 
 
-def refuse_node_applied(ctx: NodeContext) -> None:
-    """Under the table lock: ApplyError when this node's service already completed this plan
-    on the table (a concurrent apply of the same plan got there first)."""
+def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, Instant]:
+    """PlanError when every node that records the plan in its table was applied already; else
+    the nodes already applied (an interrupted apply: they are skipped, the rest runs)."""
+    applied = applied_nodes(saved, storage_options)
+    ledger = [NodeId(n.table, n.service) for n in saved.plan.nodes() if _writes_ledger(n)]
+    if ledger and all(node in applied for node in ledger):
+        node, instant = sorted(applied.items())[0]
+        raise PlanError(
+            f"plan {saved.plan_id[:12]} was already applied to table {node.table} "
+            f"({instant.action.value} {instant.timestamp})",
+            where=str(saved.directory),
+            hint="a plan is applied once; make a new plan for the table's current state",
+        )
+    return applied
+
+
+def node_applied(ctx: NodeContext) -> Instant | None:
+    """Under the table lock: the completed instant showing this node was already applied from
+    this plan (by an earlier, interrupted apply, or a concurrent one), else None."""
     actions = SERVICE_ACTIONS.get(ctx.node.service)
-    if actions is None:
-        return
+    if actions is None or not _writes_ledger(ctx.node):
+        return None
     storage = ctx.storage()
     try:
         timeline = load_timeline(storage, load_config(storage))
     except MaintainerError:
-        return  # unreadable: the executor reports why
-    applied = is_applied(storage, timeline, ctx.plan_id, actions)
-    if applied is not None:
-        raise ApplyError(
-            f"{ctx.node.id} was already applied from this plan ({applied.action.value} {applied.timestamp}), "
-            "by a concurrent apply",
-            where=ctx.table.path,
-            hint="nothing more to do for this node; make a new plan for the table's current state",
-        )
+        return None  # unreadable: the executor reports why
+    return is_applied(storage, timeline, ctx.plan_id, actions)
 
 
 def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
@@ -154,7 +171,12 @@ class PlanRunner:
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, self.spark(),
                           self.storage_options, utc_now)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
-            refuse_node_applied(ctx)
+            applied = node_applied(ctx)
+            if applied is not None:
+                return NodeOutcome(
+                    message=f"already applied from this plan ({applied.action.value} {applied.timestamp})",
+                    skipped=True,
+                )
             return executor(ctx)
 
 

@@ -6,31 +6,23 @@ keeps its files through a later clean (hudi reads checked before and after)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from maintainer.cli import main
-from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, run_in_process
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable, open_table
-from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.project.models import TableSpec
-from maintainer.project.services import CompactionSpec, CompactionTrigger
+from maintainer.hudi.instant import State
+from maintainer.hudi.loading import open_table
+from maintainer.hudi.payloads import decode_cleaner_plan
 from maintainer.runner.faults import FAULT_ENV
-from maintainer.services.compaction.executor import run_compaction
-from maintainer.services.compaction.model import PlannedOperation
-from maintainer.services.compaction.node import plan_compaction_node
-from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
-from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files
+from tests.support.compaction import compacting_writer, schedule_compaction
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.spark
@@ -108,44 +100,21 @@ def mor_table(lake: Path, commits: int, failed_write: bool = False, version: int
     return generate(str(lake / "t"), DatagenSpec("t", "mor", version, workload, failed_write=failed_write))
 
 
-def writer_compaction(path: Path) -> tuple[LoadedTable, list[PlannedOperation]]:
-    """What a Hudi writer would compact now: every slice with logs."""
-    table = open_table(str(path))
-    spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,
-                     compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
-    result = plan_compaction_node(table, spec, datetime.now(timezone.utc))
-    assert result.operations
-    return table, list(result.operations)
-
-
-def schedule_compaction(path: Path) -> str:
-    """A pending compaction of every slice with logs, as a Hudi writer schedules it."""
-    table, operations = writer_compaction(path)
-    writer = TimelineWriter(table.storage, table.snapshot.config)
-    instant = writer.create_requested(Action.COMPACTION, encode_compaction_plan(operations, "scheduler"))
-    return instant.timestamp
-
-
-WriteRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
-
-
-def compacting_writer(path: Path, at_commit: int) -> WriteRunner:
-    """Datagen's writer, compacting the table before commit ``at_commit`` writes its files (as
-    a writer with inline compaction does; that commit is inflight meanwhile: v8 slices its logs
-    by completion time)."""
-
-    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
-        if ctx.commit_index == at_commit:
-            table, operations = writer_compaction(path)
-            instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
-            plan = build_compaction_plan(operations, "writer")
-            run_compaction(table.storage, table.snapshot.config, instant, plan)
-        return run_in_process(storage, ctx, tasks)
-
-    return run
-
-
 # -- (a) compaction then clean -------------------------------------------------------------------
+
+
+def planned_deletions(project: Project, node: str) -> set[str]:
+    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
+    (found,) = [n for t in plan["tables"] for n in t["nodes"] if f"{t['name']}.{n['service']}" == node]
+    return {item["path"] for item in found["effect"]["delete_files"]}
+
+
+def last_clean_plan(path: Path) -> Any:
+    table = open_table(str(path))
+    instant = table.snapshot.timeline.last_completed_clean()
+    assert instant is not None
+    data = table.storage.read_bytes(table.snapshot.timeline.file_path(instant, State.REQUESTED))
+    return decode_cleaner_plan(data, "clean.requested")
 
 
 def test_one_apply_compacts_then_cleans_the_superseded_slices(
@@ -160,24 +129,31 @@ def test_one_apply_compacts_then_cleans_the_superseded_slices(
     assert before == by_key(generated.expected[generated.completed[-1]])
     files_before = data_files(path)
 
-    assert project.plan_and_apply() == 0
+    assert project.cli("plan") == 0
+    review = (project.root / "target" / "plan" / "plan.md").read_text()
+    assert "as it will be after this plan's compaction" in review
+    assert planned_deletions(project, "t.clean") == files_before, "every file of the superseded slices"
+    assert project.cli("apply") == 0
     assert [node for node, status in project.ran() if status == "success"] == [
         "t.rollback", "t.compaction", "t.clean"
     ]  # fmt: skip
-    compaction = project.node_result("t.compaction")["effects"]
-    assert compaction["slices_compacted"] == 2
+    assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
+    clean = project.node_result("t.clean")
+    assert clean["effects"]["files_deleted"] == len(files_before) and not clean["drift"]
     assert hudi_reads(path) == before
-    assert data_files(path) >= files_before, "a plan made before the compaction approves no deletion"
-
-    # the next plan sees the compaction: its clean removes exactly the superseded slices
-    assert project.plan_and_apply() == 0
-    superseded = files_before - data_files(path)
-    assert superseded == files_before, "every file of the old slices, base and logs"
-    assert project.node_result("t.clean")["effects"]["files_deleted"] == len(superseded)
-    assert project.node_result("t.compaction")["message"] == "no changes"
-    assert hudi_reads(path) == before
+    assert not files_before & data_files(path), "the superseded slices are gone in the same apply"
     for group in open_table(str(path)).view.file_groups():
         assert len(group.slices) == 1 and not group.slices[0].log_files, group.file_id
+
+    # the clean recorded the compaction's real instant, not the projected one
+    (compaction_instant,) = project.node_result("t.compaction")["effects"]["compactions"]
+    assert last_clean_plan(path).last_completed_commit_timestamp == compaction_instant
+    resolved = clean["effects"]["resolved_instants"]
+    assert list(resolved.values()) == [compaction_instant]
+
+    assert project.plan_and_apply() == 0
+    assert project.node_result("t.clean")["message"] == "no changes"
+    assert hudi_reads(path) == before
 
 
 # -- (b) the whole graph -------------------------------------------------------------------------
@@ -261,10 +237,10 @@ RESUMABLE = [
     "clean:after_inflight",
 ]
 AFTER_THE_CLEAN = ["archive:after_archive_written", "archive:after_first_completed_deleted"]
-"""The plan's clean completed before the crash, carrying the plan id: apply refuses the whole
-plan as applied, so the next apply is of a fresh plan. (Earlier crashes leave the plan
-re-appliable here: the compaction only executes the writer's pending one, whose commit carries
-the writer's id, and rollbacks and savepoints record no plan id.)"""
+"""Every node that records the plan id (here the clean; the compaction only executes the
+writer's pending one, whose commit carries the writer's id) completed before the crash: apply
+refuses the plan as applied, so the next apply is of a fresh plan. (After earlier crashes the
+plan is re-applied: nodes already done are skipped, pending instants finished.)"""
 CRASHES = [pytest.param(f, True, id=f) for f in RESUMABLE] + [
     pytest.param(f, False, id=f) for f in AFTER_THE_CLEAN
 ]
@@ -309,12 +285,13 @@ def test_a_crash_in_the_clean_is_recovered_by_the_next_apply(
         path, f"{EVERY_COMMIT}\n    {LATEST_VERSION_ONLY}\n    archive: {{enabled: false}}"
     )
     files_before = data_files(path)
-    assert project.plan_and_apply() == 0  # compacts: the old slices become cleanable
-    monkeypatch.setenv(FAULT_ENV, "clean:after_deletes")
+    monkeypatch.setenv(FAULT_ENV, "clean:after_deletes")  # the clean after the plan's compaction
     assert project.plan_and_apply() == 1
-    assert ("t.clean", "error") in project.ran()
+    assert ("t.compaction", "success") in project.ran() and ("t.clean", "error") in project.ran()
 
-    recover(project, monkeypatch)
+    recover(project, monkeypatch)  # the same plan: its compaction is skipped, its clean finished
+    assert ("t.compaction", "skipped") in project.ran()
+    assert "already applied from this plan" in project.node_result("t.compaction")["message"]
     assert not files_before & data_files(path)
     assert_reads_committed_rows(path, generated)
 

@@ -249,7 +249,7 @@ def test_a_pending_clean_that_appeared_after_the_plan_fails_the_node(tmp_path: P
     assert open_table(str(table)).snapshot.timeline.pending_cleans()[0].state is State.REQUESTED
 
 
-def test_two_concurrent_applies_of_one_plan_delete_once_and_the_other_fails_clearly(
+def test_two_concurrent_applies_of_one_plan_delete_once_and_the_other_stops_clearly(
     tmp_path: Path, spark: Any
 ) -> None:
     table = datagen(tmp_path / "t", 6, commits=10)
@@ -259,8 +259,8 @@ def test_two_concurrent_applies_of_one_plan_delete_once_and_the_other_fails_clea
     with ThreadPoolExecutor(2) as pool:
         outcomes = list(pool.map(lambda _: only_node(run(saved, spark, spec)), range(2)))
     statuses = sorted(o.status.value for o in outcomes)
-    assert statuses == ["error", "success"], [o.message for o in outcomes]
-    (failed,) = [o for o in outcomes if o.status is NodeRunStatus.ERROR]
-    assert "locked by another apply" in failed.message or "already applied from this plan" in failed.message
+    assert statuses in (["error", "success"], ["skipped", "success"]), [o.message for o in outcomes]
+    (other,) = [o for o in outcomes if o.status is not NodeRunStatus.SUCCESS]
+    assert "locked by another apply" in other.message or "already applied from this plan" in other.message
     assert before - data_files(table) == planned(saved, "t")
     assert len(decoded_cleans(table)) == 1
