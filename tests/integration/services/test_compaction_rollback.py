@@ -8,6 +8,7 @@ instant; the compaction then completes."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,34 +31,49 @@ from tests.integration.services.test_compaction_run import (
     check_commit,
     check_compacted,
     datagen_table,
+    drop_mdt,
     plan,
     reads,
 )
+from tests.support import fixtures as fx
 from tests.support import oracle
 
 VERSIONS = [6, 8]
+FIXTURES_WITH_COMPACTION = [
+    "sample_table_mor_parquet_v6_nonpartitioned_rollback",
+    "quickstart_trips_table_mor_avro_v8_trips_8i3u1d",
+    "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle",
+]
 ROLLBACK_POINTS = ["rollback_after_requested", "rollback_after_inflight", "rollback_after_deletes"]
 
 
 class Crashed:
-    """A generated MOR table whose compaction crashed after writing its first base file."""
+    """A MOR table whose compaction crashed at ``point``: by default after writing its first
+    base file (the generated tables have four operations)."""
 
-    def __init__(self, tmp_path: Path, version: int, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.path = datagen_table(tmp_path, version, commits=4, rows_per_commit=100)
+    def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch, point: str = "after_operation") -> None:
+        self.path = path
         self.before = reads(self.path)
         table, result = plan(self.path)
+        assert result.operations, result.reasons
         self.result: CompactionPlanResult = result
         self.instant_time = result.instant_time
         self.plan: CompactionPlan = build_compaction_plan(result.operations, "crash-plan")
         self.storage, self.config = table.storage, table.snapshot.config
-        monkeypatch.setenv(FAULT_ENV, "compaction:after_operation")
+        monkeypatch.setenv(FAULT_ENV, f"compaction:{point}")
         with pytest.raises(InjectedFault):
             run_compaction(self.storage, self.config, self.instant_time, self.plan)
         monkeypatch.delenv(FAULT_ENV)
-        self.partial = sorted(
-            str(p.relative_to(self.path)) for p in self.path.rglob(f"*_{self.instant_time}.parquet")
-        )
-        assert len(self.partial) == 1 < len(result.operations), "the crash left one new base file"
+        written = self.path.rglob(f"*_{self.instant_time}.parquet")
+        self.partial = sorted(str(p.relative_to(self.path)) for p in written)
+        expected = 1 if point == "after_operation" else len(result.operations)
+        assert len(self.partial) == expected, "the crash left new base files"
+
+    @classmethod
+    def generated(cls, tmp_path: Path, version: int, monkeypatch: pytest.MonkeyPatch) -> Crashed:
+        table = cls(datagen_table(tmp_path, version, commits=4, rows_per_commit=100), monkeypatch)
+        assert len(table.result.operations) > 1
+        return table
 
     def run(self) -> Any:
         return run_compaction(self.storage, self.config, self.instant_time)
@@ -112,7 +128,7 @@ class Crashed:
 def test_rollback_of_the_crashed_attempt_is_a_rollback_instant(
     version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = Crashed(tmp_path, version, monkeypatch)
+    table = Crashed.generated(tmp_path, version, monkeypatch)
     assert table.compaction_state() is State.INFLIGHT
     rolled_back = rollback_inflight(
         table.storage,
@@ -135,7 +151,7 @@ def test_rollback_of_the_crashed_attempt_is_a_rollback_instant(
 def test_next_run_rolls_back_then_completes(
     version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = Crashed(tmp_path, version, monkeypatch)
+    table = Crashed.generated(tmp_path, version, monkeypatch)
     outcome = table.run()
     (rollback,) = table.rollbacks()
     assert outcome.rollback_instant == rollback.timestamp
@@ -151,7 +167,7 @@ def test_next_run_rolls_back_then_completes(
 def test_crash_inside_the_rollback_is_finished_with_the_same_rollback_instant(
     point: str, version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = Crashed(tmp_path, version, monkeypatch)
+    table = Crashed.generated(tmp_path, version, monkeypatch)
     monkeypatch.setenv(FAULT_ENV, f"compaction:{point}")
     with pytest.raises(InjectedFault):
         table.run()
@@ -173,7 +189,7 @@ def test_crash_after_the_rollback_completed_rolls_back_again(
 ) -> None:
     """The compaction is still inflight: as in Hudi, a second rollback is made (its files are
     already gone), then the compaction runs."""
-    table = Crashed(tmp_path, version, monkeypatch)
+    table = Crashed.generated(tmp_path, version, monkeypatch)
     monkeypatch.setenv(FAULT_ENV, "compaction:rollback_after_completed")
     with pytest.raises(InjectedFault):
         table.run()
@@ -196,7 +212,7 @@ def test_pending_rollback_of_a_requested_compaction_is_finished_before_it_runs(
     version: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Finished later, the rollback would delete the new base files (same names): it goes first."""
-    table = Crashed(tmp_path, version, monkeypatch)
+    table = Crashed.generated(tmp_path, version, monkeypatch)
     monkeypatch.setenv(FAULT_ENV, "compaction:rollback_after_deletes")
     with pytest.raises(InjectedFault):
         table.run()
@@ -227,3 +243,21 @@ def test_apply_reports_the_rollback_of_its_interrupted_attempt(
     (partial,) = outcome.effects["rolled_back_files"]
     assert partial in outcome.effects["files_written"]  # rewritten under the same name
     assert f"rollback {rollback.timestamp}, 1 partial file(s) deleted" in outcome.message
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("name", FIXTURES_WITH_COMPACTION)
+def test_hudi_tables_crashed_compaction_is_rolled_back_then_completes(
+    name: str, fixture_copy: Callable[[str], fx.FixtureTable], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real Hudi tables (one with Hudi's own rollback instant already, versions 6, 8 and 9)."""
+    path = fixture_copy(name).path
+    drop_mdt(path)
+    table = Crashed(path, monkeypatch, "before_commit")
+    existing = table.rollbacks()
+    outcome = table.run()
+    *kept, rollback = table.rollbacks()
+    assert kept == existing and outcome.rollback_instant == rollback.timestamp
+    assert list(outcome.rolled_back_files) == table.partial
+    table.check_rollback(rollback)
+    table.check_completed(outcome)
