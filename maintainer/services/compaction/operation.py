@@ -7,7 +7,8 @@ bounded by the slice's log records plus one row group of the base file (and the 
 group buffer): the log side is folded first (:mod:`.log_state`), then the base file is read
 and merged row group by row group (:mod:`.base_merge`). Records keep their meta columns
 (commit time and sequence number of the write that produced them), ``_hoodie_file_name``
-becomes the new file's name.
+becomes the new file's name. Corrupt log blocks are skipped and counted in the write stat
+(``totalCorruptLogBlock``), as Hudi's compactor does.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from maintainer.hudi.filenames import BaseFileName, MarkerName, MarkerType
 from maintainer.hudi.logformat import BlockType, LogBlock
 from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.payloads import WriteStat
-from maintainer.hudi.reader import refuse_corrupt_block
 from maintainer.hudi.schema import conform
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.hudi.timeline import Timeline
@@ -96,10 +96,13 @@ class _LogRead:
     blocks: list[LogBlock]
     total_blocks: int
     rollback_blocks: int
+    corrupt_blocks: int
     log_bytes: int
 
 
 def _read_logs(task: CompactionTask) -> _LogRead:
+    """The effective blocks of the slice's logs. Corrupt blocks (what a crashed append leaves)
+    are skipped and counted, as Hudi's log record scanner does: their records are not merged."""
     blocks: list[LogBlock] = []
     log_bytes = 0
     for name in task.slice.log_files:
@@ -107,11 +110,10 @@ def _read_logs(task: CompactionTask) -> _LogRead:
         data = task.storage.read_bytes(path)
         log_bytes += len(data)
         blocks += logformat.read_log_blocks(data, task.storage.uri(path))
-    for block in blocks:
-        if block.is_corrupt:
-            refuse_corrupt_block(block)
     rollbacks = sum(1 for b in blocks if b.block_type is BlockType.COMMAND)
-    return _LogRead(logformat.effective_blocks(blocks, task.committed), len(blocks), rollbacks, log_bytes)
+    corrupt = sum(1 for b in blocks if b.is_corrupt)
+    effective = logformat.effective_blocks(blocks, task.committed)
+    return _LogRead(effective, len(blocks), rollbacks, corrupt, log_bytes)
 
 
 def base_row_groups(storage: Storage, path: str) -> Iterator[pa.Table]:
@@ -213,7 +215,7 @@ def _write_stat(
         file_size_in_bytes=file_size,
         total_log_records=state.total_log_records,
         total_log_blocks=logs.total_blocks,
-        total_corrupt_log_block=0,
+        total_corrupt_log_block=logs.corrupt_blocks,
         total_rollback_blocks=logs.rollback_blocks,
         total_updated_records_compacted=state.winners.num_rows,
         total_log_files_compacted=len(task.slice.log_files),
