@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,10 +36,12 @@ class LoadedTable:
         return view_as_of(self.view, self.snapshot.listings, timestamp)
 
 
-def open_table(path: str, storage_options: Mapping[str, Any] | None = None) -> LoadedTable:
-    """Read a table (never writes). Raises TableFormatError for anything that is not a
-    readable Hudi table of a supported version."""
+def open_table(
+    path: str, storage_options: Mapping[str, Any] | None = None, partitions: Iterable[str] | None = None
+) -> LoadedTable:
+    """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
+    TableFormatError for anything that is not a readable Hudi table of a supported version."""
     storage = Storage(path, storage_options)
-    snapshot = load_snapshot(storage)
+    snapshot = load_snapshot(storage, partitions)
     inputs = load_view_inputs(storage, snapshot)
     return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))

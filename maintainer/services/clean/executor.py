@@ -15,7 +15,6 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -33,9 +32,9 @@ from maintainer.services.clean.execution import CleanRun, read_requested_plan, r
 from maintainer.services.clean.metadata_table import drop_metadata_table
 from maintainer.services.clean.node import PROJECTED_INSTANTS
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
-from maintainer.services.clean.planner import CleanPlanResult, plan_clean
+from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import clean_inputs
+from maintainer.services.clean.state import clean_settings
 
 _RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
 """Effect keys that may name a projected instant (both come from the current timeline)."""
@@ -44,12 +43,19 @@ CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
 
 
 def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> CleanPlanResult:
-    """The same planner on the table as it is now, over EVERY partition: the approved files
-    may lie outside today's incremental window (e.g. once a pending clean was finished, the
-    window starts at its earliest commit to retain), and per partition the rules are the same."""
-    inputs, settings = clean_inputs(table, spec.clean or CleanSpec(), now)
-    everything = replace(inputs, view=table.view, scope=ScanScope(True, "apply re-checks every partition"))
-    return plan_clean(everything, settings, now)
+    """The same planner on the table as it is now, over every partition the table was opened
+    with (the approved ones), not today's incremental window: the approved files may lie
+    outside it (e.g. once a pending clean was finished, the window starts at its earliest
+    commit to retain), and per partition the rules are the same."""
+    snapshot = table.snapshot
+    inputs = CleanInputs(
+        timeline=snapshot.timeline,
+        view=table.view,
+        scope=ScanScope(True, "apply re-checks the approved partitions"),
+        savepointed_files=table.view.inputs.savepointed_files,
+        timezone=snapshot.config.timeline_timezone,
+    )
+    return plan_clean(inputs, clean_settings(spec.clean or CleanSpec()), now)
 
 
 class CleanExecutor:
@@ -64,7 +70,12 @@ class CleanExecutor:
 
     # -- reading ------------------------------------------------------------------------------
     def open(self) -> LoadedTable:
-        return open_table(self.ctx.table.path, self.ctx.storage_options)
+        """The table as it is now, listing only the partitions the approved clean touches."""
+        return open_table(self.ctx.table.path, self.ctx.storage_options, self.approved_partitions())
+
+    def approved_partitions(self) -> list[str]:
+        files = self.ctx.actions("delete_file")
+        return sorted({partition_of(path) for path in files} | set(self.ctx.actions("delete_partition")))
 
     def writer(self, table: LoadedTable) -> TimelineWriter:
         return TimelineWriter(table.storage, table.snapshot.config)
