@@ -73,7 +73,10 @@ class CompactionApply:
         self.runs: list[CompactionOutcome] = []
 
     def open(self) -> LoadedTable:
-        return open_table(self.ctx.table.path, self.ctx.storage_options)
+        """The table as it is now, listing only the partitions of the approved slices (pending
+        compactions run from their stored plans, which name their files)."""
+        partitions = sorted({op.partition for op in approved_operations(self.ctx.node.effect)})
+        return open_table(self.ctx.table.path, self.ctx.storage_options, partitions)
 
     # -- 1. metadata table ----------------------------------------------------------------------
     def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
