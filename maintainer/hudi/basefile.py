@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -366,11 +367,23 @@ def _key_range(keys: pa.ChunkedArray) -> tuple[str, str]:
     Arrow compares code points, which is the same order unless a key has characters beyond
     U+FFFF (surrogate pairs in Java); only then are the keys compared one by one.
     """
-    if pc.any(pc.match_substring_regex(keys, _BEYOND_BMP)).as_py():
+    if any(_has_four_byte_characters(chunk) for chunk in keys.chunks):
         values = [str(k) for k in keys.to_pylist()]
         return min(values, key=_java_order), max(values, key=_java_order)
     bounds = pc.min_max(keys)
     return str(bounds["min"].as_py()), str(bounds["max"].as_py())
+
+
+def _has_four_byte_characters(chunk: pa.Array) -> bool:
+    """Does a ``string`` array hold a character beyond U+FFFF (a UTF-8 lead byte 0xF0-0xF4)?"""
+    if not pa.types.is_string(chunk.type):
+        return bool(pc.any(pc.match_substring_regex(chunk, _BEYOND_BMP)).as_py())
+    offsets_buffer, data_buffer = chunk.buffers()[1], chunk.buffers()[2]
+    if not len(chunk) or data_buffer is None:
+        return False
+    offsets = np.frombuffer(offsets_buffer, np.int32, len(chunk) + 1, 4 * chunk.offset)
+    data = np.frombuffer(data_buffer, np.uint8)[offsets[0] : offsets[-1]]
+    return bool((data >= 0xF0).any())
 
 
 _BEYOND_BMP = "[\\x{10000}-\\x{10FFFF}]"

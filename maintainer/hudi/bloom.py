@@ -240,7 +240,7 @@ def _murmur_tail(matrix: np.ndarray) -> np.ndarray | None:
 
 
 def _murmur_rounds(matrix: np.ndarray, num_hashes: int, vector_size: int) -> Iterator[np.ndarray]:
-    """Bit positions (one int64 array per hash round) of same-length keys, Hudi's chained seeds."""
+    """Bit positions (one uint32 array per hash round) of same-length keys, Hudi's chained seeds."""
     words, tail = _murmur_words(matrix), _murmur_tail(matrix)
     count, length = matrix.shape
     h = np.zeros(count, np.uint32)
@@ -262,9 +262,11 @@ def _murmur_rounds(matrix: np.ndarray, num_hashes: int, vector_size: int) -> Ite
 
 
 def _java_abs_remainder(h: np.ndarray, vector_size: int) -> np.ndarray:
-    """``Math.abs(hash % vectorSize)`` of Java ints given as uint32: ``|hash| mod vectorSize``."""
-    magnitude = np.where(h >= np.uint32(0x80000000), -h, h)  # |Integer.MIN_VALUE| = 2^31 fits
-    return (magnitude % np.uint32(vector_size)).astype(np.int64)
+    """``Math.abs(hash % vectorSize)`` of Java ints given as uint32, i.e. ``|hash| mod
+    vectorSize``: an int32 ``abs`` leaves ``Integer.MIN_VALUE`` as is, whose uint32 view is
+    its magnitude 2^31."""
+    magnitude = np.abs(h.view(np.int32)).view(np.uint32)
+    return magnitude % np.uint32(vector_size)
 
 
 def _position_rounds(keys: pa.Array, num_hashes: int, vector_size: int) -> Iterator[np.ndarray]:
@@ -277,7 +279,7 @@ def _position_rounds(keys: pa.Array, num_hashes: int, vector_size: int) -> Itera
 def murmur_positions(keys: pa.Array | Sequence[str], num_hashes: int, vector_size: int) -> pa.Array:
     """The bit positions of all ``keys`` (Murmur), as one flat int64 array (order unspecified)."""
     rounds = list(_position_rounds(_utf8_keys(keys), num_hashes, vector_size))
-    return pa.array(np.concatenate(rounds) if rounds else np.zeros(0, np.int64))
+    return pa.array(np.concatenate(rounds).astype(np.int64) if rounds else np.zeros(0, np.int64))
 
 
 def _java_bytes(bits: np.ndarray | None, vector_size: int) -> bytes:

@@ -9,6 +9,7 @@ import struct
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -223,3 +224,10 @@ def test_same_bytes_as_hadoops_own_filters(tmp_path: Path) -> None:
         builder.vector_size, builder.num_hashes = 1000, 7
         builder.add(keys)
         assert builder.build().serialize() == hadoop(per_row), type_code
+
+
+def test_vectorised_remainder_is_javas_abs_of_the_signed_remainder() -> None:
+    hashes = [0, 1, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 2587966, 0xDEADBEEF]
+    got = bloom._java_abs_remainder(np.array(hashes, np.uint32), 2587966).tolist()
+    signed = [h - (1 << 32) if h & 0x80000000 else h for h in hashes]
+    assert got == [abs(s) % 2587966 for s in signed]
