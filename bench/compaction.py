@@ -51,11 +51,14 @@ def hudi_read_seconds(path: Path, repeat: int) -> tuple[float, int]:
 
 
 def warm_up_imports() -> None:
-    """Import what the merge path imports lazily (polars for Avro blocks), as a long-lived
-    Spark worker would have: a one-time cost not to measure."""
+    """Import what the merge path imports lazily (polars for Avro blocks; pandas, which pyarrow
+    imports on its first conversion of Python values, and which the floor, measured later in
+    this process, finds imported), as a long-lived Spark worker would have: a one-time cost
+    not to measure."""
     from maintainer.hudi.logformat.fast_table import polars_available
 
     polars_available()
+    pa.array([0])  # pyarrow's lazy pandas import
 
 
 def floor_seconds(
