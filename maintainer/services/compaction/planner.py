@@ -140,8 +140,9 @@ def v6_scheduling_conflicts(timeline: Timeline, instant: str) -> list[str]:
         first = pending[0]
         problems.append(
             f"the pending {first.action.value} {first.timestamp} is older than the compaction instant "
-            f"{instant} (table version 6 compacts only when no earlier write is in flight; "
-            "roll it back first)"
+            f"{instant}: table version 6 compacts only when no earlier write is in flight, so "
+            "the compaction is planned once it is rolled back (by the rollback service, e.g. this "
+            "plan's) or completed"
         )
     later = [
         i
@@ -192,7 +193,7 @@ def plan_compaction(
     if timeline.layout == 1:
         conflicts = v6_scheduling_conflicts(timeline, instant)
         if conflicts:
-            return CompactionPlanResult(PlanStatus.BLOCKED, instant, (trigger.reason, *conflicts), trigger)
+            return CompactionPlanResult(PlanStatus.BLOCKED, instant, (*conflicts, trigger.reason), trigger)
     return _schedule(inputs, settings, instant, trigger)
 
 
@@ -214,7 +215,10 @@ def _schedule(
         reasons.append(f"{len(chosen)} file slice(s) to compact, {len(skipped)} left out")
     else:
         status = PlanStatus.BLOCKED if lance else PlanStatus.NO_OP
-        reasons.append(lance[0].reason if lance else "no file slice with log files to compact")
+        if lance:
+            reasons.insert(0, lance[0].reason)  # a blocked node leads with why
+        else:
+            reasons.append("no file slice with log files to compact")
     return CompactionPlanResult(
         status,
         instant,

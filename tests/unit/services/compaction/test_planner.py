@@ -135,7 +135,7 @@ def test_copy_on_write_table_is_a_no_op() -> None:
 def test_lance_base_file_blocks_the_operation() -> None:
     lance = "a_0-1-1_" + ts(1) + ".lance"
     result = plan_compaction(state(deltas(1, 2), {"p": [(lance, MB), (log("a", 1), 10)]}), EVERY, NOW, ts(10))
-    assert result.status is PlanStatus.BLOCKED and "Lance" in result.reasons[-1]
+    assert result.status is PlanStatus.BLOCKED and "Lance" in result.reasons[0]
 
 
 def test_instant_time_defaults_to_now_after_every_time_in_the_timeline() -> None:
@@ -158,4 +158,4 @@ def test_v6_completed_replacecommit_or_pending_compaction_after_the_instant_bloc
         "compaction" in v6_scheduling_conflicts(timeline([*deltas(1), *pending(12, "compaction")]), ts(10))[0]
     )
     result = plan_compaction(two_groups(), EVERY, NOW, ts(3))
-    assert result.status is PlanStatus.BLOCKED and f"deltacommit {ts(3)}" in result.reasons[-1]
+    assert result.status is PlanStatus.BLOCKED and f"deltacommit {ts(3)}" in result.reasons[0]
