@@ -20,8 +20,21 @@ JUNK_NAMES = frozenset({".DS_Store", "_SUCCESS", "Thumbs.db"})
 
 BASE_FILE_PATTERN = re.compile(r"^([a-zA-Z0-9-]+)_(\d+-\d+-\d+)_(\d{14,17})(\.[a-zA-Z0-9]+)$")
 LOG_FILE_PATTERN = re.compile(r"^\.(.+)_(\d*)\.(log|archive)\.(\d+)(?:_(\d+-\d+-\d+))?(\.cdc)?$")
-_MARKER_RE = re.compile(r"^(.+)\.marker\.(CREATE|MERGE|APPEND)$")
 BASE_FILE_EXTENSIONS = frozenset({".parquet", ".orc", ".hfile", ".lance"})
+PLAIN_BASE_FILE_PATTERN = re.compile(
+    r"([a-zA-Z0-9-]+)_[0-9]+-[0-9]+-[0-9]+_([0-9]{14,17})\.(?:parquet|orc|hfile|lance)", re.ASCII
+)
+"""Full matches: base files with ASCII digits (groups: file id, instant). Twice as fast as
+:data:`BASE_FILE_PATTERN`, and where it matches, that one matches with the same file id and
+instant and a known extension; where it does not, ask that one."""
+PLAIN_LOG_FILE_PATTERN = re.compile(
+    r"\.([^_]+)_([0-9]*)\.log\.([0-9]+)(?:_([0-9]+-[0-9]+-[0-9]+))?", re.ASCII
+)
+"""Full matches: log files (not archive, not CDC) whose file id has no ``_``, with ASCII digits
+(groups: file id, instant, version, write token). Twice as fast as :data:`LOG_FILE_PATTERN`
+(no backtracking), and where it matches, that one matches with the same groups (a later
+``_`` could only start the write token, which has no ``.``); where it does not, ask that one."""
+_MARKER_RE = re.compile(r"^(.+)\.marker\.(CREATE|MERGE|APPEND)$")
 
 
 def is_junk(name: str) -> bool:

@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
-from maintainer.hudi.filenames import is_junk, is_partition_metadata
+from maintainer.hudi.filenames import PARTITION_METADATA_PREFIX, is_junk
 from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo, Storage
+from maintainer.storage.listing import DirListing, Listings
 
 PROPERTIES_BACKUP = ".hoodie/hoodie.properties.backup"
 METADATA_TABLE_DIR = ".hoodie/metadata"
@@ -43,6 +44,7 @@ class TableSnapshot:
     config: TableConfig
     timeline: Timeline
     listings: Mapping[str, tuple[FileInfo, ...]]
+    """Partition path -> its entries (loaded: a column-wise :class:`Listings`)."""
     metadata_table: MetadataTableInfo
     heartbeats: Mapping[str, int] = field(default_factory=dict)
     """Instant time -> heartbeat file modification time (epoch ms)."""
@@ -74,7 +76,8 @@ def load_config(storage: Storage) -> TableConfig:
 
 
 def load_timeline(storage: Storage, config: TableConfig) -> Timeline:
-    names = [info.name for info in storage.list_dir(config.timeline_dir) if not info.is_dir]
+    listing = storage.list_dir_columns(config.timeline_dir)
+    names = [name for name, is_dir in zip(listing.names, listing.is_dir, strict=True) if not is_dir]
     return Timeline.from_file_names(names, config.timeline_layout, config.timeline_dir)
 
 
@@ -82,28 +85,27 @@ def _is_hidden_dir(name: str) -> bool:
     return name.startswith((".", "_")) or is_junk(name)
 
 
-def discover_partitions(storage: Storage, config: TableConfig) -> dict[str, tuple[FileInfo, ...]]:
+def _child_paths(listing: DirListing) -> list[str]:
+    return [listing.path_of(name) for name in listing.subdirectories() if not _is_hidden_dir(name)]
+
+
+def discover_partitions(storage: Storage, config: TableConfig) -> Listings:
     """Partition path -> its entries, found breadth-first with parallel listings."""
-    root_entries = storage.list_dir("")
+    root = storage.list_dir_columns("")
     if not config.is_partitioned:
-        return {"": tuple(root_entries)}
-    found: dict[str, tuple[FileInfo, ...]] = {}
-    frontier = {"": root_entries}
+        return Listings({"": root})
+    found: dict[str, DirListing] = {}
+    frontier = [root]
     while frontier:
-        children = [
-            e.path
-            for entries in frontier.values()
-            for e in entries
-            if e.is_dir and not _is_hidden_dir(e.name)
-        ]
-        listed = storage.list_dirs(children)
-        frontier = {}
-        for path, entries in listed.items():
-            if any(not e.is_dir and is_partition_metadata(e.name) for e in entries):
-                found[path] = tuple(entries)
+        children = [path for listing in frontier for path in _child_paths(listing)]
+        listed = storage.list_dirs_columns(children)
+        frontier = []
+        for path, listing in listed.items():
+            if listing.has_file_starting_with(PARTITION_METADATA_PREFIX):
+                found[path] = listing
             else:
-                frontier[path] = entries
-    return dict(sorted(found.items()))
+                frontier.append(listing)
+    return Listings(dict(sorted(found.items())))
 
 
 def load_metadata_table_info(storage: Storage, config: TableConfig) -> MetadataTableInfo:
@@ -122,7 +124,7 @@ def load_snapshot(storage: Storage, partitions: Iterable[str] | None = None) -> 
     if partitions is None:
         listings = discover_partitions(storage, config)
     else:
-        listings = {p: tuple(entries) for p, entries in storage.list_dirs(sorted(set(partitions))).items()}
+        listings = Listings(storage.list_dirs_columns(sorted(set(partitions))))
     try:
         heartbeats = load_heartbeats(storage)
     except StorageError:

@@ -16,13 +16,15 @@ import threading
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
+from maintainer.storage.listing import DirListing, FileInfo
+
+__all__ = ["DEFAULT_LISTING_THREADS", "DirListing", "FileInfo", "Storage", "paused_gc"]
 
 DEFAULT_LISTING_THREADS = 16
 
@@ -61,20 +63,6 @@ _GC_PAUSE = _GcPause()
 def paused_gc() -> AbstractContextManager[None]:
     """``with paused_gc():`` around bulk construction of many acyclic objects."""
     return _GC_PAUSE
-
-
-@dataclass(frozen=True, slots=True)
-class FileInfo:
-    """One entry of a listing: ``path`` is relative to the storage root."""
-
-    path: str
-    size: int
-    is_dir: bool
-    mtime_ms: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.path.rpartition("/")[2]
 
 
 def _is_local(uri: str) -> bool:
@@ -171,7 +159,7 @@ class Storage:
         )
 
     def _infos(self, infos: list[pafs.FileInfo]) -> list[FileInfo]:
-        """Many entries at once (the hot loop of every listing: keep it lean)."""
+        """Many entries at once (recursive listings; directories use :meth:`list_dir_columns`)."""
         root = self._root + "/"
         cut = len(root)
         directory = pafs.FileType.Directory
@@ -190,24 +178,36 @@ class Storage:
                 )
         return result
 
-    def list_dir(self, path: str = "") -> list[FileInfo]:
-        """Entries directly under ``path``; an empty list where it does not exist."""
-        selector = pafs.FileSelector(self.full_path(path), allow_not_found=True, recursive=False)
+    def list_dir_columns(self, path: str = "") -> DirListing:
+        """Entries directly under ``path``, column-wise (empty where it does not exist).
+
+        The hot path of table loading: one pass per attribute over pyarrow's entries, and no
+        per-entry object of our own."""
+        directory = path.strip("/")
+        selector = pafs.FileSelector(self.full_path(directory), allow_not_found=True, recursive=False)
         try:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
-            raise StorageError(f"cannot list {self.uri(path)}: {exc}") from exc
-        return self._infos(infos)
+            raise StorageError(f"cannot list {self.uri(directory)}: {exc}") from exc
+        return DirListing.from_arrow(directory, infos)
+
+    def list_dir(self, path: str = "") -> list[FileInfo]:
+        """Entries directly under ``path``; an empty list where it does not exist."""
+        return self.list_dir_columns(path).infos()
+
+    def list_dirs_columns(self, paths: Iterable[str]) -> dict[str, DirListing]:
+        """List many directories concurrently (one thread-pool task each), column-wise."""
+        ordered = list(paths)
+        if len(ordered) <= 1:
+            return {p: self.list_dir_columns(p) for p in ordered}
+        workers = min(self.listing_threads, len(ordered))
+        with paused_gc(), ThreadPoolExecutor(max_workers=workers) as pool:
+            listings = list(pool.map(self.list_dir_columns, ordered))
+        return dict(zip(ordered, listings, strict=True))
 
     def list_dirs(self, paths: Iterable[str]) -> dict[str, list[FileInfo]]:
         """List many directories concurrently (one thread-pool task each)."""
-        ordered = list(paths)
-        if len(ordered) <= 1:
-            return {p: self.list_dir(p) for p in ordered}
-        workers = min(self.listing_threads, len(ordered))
-        with paused_gc(), ThreadPoolExecutor(max_workers=workers) as pool:
-            listings = list(pool.map(self.list_dir, ordered))
-        return dict(zip(ordered, listings, strict=True))
+        return {path: listing.infos() for path, listing in self.list_dirs_columns(paths).items()}
 
     def list_recursive(self, path: str = "") -> list[FileInfo]:
         """Every file and directory below ``path``."""

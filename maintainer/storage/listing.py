@@ -1,0 +1,133 @@
+"""Directory listings: one entry as a :class:`FileInfo`, and whole directories column-wise.
+
+Loading a table lists every partition; a large lake has millions of entries. A
+:class:`DirListing` keeps a directory's entries as parallel columns (names, sizes, types,
+modification times) taken straight from pyarrow, so no object is built per entry until some
+code asks for :class:`FileInfo` objects. :class:`Listings` maps partition paths to their
+listings and reads as ``Mapping[str, tuple[FileInfo, ...]]`` (the entries are built on first
+access, once per partition); the file-system view reads the columns directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """One entry of a listing: ``path`` is relative to the storage root."""
+
+    path: str
+    size: int
+    is_dir: bool
+    mtime_ms: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.rpartition("/")[2]
+
+
+@dataclass(frozen=True, slots=True)
+class DirListing:
+    """The entries directly under ``directory`` (root-relative), as parallel columns."""
+
+    directory: str
+    names: Sequence[str]
+    sizes: Sequence[int | None]
+    """Sizes in bytes (None where the storage reports none, e.g. directories)."""
+    is_dir: Sequence[bool]
+    mtime_ns: Sequence[int | None]
+
+    @classmethod
+    def from_arrow(cls, directory: str, infos: Sequence[pafs.FileInfo]) -> DirListing:
+        """Columns of a pyarrow listing of ``directory`` (one pass per attribute)."""
+        folder = pafs.FileType.Directory
+        return cls(
+            directory,
+            [info.base_name for info in infos],
+            [info.size for info in infos],
+            [info.type is folder for info in infos],
+            [info.mtime_ns for info in infos],
+        )
+
+    @classmethod
+    def from_infos(cls, directory: str, infos: Iterable[FileInfo]) -> DirListing:
+        """Columns of entries already built (e.g. a projected listing)."""
+        entries = list(infos)
+        return cls(
+            directory,
+            [info.name for info in entries],
+            [info.size for info in entries],
+            [info.is_dir for info in entries],
+            [None if info.mtime_ms is None else info.mtime_ms * 1_000_000 for info in entries],
+        )
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def path_of(self, name: str) -> str:
+        """The root-relative path of the entry ``name``."""
+        return f"{self.directory}/{name}" if self.directory else name
+
+    def infos(self) -> list[FileInfo]:
+        """The entries as :class:`FileInfo` objects, in listing order."""
+        prefix = f"{self.directory}/" if self.directory else ""
+        return [
+            FileInfo(prefix + name, size or 0, is_dir, None if mtime is None else mtime // 1_000_000)
+            for name, size, is_dir, mtime in zip(
+                self.names, self.sizes, self.is_dir, self.mtime_ns, strict=True
+            )
+        ]
+
+    def has_file_starting_with(self, prefix: str) -> bool:
+        """Whether the name of an entry that is not a directory starts with ``prefix``."""
+        return any(
+            not is_dir and name.startswith(prefix)
+            for name, is_dir in zip(self.names, self.is_dir, strict=True)
+        )
+
+    def subdirectories(self) -> list[str]:
+        """Names of the directory entries."""
+        return [name for name, is_dir in zip(self.names, self.is_dir, strict=True) if is_dir]
+
+
+class Listings(Mapping[str, tuple[FileInfo, ...]]):
+    """Partition path -> its entries, kept column-wise; reading an item builds (once) its
+    :class:`FileInfo` tuple, :meth:`dir_listing` gives the columns without building any."""
+
+    def __init__(self, listings: Mapping[str, DirListing]) -> None:
+        self._listings = dict(listings)
+        self._built: dict[str, tuple[FileInfo, ...]] = {}
+
+    def dir_listing(self, partition: str) -> DirListing:
+        return self._listings[partition]
+
+    def subset(self, partitions: Iterable[str]) -> Listings:
+        """The listings of those of ``partitions`` that are listed here."""
+        return Listings({p: self._listings[p] for p in partitions if p in self._listings})
+
+    def merged(self, more: Mapping[str, DirListing]) -> Listings:
+        """These listings with ``more`` added (or replacing same-named partitions)."""
+        return Listings({**self._listings, **more})
+
+    def __getitem__(self, partition: str) -> tuple[FileInfo, ...]:
+        built = self._built.get(partition)
+        if built is None:
+            built = tuple(self._listings[partition].infos())
+            self._built[partition] = built
+        return built
+
+    def __contains__(self, partition: object) -> bool:
+        return partition in self._listings
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listings)
+
+    def __len__(self) -> int:
+        return len(self._listings)
+
+    def __repr__(self) -> str:
+        return f"Listings({len(self._listings)} directories)"

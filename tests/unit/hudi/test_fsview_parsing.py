@@ -1,0 +1,80 @@
+"""The view's fast name parsing (a listing parsed column-wise) against Hudi's full name
+patterns, one name at a time: the same data files with the same fields, on any name."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maintainer.hudi.filenames import BASE_FILE_EXTENSIONS, BaseFileName, LogFileName, is_junk
+from maintainer.hudi.fsview import DataFile, listing_data_files, parse_data_file_name
+from maintainer.storage.listing import DirListing
+
+P = "p=1"
+DIGITS = st.text(alphabet="0129\u0663", min_size=0, max_size=18)
+ID = st.text(alphabet="ab-0_.", min_size=1, max_size=6)
+TOKEN = st.one_of(st.just("0-1-2"), st.builds("{}-{}-{}".format, DIGITS, DIGITS, DIGITS))
+
+
+def _expected(name: str, size: int) -> DataFile | None:
+    """What parsing one name with the full patterns gives (HUDI.md §2)."""
+    if not name.startswith("."):
+        base = BaseFileName.parse(name)
+        return DataFile(P, name, size, base.file_id, base.instant_time) if base else None
+    if is_junk(name) or name.startswith(".hoodie_partition_metadata"):
+        return None
+    log = LogFileName.parse(name)
+    if log is None or log.suffix != "log" or log.is_cdc:
+        return None
+    return DataFile(P, name, size, log.file_id, log.instant_time, log.version or 1, log.write_token or "")
+
+
+base_names = st.builds(
+    "{}_{}_{}{}{}".format,
+    ID,
+    TOKEN,
+    st.one_of(st.just("20240101000000000"), DIGITS),
+    st.sampled_from([*sorted(BASE_FILE_EXTENSIONS), ".txt", ".parquet.crc", ""]),
+    st.sampled_from(["", "\n"]),
+)
+log_names = st.builds(
+    ".{}_{}.{}.{}{}{}{}".format,
+    ID,
+    DIGITS,
+    st.sampled_from(["log", "archive", "lg"]),
+    DIGITS,
+    st.one_of(st.just(""), TOKEN.map("_{}".format)),
+    st.sampled_from(["", ".cdc", ".crc"]),
+    st.sampled_from(["", "\n"]),
+)
+junk_names = st.sampled_from(
+    [".DS_Store", "_SUCCESS", ".hoodie_partition_metadata", "._a_1.log.1_0-1-2", "", ".", "x"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(base_names, log_names, junk_names), max_size=12))
+def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
+    sizes = list(range(len(names)))
+    listing = DirListing(
+        P, names, [None if s == 0 else s for s in sizes], [False] * len(names), [None] * len(names)
+    )
+    expected = [f for f in (_expected(n, s) for n, s in zip(names, sizes, strict=True)) if f is not None]
+    assert listing_data_files(P, listing) == expected
+    assert [parse_data_file_name(P, n, s) for n, s in zip(names, sizes, strict=True)] == [
+        _expected(n, s) for n, s in zip(names, sizes, strict=True)
+    ]
+
+
+def test_directories_are_never_data_files() -> None:
+    name = "abc-0_0-1-2_20240101000000000.parquet"
+    listing = DirListing(P, [name, name], [0, 7], [True, False], [None, None])
+    assert listing_data_files(P, listing) == [DataFile(P, name, 7, "abc-0", "20240101000000000")]
+
+
+def test_fast_built_data_files_are_ordinary_frozen_dataclasses() -> None:
+    (parsed,) = listing_data_files(P, DirListing(P, [".f-0_5.log.2_1-2-3"], [9], [False], [None]))
+    assert parsed == DataFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3")
+    assert hash(parsed) == hash(DataFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3"))
+    assert parsed.is_log and parsed.path == f"{P}/.f-0_5.log.2_1-2-3"
+    assert repr(parsed).startswith("DataFile(partition='p=1'")

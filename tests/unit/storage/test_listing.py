@@ -1,0 +1,71 @@
+"""Column-wise directory listings: the same entries as FileInfo listings, built lazily."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from maintainer.storage import FileInfo, Storage
+from maintainer.storage.listing import DirListing, Listings
+
+
+@pytest.fixture
+def storage(tmp_path: Path) -> Storage:
+    root = tmp_path / "table"
+    (root / "p=1" / "sub").mkdir(parents=True)
+    (root / "p=1" / "a.parquet").write_bytes(b"12345")
+    (root / "p=1" / ".hoodie_partition_metadata").write_bytes(b"x")
+    (root / "p=2").mkdir()
+    (root / "top.txt").write_bytes(b"333")
+    return Storage(str(root), listing_threads=4)
+
+
+def test_columns_hold_the_entries_of_the_directory(storage: Storage) -> None:
+    listing = storage.list_dir_columns("p=1/")
+    assert listing.directory == "p=1"
+    entries = sorted(zip(listing.names, listing.is_dir, strict=True))
+    assert entries == [(".hoodie_partition_metadata", False), ("a.parquet", False), ("sub", True)]
+    assert dict(zip(listing.names, listing.sizes, strict=True))["a.parquet"] == 5
+    assert all(m is not None and m > 0 for m in listing.mtime_ns)
+    assert listing.subdirectories() == ["sub"]
+    assert listing.has_file_starting_with(".hoodie_partition")
+    assert not listing.has_file_starting_with("sub")  # a directory is not a file
+    assert listing.path_of("a.parquet") == "p=1/a.parquet"
+
+
+def test_columns_and_file_infos_agree(storage: Storage) -> None:
+    for directory in ("", "p=1", "p=2", "missing"):
+        infos = storage.list_dir(directory)
+        assert storage.list_dir_columns(directory).infos() == infos
+        assert DirListing.from_infos(directory, infos).infos() == infos
+    (top,) = [i for i in storage.list_dir("") if i.path == "top.txt"]
+    assert top == FileInfo("top.txt", 3, False, top.mtime_ms) and top.mtime_ms is not None
+
+
+def test_list_dirs_columns_keeps_the_order_asked(storage: Storage) -> None:
+    listed = storage.list_dirs_columns(["p=2", "p=1", "missing"])
+    assert list(listed) == ["p=2", "p=1", "missing"]
+    assert len(listed["p=1"]) == 3 and len(listed["p=2"]) == 0 and len(listed["missing"]) == 0
+    assert storage.list_dirs(["p=1"]) == {"p=1": storage.list_dir("p=1")}
+
+
+def test_listings_read_as_a_mapping_of_file_info_tuples(storage: Storage) -> None:
+    listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
+    assert list(listings) == ["p=1", "p=2"] and len(listings) == 2 and "p=1" in listings
+    assert listings["p=1"] == tuple(storage.list_dir("p=1"))
+    assert listings["p=1"] is listings["p=1"]  # built once
+    assert listings == {"p=1": tuple(storage.list_dir("p=1")), "p=2": ()}
+    assert listings.dir_listing("p=2").names == []
+    with pytest.raises(KeyError):
+        listings["p=3"]
+
+
+def test_listings_subset_merged_and_pickled(storage: Storage) -> None:
+    listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
+    assert list(listings.subset(["p=2", "p=9"])) == ["p=2"]
+    merged = listings.merged({"": storage.list_dir_columns("")})
+    assert list(merged) == ["p=1", "p=2", ""] and list(listings) == ["p=1", "p=2"]
+    copy = pickle.loads(pickle.dumps(listings))
+    assert copy == listings and copy.dir_listing("p=1") == listings.dir_listing("p=1")
