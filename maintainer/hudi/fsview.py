@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from maintainer.hudi.filenames import (
@@ -296,27 +297,38 @@ def _is_visible(
     return layout == 1 and data_file.is_log and instant in pending_compaction_times
 
 
-def _slice_for_log_v2(log: DataFile, slice_instants: list[str], completions: Mapping[str, str]) -> str:
-    """Layout 2: the greatest slice instant at or before the log's deltacommit completion time;
-    where there is none, the log opens a slice at its own instant (``slice_instants`` is
-    kept sorted and grows by that instant)."""
-    completion = completions.get(log.instant_time, log.instant_time)
-    index = bisect.bisect_right(slice_instants, completion) - 1
+def _slice_for_log_v2(instant: str, slice_instants: list[str], completions: Mapping[str, str]) -> str:
+    """Layout 2: the greatest slice instant at or before the completion time of the log's
+    deltacommit ``instant``; where there is none, the log opens a slice at its own instant
+    (``slice_instants`` is kept sorted and grows by that instant)."""
+    index = bisect.bisect_right(slice_instants, completions.get(instant, instant)) - 1
     if index >= 0:
         return slice_instants[index]
-    bisect.insort(slice_instants, log.instant_time)
-    return log.instant_time
+    bisect.insort(slice_instants, instant)
+    return instant
+
+
+_LOG_ORDER = attrgetter("instant_time", "log_version", "write_token")
+"""Hudi's log-file order (:meth:`DataFile.log_order`), as a C-level key."""
 
 
 def _logs_by_slice(
     logs: list[DataFile], slice_instants: list[str], layout: int, completions: Mapping[str, str]
 ) -> dict[str, list[DataFile]]:
     """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow)."""
-    logs.sort(key=DataFile.log_order)
+    logs.sort(key=_LOG_ORDER)
     by_slice: dict[str, list[DataFile]] = {}
+    previous_instant, key = "", ""
     for log in logs:
-        key = log.instant_time if layout == 1 else _slice_for_log_v2(log, slice_instants, completions)
-        by_slice.setdefault(key, []).append(log)
+        instant = log.instant_time
+        if instant != previous_instant:  # logs of one instant share their slice
+            key = instant if layout == 1 else _slice_for_log_v2(instant, slice_instants, completions)
+            previous_instant = instant
+        files = by_slice.get(key)
+        if files is None:
+            by_slice[key] = [log]
+        else:
+            files.append(log)
     return by_slice
 
 

@@ -75,8 +75,13 @@ def write_container(schema_name: str, record: Mapping[str, Any]) -> bytes:
     The embedded schema is the project's self-contained schema of ``schema_name``; the same
     record always gives the same bytes.
     """
+    return container_of_datum(schema_name, encode_datum(schema_name, record))
+
+
+def container_of_datum(schema_name: str, datum: bytes) -> bytes:
+    """The Avro container (null codec) holding the one already encoded record ``datum`` of Hudi
+    type ``schema_name`` (what :func:`write_container` writes around it)."""
     text = schema_text(schema_name).encode("utf-8")
-    datum = encode_datum(schema_name, record)
     sync = hashlib.sha256(text + b"\x00" + datum).digest()[:SYNC_SIZE]
     header = MAGIC + _encode_map({"avro.schema": text}) + sync
     block = _encode_long(1) + _encode_long(len(datum)) + datum + sync

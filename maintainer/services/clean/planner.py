@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import attrgetter
 
-from maintainer.hudi.fsview import FileGroup, FileSlice, FileSystemView, PendingOperation
+from maintainer.hudi.fsview import DataFile, FileGroup, FileSlice, FileSystemView, PendingOperation
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
@@ -30,10 +31,12 @@ class FileToDelete:
     name: str
     size: int
     reason: str
+    path: str
+    """Relative to the table base path (kept, not derived: the plan reads it for every file)."""
 
-    @property
-    def path(self) -> str:
-        return f"{self.partition}/{self.name}" if self.partition else self.name
+    @classmethod
+    def of(cls, data_file: DataFile, reason: str) -> FileToDelete:
+        return cls(data_file.partition, data_file.name, data_file.size, reason, data_file.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,8 @@ class CleanPlanResult:
         return bool(self.files) or bool(self.partitions_to_delete)
 
 
+_BY_NAME = attrgetter("name")
+
 # -- per file group ------------------------------------------------------------------------
 
 
@@ -104,7 +109,7 @@ def _pending_ops(view: FileSystemView, group: FileGroup) -> list[PendingOperatio
 
 
 def _deletions(file_slice: FileSlice, reason: str) -> list[FileToDelete]:
-    return [FileToDelete(f.partition, f.name, f.size, reason) for f in file_slice.files]
+    return [FileToDelete.of(f, reason) for f in file_slice.files]
 
 
 def _is_savepointed(file_slice: FileSlice, savepointed: frozenset[str]) -> bool:
@@ -203,11 +208,18 @@ def _group_deletions(
 
 
 def _partition_emptied(view: FileSystemView, partition: str, deleted: list[FileToDelete]) -> bool:
-    remaining = {
-        f.name for g in view.file_groups(partition, include_replaced=True) for s in g.slices for f in s.files
-    }
-    has_uncommitted = any(f.partition == partition for f in view.uncommitted)
-    return bool(remaining) and remaining <= {f.name for f in deleted} and not has_uncommitted
+    """Every file of the partition is deleted (and there is one, and none uncommitted); stops
+    at the first file kept, usually the first group's latest slice."""
+    if not deleted:
+        return False
+    deleted_names = {f.name for f in deleted}
+    files = (f for g in view.file_groups(partition, include_replaced=True) for s in g.slices for f in s.files)
+    has_files = False
+    for data_file in files:
+        if data_file.name not in deleted_names:
+            return False
+        has_files = True
+    return has_files and not any(f.partition == partition for f in view.uncommitted)
 
 
 def plan_partition(
@@ -221,7 +233,7 @@ def plan_partition(
     for group in view.file_groups(partition, include_replaced=True):
         deleted += _group_deletions(view, group, settings, ectr, savepointed)
     emptied = bool(partition) and _partition_emptied(view, partition, deleted)
-    return PartitionClean(partition, tuple(sorted(deleted, key=lambda f: f.name)), emptied)
+    return PartitionClean(partition, tuple(sorted(deleted, key=_BY_NAME)), emptied)
 
 
 # -- the plan --------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
 from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window
 from maintainer.storage import FileInfo, Storage
+from maintainer.storage.listing import Listings
 
 
 def clean_settings(spec: CleanSpec) -> CleanSettings:
@@ -121,10 +122,13 @@ def _scoped_view(table: LoadedTable, partitions: tuple[str, ...] | None) -> File
     if partitions is None or set(partitions) == set(listings):
         return table.view
     wanted = set(partitions)
+    missing = sorted(wanted - set(listings))
+    listed = table.storage.list_dirs_columns(missing) if missing else {}
+    if isinstance(listings, Listings):
+        scoped_listings = listings.subset(sorted(wanted)).merged(listed)
+        return build_view(table.view.timeline, scoped_listings, table.view.inputs)
     scoped: dict[str, Sequence[FileInfo]] = {p: entries for p, entries in listings.items() if p in wanted}
-    missing = wanted - set(listings)
-    if missing:
-        scoped.update(table.storage.list_dirs(sorted(missing)))
+    scoped.update({path: listing.infos() for path, listing in listed.items()})
     return build_view(table.view.timeline, scoped, table.view.inputs)
 
 

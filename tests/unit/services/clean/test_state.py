@@ -170,3 +170,20 @@ def test_plan_lists_window_partitions_the_opened_table_lacks(tmp_path: Path) -> 
     )
     full = plan_clean_node(open_table(str(root)), spec(str(root), commits_retained=3), NOW)
     assert plan_clean_node(partial, spec(str(root), commits_retained=3), NOW).files == full.files
+
+
+def test_plan_on_listings_of_file_infos_matches_the_column_wise_listings(tmp_path: Path) -> None:
+    """A table whose listings are plain FileInfo tuples (as a projection makes) plans the same."""
+    from dataclasses import replace
+
+    from maintainer.hudi.loading import LoadedTable
+
+    root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
+    commits = ct.completed_commits(root)
+    ct.write_completed_clean(str(root), commits[7], savepointed="")
+    table = open_table(str(root))
+    some = dict(list(table.snapshot.listings.items())[:3])
+    plain = LoadedTable(table.storage, replace(table.snapshot, listings=some), table.view)
+    expected = plan_clean_node(table, spec(str(root), commits_retained=3), NOW)
+    assert not expected.scope.full and expected.files
+    assert plan_clean_node(plain, spec(str(root), commits_retained=3), NOW).files == expected.files

@@ -1,0 +1,86 @@
+"""The direct clean-plan encoder writes exactly the bytes of the generic fastavro path."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maintainer.errors import MaintainerError
+from maintainer.hudi import payloads as p
+from maintainer.hudi.payloads.clean_encode import cleaner_plan_datum, encode_long
+from maintainer.hudi.payloads.container import encode_datum, write_container
+from tests.unit.hudi.payloads import samples
+
+TEXT = st.text(max_size=300)
+KEYS = st.text(max_size=20)
+instants = st.builds(p.ActionInstant, timestamp=TEXT, action=TEXT, state=TEXT)
+file_infos = st.builds(
+    p.CleanFileInfo,
+    file_path=st.one_of(st.none(), TEXT),
+    is_bootstrap_base_file=st.sampled_from([None, False, True]),
+)
+plans = st.builds(
+    p.CleanerPlan,
+    policy=TEXT,
+    earliest_instant_to_retain=st.one_of(st.none(), instants),
+    last_completed_commit_timestamp=TEXT,
+    files_to_be_deleted_per_partition=st.one_of(
+        st.none(), st.dictionaries(KEYS, st.lists(TEXT, max_size=3).map(tuple), max_size=3)
+    ),
+    version=st.one_of(st.none(), st.integers(-(2**31), 2**31 - 1)),
+    file_paths_to_be_deleted_per_partition=st.one_of(
+        st.none(), st.dictionaries(KEYS, st.lists(file_infos, max_size=5).map(tuple), max_size=4)
+    ),
+    partitions_to_be_deleted=st.one_of(st.none(), st.lists(TEXT, max_size=3).map(tuple)),
+    extra_metadata=st.one_of(st.none(), st.dictionaries(KEYS, TEXT, max_size=3)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans)
+def test_direct_encoding_is_fastavros(plan: p.CleanerPlan) -> None:
+    assert cleaner_plan_datum(plan) == encode_datum(plan.SCHEMA, plan.to_record())
+    assert p.encode_avro(plan) == write_container(plan.SCHEMA, plan.to_record())
+
+
+def test_large_plan_with_long_paths() -> None:
+    infos = tuple(
+        p.CleanFileInfo(file_path="s3://bucket/t/" + "x" * n, is_bootstrap_base_file=False)
+        for n in (0, 50, 63, 64, 127, 128, 4000, 5000, 70000)
+    )
+    plan = p.CleanerPlan(policy="KEEP_LATEST_COMMITS", file_paths_to_be_deleted_per_partition={"a": infos})
+    assert p.encode_avro(plan) == write_container(plan.SCHEMA, plan.to_record())
+    assert p.decode_cleaner_plan(p.encode_avro(plan), "test") == plan
+
+
+def test_sample_plan_round_trips() -> None:
+    plan = samples.cleaner_plan()
+    assert p.decode_cleaner_plan(p.encode_avro(plan), "test") == plan
+
+
+@pytest.mark.parametrize("value", [0, 1, -1, 63, 64, -65, 2**31 - 1, -(2**31), 2**40, -(2**63)])
+def test_longs_are_zigzag_varints(value: int) -> None:
+    plan = p.CleanerPlan(policy="", version=value if -(2**31) <= value < 2**31 else None)
+    assert cleaner_plan_datum(plan) == encode_datum(plan.SCHEMA, plan.to_record())
+    assert encode_long(value) == _reference_long(value)
+
+
+def _reference_long(value: int) -> bytes:
+    """Avro's spec: zig-zag, then 7 bits per byte, low bits first."""
+    zigzag = (value << 1) ^ (value >> 63)
+    out = []
+    while True:
+        out.append(zigzag & 0x7F)
+        zigzag >>= 7
+        if not zigzag:
+            break
+        out[-1] |= 0x80
+    return bytes(out)
+
+
+def test_values_of_the_wrong_type_are_a_maintainer_error() -> None:
+    with pytest.raises(MaintainerError, match="HoodieCleanerPlan"):
+        cleaner_plan_datum(p.CleanerPlan(policy=None))  # type: ignore[arg-type]
+    with pytest.raises(MaintainerError, match="does not fit an Avro int"):
+        cleaner_plan_datum(p.CleanerPlan(policy="", version=2**31))
