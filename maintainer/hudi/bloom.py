@@ -211,7 +211,10 @@ def _same_length_groups(array: pa.Array) -> Iterator[tuple[int, np.ndarray]]:
         return
     for length in np.unique(lengths).tolist():
         starts = offsets[:-1][lengths == length]
-        yield length, data[starts[:, None] + np.arange(length)]
+        matrix = np.empty((len(starts), length), np.uint8)
+        for column in range(length):  # byte by byte: no index array of every byte
+            matrix[:, column] = data[starts + column]
+        yield length, matrix
 
 
 def _murmur_words(matrix: np.ndarray) -> np.ndarray:

@@ -231,3 +231,10 @@ def test_vectorised_remainder_is_javas_abs_of_the_signed_remainder() -> None:
     got = bloom._java_abs_remainder(np.array(hashes, np.uint32), 2587966).tolist()
     signed = [h - (1 << 32) if h & 0x80000000 else h for h in hashes]
     assert got == [abs(s) % 2587966 for s in signed]
+
+
+def test_keys_of_many_lengths_hash_as_one_by_one() -> None:
+    keys = [*ODD_KEYS, *(f"{i}:" + "é" * (i % 9) + "x" * (i % 23) for i in range(300))]
+    vector = bloom.murmur_positions(pa.array(keys), 4, 99991).to_pylist()
+    expected = [p for k in keys for p in bloom.key_positions(k.encode(), 4, 99991)]
+    assert sorted(vector) == sorted(expected)
