@@ -304,7 +304,8 @@ def _slice_for_log_v2(instant: str, slice_instants: list[str], completions: Mapp
     index = bisect.bisect_right(slice_instants, completions.get(instant, instant)) - 1
     if index >= 0:
         return slice_instants[index]
-    bisect.insort(slice_instants, instant)
+    if instant not in slice_instants:  # (a completion time before the instant's own time)
+        bisect.insort(slice_instants, instant)
     return instant
 
 
@@ -349,7 +350,8 @@ def _build_group(
             bases[data_file.instant_time] = data_file
     slice_instants = sorted(bases) if pending is None else sorted({*bases, pending.instant_time})
     by_slice = _logs_by_slice(logs, slice_instants, layout, completions) if logs else {}
-    instants = sorted({*slice_instants, *by_slice}) if by_slice else slice_instants
+    # layout 2 places every log in ``slice_instants`` (grown as needed, sorted, no duplicates)
+    instants = sorted({*slice_instants, *by_slice}) if by_slice and layout == 1 else slice_instants
     new_slice, no_logs = _new_file_slice, ()
     slices = tuple(
         new_slice(partition, file_id, b, bases.get(b), tuple(by_slice[b]) if b in by_slice else no_logs)

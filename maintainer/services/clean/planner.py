@@ -36,7 +36,20 @@ class FileToDelete:
 
     @classmethod
     def of(cls, data_file: DataFile, reason: str) -> FileToDelete:
-        return cls(data_file.partition, data_file.name, data_file.size, reason, data_file.path)
+        """The deletion of ``data_file`` (built through the slots: once per deleted file)."""
+        deletion: FileToDelete = object.__new__(cls)
+        set_partition, set_name, set_size, set_reason, set_path = _DELETION_SETTERS
+        set_partition(deletion, data_file.partition)
+        set_name(deletion, data_file.name)
+        set_size(deletion, data_file.size)
+        set_reason(deletion, reason)
+        set_path(deletion, data_file.path)
+        return deletion
+
+
+_DELETION_SETTERS = tuple(
+    vars(FileToDelete)[f].__set__ for f in ("partition", "name", "size", "reason", "path")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +111,10 @@ def _needed_by_pending(file_slice: FileSlice, ops: list[PendingOperation]) -> Pe
 
 
 def _pending_ops(view: FileSystemView, group: FileGroup) -> list[PendingOperation]:
-    key = (group.partition, group.file_id)
     inputs = view.inputs
+    if not (inputs.pending_compaction or inputs.pending_log_compaction or inputs.pending_clustering):
+        return []
+    key = (group.partition, group.file_id)
     found = (
         inputs.pending_compaction.get(key),
         inputs.pending_log_compaction.get(key),
@@ -113,7 +128,7 @@ def _deletions(file_slice: FileSlice, reason: str) -> list[FileToDelete]:
 
 
 def _is_savepointed(file_slice: FileSlice, savepointed: frozenset[str]) -> bool:
-    return any(f.name in savepointed for f in file_slice.files)
+    return bool(savepointed) and any(f.name in savepointed for f in file_slice.files)
 
 
 def _latest_before(slices_newest_first: list[FileSlice], ectr: str) -> str | None:

@@ -1,0 +1,52 @@
+"""Building the view from column-wise listings: the same view as from FileInfo entries, and
+the layout-2 slice placement edge cases the fast path must keep."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from maintainer.hudi.fsview import FileSystemView, build_view
+from maintainer.hudi.timeline import Timeline
+from maintainer.storage import FileInfo
+from maintainer.storage.listing import DirListing, Listings
+from tests.unit.hudi.test_fsview import FG, T1, T2, T3, P, base, log, slices, v8, v8_tables
+
+
+def _column_wise(listing: dict[str, list[FileInfo]]) -> Listings:
+    return Listings({p: DirListing.from_infos(p, infos) for p, infos in listing.items()})
+
+
+def _same(a: FileSystemView, b: FileSystemView) -> None:
+    assert a.groups == b.groups and a.uncommitted == b.uncommitted and a.partitions == b.partitions
+
+
+@settings(max_examples=200, deadline=None)
+@given(v8_tables())
+def test_column_wise_and_file_info_listings_give_the_same_view(
+    table: tuple[Timeline, list[FileInfo]],
+) -> None:
+    timeline, files = table
+    listing = {P: files, "q=2": [FileInfo(f"q=2/{f.name}", f.size, f.is_dir) for f in files[::2]]}
+    _same(build_view(timeline, _column_wise(listing)), build_view(timeline, listing))
+
+
+def test_log_completed_before_its_own_instant_joins_the_base_at_that_instant() -> None:
+    """A deltacommit whose completion time precedes its instant (a damaged timeline) and a base
+    file at that very instant: one slice, as when the log opens a slice at its own instant."""
+    timeline = v8(f"{T1}_{T2}.commit", f"{T3}_{T2}.deltacommit")
+    v = build_view(timeline, {P: [base(FG, T3), log(FG, T3)]})
+    assert slices(v) == [(T3, base(FG, T3).name, [log(FG, T3).name])]
+
+
+def test_logs_of_one_deltacommit_share_a_slice() -> None:
+    timeline = v8(f"{T1}_{T2}.commit", f"{T2}_{T3}.deltacommit")
+    logs = [log(FG, T2, version=2), log(FG, T2, token="0-1-0"), log(FG, T2)]
+    v = build_view(timeline, _column_wise({P: [base(FG, T1), *logs]}))
+    ordered = [log(FG, T2, token="0-1-0").name, log(FG, T2).name, log(FG, T2, version=2).name]
+    assert slices(v) == [(T1, base(FG, T1).name, ordered)]
+
+
+def test_logs_before_every_base_open_their_own_slice() -> None:
+    timeline = v8(f"{T1}_{T2}.deltacommit", f"{T3}_{T3}.commit")
+    v = build_view(timeline, _column_wise({P: [log(FG, T1), base(FG, T3)]}))
+    assert slices(v) == [(T1, None, [log(FG, T1).name]), (T3, base(FG, T3).name, [])]
