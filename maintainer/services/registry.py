@@ -28,6 +28,7 @@ from maintainer.services.compaction import node as compaction_node
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.services.rollback import node as rollback_node
 from maintainer.services.savepoint import node as savepoint_node
+from maintainer.services.savepoint.projection import project_after_savepoint_create
 from maintainer.storage import Storage
 
 NodePlanner = Callable[[LoadedTable, TableSpec, datetime], NodePlan]
@@ -99,6 +100,7 @@ SERVICES: dict[str, ServiceEntry] = {
         partitions=_all_partitions,
         payloads=_no_payloads,
         executor=f"{_ADAPTERS}:{service_apply.execute_savepoint_create.__name__}",
+        project=project_after_savepoint_create,
     ),
     "clean": ServiceEntry(
         name="clean",

@@ -24,10 +24,11 @@ from maintainer.hudi.loading import open_table
 from maintainer.plan.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
+from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger, SavepointsSpec
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
+from maintainer.services.savepoint.executor import create_savepoint
 from tests.support.compaction import compacting_writer, schedule_compaction
 
 CLEANS = {
@@ -139,3 +140,31 @@ def test_without_a_compaction_to_run_the_clean_is_planned_on_the_table_as_read(t
     nodes = plan_nodes(path, CLEANS["commits_1"], ("compaction", "clean"))
     assert nodes["compaction"].status is NodeStatus.NO_OP
     assert "projected_instants" not in nodes["clean"].effect
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_savepoint_the_plan_creates_keeps_its_files_from_the_planned_clean(
+    tmp_path: Path, version: int
+) -> None:
+    clean = CLEANS["versions_1"]
+    planned_on = table_with_history(tmp_path / "a", version)
+    savepointed = open_table(str(planned_on)).snapshot.timeline.completed_commits()[-3].timestamp
+    with_savepoint = spec(planned_on, clean).model_copy(
+        update={"savepoints": SavepointsSpec(instants=(savepointed,))}
+    )
+    created = tmp_path / "b" / "t"
+    shutil.copytree(planned_on, created)
+
+    request = TableRequest(with_savepoint, ("compaction", "savepoint_create", "clean"))
+    built = build_plan("p", "dev", [request], {}, datetime.now(timezone.utc))
+    nodes = {node.service: node for node in built.plan.tables[0].nodes}
+    assert [a.target for a in nodes["savepoint_create"].actions] == [savepointed]
+    assert f"savepoint(s) {savepointed} created" in nodes["clean"].reasons[0]
+
+    compact_for_real(created)
+    create_savepoint(open_table(str(created)), savepointed)
+    after = plan_nodes(created, clean, ("clean",))["clean"]
+    assert deletions(nodes["clean"]) == deletions(after)
+    assert nodes["clean"].effect["savepointed_timestamps"] == after.effect["savepointed_timestamps"]
+    without = plan_nodes(planned_on, clean, ("compaction", "clean"))["clean"]
+    assert deletions(nodes["clean"]) < deletions(without), "the savepoint keeps files the clean would delete"

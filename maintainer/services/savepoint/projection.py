@@ -1,0 +1,57 @@
+"""The table as a ``savepoint_create`` node of the plan will leave it: its savepoints completed
+on the timeline, and the files they keep (the latest slices as of each savepointed commit)
+savepointed, so a clean planned after it in the same plan keeps them (instead of approving
+deletions that apply would then drop as drift).
+
+Pure: builds new timeline and view objects; reads and writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from maintainer.hudi.fsview import build_view
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.loading import LoadedTable, Projection
+from maintainer.hudi.timeline import TimelineEntry
+from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.services.savepoint.executor import savepoint_metadata
+
+_PROJECTED = "projected"
+
+
+def _savepoint_entry(instant_time: str, layout: int, completion: str) -> TimelineEntry:
+    instant = Instant(instant_time, Action.SAVEPOINT, State.COMPLETED, completion if layout == 2 else None)
+    return TimelineEntry(instant, {State.COMPLETED: instant.file_name(layout)})
+
+
+def _kept_files(table: LoadedTable, instant_time: str) -> set[str]:
+    metadata = savepoint_metadata(table, instant_time, _PROJECTED, _PROJECTED, 0)
+    return {name for p in metadata.partition_metadata.values() for name in p.savepoint_data_file}
+
+
+def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> LoadedTable:
+    """The table after ``node`` created its savepoints; the table itself when it creates none."""
+    created = [a.target for a in node.actions if a.kind == "create_savepoint"]
+    if node.status is not NodeStatus.CHANGES or not created:
+        return table
+    timeline = table.snapshot.timeline
+    completion = timeline.max_instant_time() or created[-1]
+    kept: set[str] = set(table.view.inputs.savepointed_files)
+    for instant_time in created:
+        kept |= _kept_files(table, instant_time)
+    entries = [*timeline.entries, *(_savepoint_entry(t, timeline.layout, completion) for t in created)]
+    entries.sort(key=lambda e: e.instant.sort_key())
+    projected_timeline = timeline.filter(entries)
+    inputs = replace(table.view.inputs, savepointed_files=frozenset(kept))
+    snapshot = replace(table.snapshot, timeline=projected_timeline)
+    previous = table.projection
+    description = f"savepoint(s) {', '.join(created)} created"
+    projection = Projection(
+        previous.instants if previous else (),
+        f"{previous.description}; {description}"
+        if previous
+        else f"planned on the table as it will be after this plan's earlier nodes: {description}",
+    )
+    view = build_view(projected_timeline, snapshot.listings, inputs)
+    return LoadedTable(table.storage, snapshot, view, projection)
