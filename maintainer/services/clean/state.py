@@ -17,6 +17,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.fsview import FileSystemView, build_view
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.timeline import Timeline
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
@@ -41,7 +42,8 @@ def clean_settings(spec: CleanSpec) -> CleanSettings:
 
 _LAST_CLEANS: dict[str, LastClean] = {}
 """Decoded last cleans by instant file URI: a completed instant file never changes, and its
-metadata (every deleted file name) can be large, so a plan reads it once."""
+metadata (every deleted file name) can be large, so a plan reads it once (and decodes only
+the fields it needs)."""
 _CACHE_SIZE = 256
 
 
@@ -60,12 +62,12 @@ def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
     cached = _LAST_CLEANS.get(uri)
     if cached is not None:
         return cached
-    metadata = payloads.decode_clean_metadata(storage.read_bytes(path), uri)
-    if metadata is None:
+    retention = decode_clean_retention(storage.read_bytes(path), uri)
+    if retention is None:
         return LastClean(instant.timestamp, "")
-    recorded = (metadata.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
+    recorded = (retention.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
     savepoints = None if recorded is None else tuple(t for t in recorded.split(",") if t)
-    last = LastClean(instant.timestamp, metadata.earliest_commit_to_retain or "", savepoints)
+    last = LastClean(instant.timestamp, retention.earliest_commit_to_retain or "", savepoints)
     if len(_LAST_CLEANS) >= _CACHE_SIZE:
         _LAST_CLEANS.clear()
     _LAST_CLEANS[uri] = last
