@@ -174,6 +174,9 @@ class CompactionApply:
             "bytes_written": sum(s.file_size_in_bytes or 0 for s in stats),
             "rolled_back_files": sorted(p for run in self.runs for p in run.rolled_back_files),
             "rollbacks": [run.rollback_instant for run in self.runs if run.rollback_instant],
+            "corrupt_log_blocks_skipped": {
+                s.path or "": s.total_corrupt_log_block for s in stats if s.total_corrupt_log_block
+            },
         }
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
@@ -190,6 +193,12 @@ def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
         text += (
             f", an earlier failed attempt rolled back first (rollback {', '.join(rollbacks)}, "
             f"{len(effects['rolled_back_files'])} partial file(s) deleted)"
+        )
+    corrupt = effects["corrupt_log_blocks_skipped"]
+    if corrupt:
+        text += (
+            f", {sum(corrupt.values())} corrupt log block(s) skipped as Hudi does (a crashed append's "
+            f"leftovers) in {len(corrupt)} slice(s)"
         )
     return text + (f", {len(drift)} drifted" if drift else "")
 
