@@ -205,9 +205,29 @@ _SKIPPED_DOT_PREFIXES = ("._", PARTITION_METADATA_PREFIX)
 """Dot names that are never data files (with ``*.crc``; other junk never parses as a log)."""
 
 
-def listing_data_files(partition: str, listing: DirListing) -> list[DataFile]:
-    """The Hudi base and log files of a partition's listing, in listing order (the hot loop of
-    table loading: one regex match and one object per data file, nothing else)."""
+_DATA_FILES_MEMO = "maintainer.hudi.fsview.data_files"
+
+
+def listing_data_files(partition: str, listing: DirListing) -> tuple[DataFile, ...]:
+    """The Hudi base and log files of a partition's listing, in listing order; parsed once per
+    listing (kept in its memo: views built on the same listings share them)."""
+    if listing.directory != partition:
+        return tuple(_parse_data_files(partition, listing))
+    parsed: tuple[DataFile, ...] | None = listing.memo.get(_DATA_FILES_MEMO)
+    if parsed is None:
+        parsed = prepare_data_files(listing)
+    return parsed
+
+
+def prepare_data_files(listing: DirListing) -> tuple[DataFile, ...]:
+    """Parse the data files of a listing of partition ``listing.directory`` into its memo."""
+    parsed = tuple(_parse_data_files(listing.directory, listing))
+    listing.memo[_DATA_FILES_MEMO] = parsed
+    return parsed
+
+
+def _parse_data_files(partition: str, listing: DirListing) -> list[DataFile]:
+    """The hot loop of table loading: one regex match and one object per data file."""
     base_match, log_match = PLAIN_BASE_FILE_PATTERN.fullmatch, PLAIN_LOG_FILE_PATTERN.fullmatch
     new = _new_data_file
     files: list[DataFile] = []

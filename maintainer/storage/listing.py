@@ -11,7 +11,8 @@ access, once per partition); the file-system view reads the columns directly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow.fs as pafs
 
@@ -40,6 +41,9 @@ class DirListing:
     """Sizes in bytes (None where the storage reports none, e.g. directories)."""
     is_dir: Sequence[bool]
     mtime_ns: Sequence[int | None]
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What readers derive from the entries, by reader (e.g. the parsed data files), so that
+    it is derived once however many views are built on the listing."""
 
     @classmethod
     def from_arrow(cls, directory: str, infos: Sequence[pafs.FileInfo]) -> DirListing:

@@ -50,3 +50,19 @@ def test_logs_before_every_base_open_their_own_slice() -> None:
     timeline = v8(f"{T1}_{T2}.deltacommit", f"{T3}_{T3}.commit")
     v = build_view(timeline, _column_wise({P: [log(FG, T1), base(FG, T3)]}))
     assert slices(v) == [(T1, None, [log(FG, T1).name]), (T3, base(FG, T3).name, [])]
+
+
+def test_views_on_the_same_listings_share_the_parsed_files() -> None:
+    timeline = v8(f"{T1}_{T2}.commit", f"{T2}_{T3}.deltacommit")
+    listings = _column_wise({P: [base(FG, T1), log(FG, T2)]})
+    first, second = build_view(timeline, listings), build_view(timeline, listings)
+    assert [id(f) for f in first.all_files()] == [id(f) for f in second.all_files()]
+    _same(first, build_view(timeline, {P: [base(FG, T1), log(FG, T2)]}))
+
+
+def test_a_listing_read_under_another_partition_name_is_parsed_for_that_name() -> None:
+    timeline = v8(f"{T1}_{T2}.commit")
+    listing = DirListing.from_infos(P, [base(FG, T1)])
+    build_view(timeline, Listings({P: listing}))
+    (data_file,) = build_view(timeline, Listings({"other": listing})).all_files()
+    assert data_file.partition == "other" and data_file.path == f"other/{base(FG, T1).name}"

@@ -60,7 +60,7 @@ def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
         P, names, [None if s == 0 else s for s in sizes], [False] * len(names), [None] * len(names)
     )
     expected = [f for f in (_expected(n, s) for n, s in zip(names, sizes, strict=True)) if f is not None]
-    assert listing_data_files(P, listing) == expected
+    assert list(listing_data_files(P, listing)) == expected
     assert [parse_data_file_name(P, n, s) for n, s in zip(names, sizes, strict=True)] == [
         _expected(n, s) for n, s in zip(names, sizes, strict=True)
     ]
@@ -69,7 +69,7 @@ def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
 def test_directories_are_never_data_files() -> None:
     name = "abc-0_0-1-2_20240101000000000.parquet"
     listing = DirListing(P, [name, name], [0, 7], [True, False], [None, None])
-    assert listing_data_files(P, listing) == [DataFile(P, name, 7, "abc-0", "20240101000000000")]
+    assert listing_data_files(P, listing) == (DataFile(P, name, 7, "abc-0", "20240101000000000"),)
 
 
 def test_fast_built_data_files_are_ordinary_frozen_dataclasses() -> None:

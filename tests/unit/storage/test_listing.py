@@ -69,3 +69,10 @@ def test_listings_subset_merged_and_pickled(storage: Storage) -> None:
     assert list(merged) == ["p=1", "p=2", ""] and list(listings) == ["p=1", "p=2"]
     copy = pickle.loads(pickle.dumps(listings))
     assert copy == listings and copy.dir_listing("p=1") == listings.dir_listing("p=1")
+
+
+def test_memo_is_not_part_of_the_listing_value(storage: Storage) -> None:
+    listing = storage.list_dir_columns("p=1")
+    again = storage.list_dir_columns("p=1")
+    listing.memo["reader"] = object()
+    assert listing == again and "memo" not in repr(listing)
