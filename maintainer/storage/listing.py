@@ -86,6 +86,16 @@ class DirListing:
             )
         ]
 
+    def followed_by(self, more: DirListing) -> DirListing:
+        """This listing's entries, then ``more``'s (a new listing: nothing derived is kept)."""
+        return DirListing(
+            self.directory,
+            [*self.names, *more.names],
+            [*self.sizes, *more.sizes],
+            [*self.is_dir, *more.is_dir],
+            [*self.mtime_ns, *more.mtime_ns],
+        )
+
     def has_file_starting_with(self, prefix: str) -> bool:
         """Whether the name of an entry that is not a directory starts with ``prefix``."""
         return any(
@@ -116,6 +126,16 @@ class Listings(Mapping[str, tuple[FileInfo, ...]]):
     def merged(self, more: Mapping[str, DirListing]) -> Listings:
         """These listings with ``more`` added (or replacing same-named partitions)."""
         return Listings({**self._listings, **more})
+
+    def with_entries(self, added: Mapping[str, Iterable[FileInfo]]) -> Listings:
+        """These listings with ``added`` entries appended to their partitions (new partitions
+        for the others), column-wise; what was derived from the untouched partitions is kept."""
+        extended = dict(self._listings)
+        for partition, infos in added.items():
+            more = DirListing.from_infos(partition, infos)
+            known = extended.get(partition)
+            extended[partition] = more if known is None else known.followed_by(more)
+        return Listings(extended)
 
     def __getitem__(self, partition: str) -> tuple[FileInfo, ...]:
         built = self._built.get(partition)

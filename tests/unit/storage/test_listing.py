@@ -76,3 +76,18 @@ def test_memo_is_not_part_of_the_listing_value(storage: Storage) -> None:
     again = storage.list_dir_columns("p=1")
     listing.memo["reader"] = object()
     assert listing == again and "memo" not in repr(listing)
+
+
+def test_entries_added_to_listings_read_as_appended_file_infos(storage: Storage) -> None:
+    listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
+    listings.dir_listing("p=1").memo["reader"] = "derived"
+    added = {"p=2": [FileInfo("p=2/new.parquet", 7, False)], "p=3": [FileInfo("p=3/x.parquet", 1, False)]}
+    extended = listings.with_entries(added)
+    assert extended == {**listings, **{p: tuple(infos) for p, infos in added.items()}}
+    assert extended.dir_listing("p=1").memo == {"reader": "derived"}
+    assert extended.dir_listing("p=2").memo == {} and listings["p=2"] == ()
+    more = [FileInfo("p=1/more.parquet", 3, False, 5)]
+    assert Listings(storage.list_dirs_columns(["p=1"])).with_entries({"p=1": more})["p=1"] == (
+        *storage.list_dir("p=1"),
+        *more,
+    )
