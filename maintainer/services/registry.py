@@ -27,6 +27,7 @@ from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.compaction import node as compaction_node
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.services.rollback import node as rollback_node
+from maintainer.services.rollback.projection import project_after_rollback
 from maintainer.services.savepoint import node as savepoint_node
 from maintainer.services.savepoint.projection import project_after_savepoint_create
 from maintainer.storage import Storage
@@ -85,6 +86,7 @@ SERVICES: dict[str, ServiceEntry] = {
         partitions=_all_partitions,
         payloads=rollback_node.rollback_payloads,
         executor=f"{_ADAPTERS}:{service_apply.execute_rollback.__name__}",
+        project=project_after_rollback,
     ),
     "compaction": ServiceEntry(
         name="compaction",
@@ -93,6 +95,7 @@ SERVICES: dict[str, ServiceEntry] = {
         payloads=compaction_node.compaction_payloads,
         executor="maintainer.services.compaction.apply:execute_compaction",
         project=project_after_compaction,
+        plans_on_projection=True,
     ),
     "savepoint_create": ServiceEntry(
         name="savepoint_create",

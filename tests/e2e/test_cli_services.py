@@ -156,6 +156,33 @@ def test_one_apply_compacts_then_cleans_the_superseded_slices(
     assert hudi_reads(path) == before
 
 
+def test_one_apply_on_a_v6_table_with_a_failed_write_rolls_back_compacts_and_cleans(
+    make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    """Table version 6 compacts only once no earlier write is in flight: the compaction is planned
+    on the table as the plan's rollback will leave it (its command-block log files included), so
+    the same apply compacts exactly as approved, and the clean removes the superseded slices."""
+    generated = mor_table(tmp_path / "lake", commits=6, failed_write=True, version=6)
+    path = Path(generated.path.removeprefix("file://"))
+    project = make_project(
+        path,
+        f"{ROLLBACK_NOW}\n    {EVERY_COMMIT}\n    {LATEST_VERSION_ONLY}\n    archive: {{enabled: false}}",
+    )
+    assert project.cli("plan") == 0
+    review = (project.root / "target" / "plan" / "plan.md").read_text()
+    assert "after this plan's rollback of failed write(s)" in review
+    assert project.cli("apply") == 0
+    assert [n for n, s in project.ran() if s == "success"] == ["t.rollback", "t.compaction", "t.clean"]
+    assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
+    assert not any(project.node_result(f"t.{s}")["drift"] for s in ("rollback", "compaction", "clean"))
+    assert planned_deletions(project, "t.clean") and not planned_deletions(project, "t.clean") & data_files(
+        path
+    )
+    assert_reads_committed_rows(path, generated)
+    for group in open_table(str(path)).view.file_groups():
+        assert len(group.slices) == 1 and not group.slices[0].log_files, group.file_id
+
+
 # -- (b) the whole graph -------------------------------------------------------------------------
 
 

@@ -8,6 +8,7 @@ from the timeline writer and re-plans at it, keeping only the approved slices st
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -120,8 +121,12 @@ def node_from_result(table_name: str, result: CompactionPlanResult) -> NodePlan:
 
 
 def plan_compaction_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
-    """The compaction node of one table (the registry's planner)."""
-    return node_from_result(spec.name, plan_compaction_node(table, spec, now))
+    """The compaction node of one table (the registry's planner); planned on a projection (after
+    this plan's rollbacks), its reasons say so first."""
+    node = node_from_result(spec.name, plan_compaction_node(table, spec, now))
+    if table.projection is None or node.status is NodeStatus.NO_OP:
+        return node
+    return replace(node, reasons=(table.projection.description, *node.reasons))
 
 
 def compaction_partitions(

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from datetime import timedelta
 
 from maintainer.hudi.fsview import FileSlice, ViewInputs, build_view
-from maintainer.hudi.instant import Action, Instant, State, format_instant_time, parse_instant_time
-from maintainer.hudi.loading import LoadedTable, Projection
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
 from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
@@ -27,14 +26,6 @@ from maintainer.storage import FileInfo
 PROJECTED_WRITE_TOKEN = "0-0-0"
 """Write token of projected base files (the real one is the task's; only the file's existence
 as the newest slice matters to the planners that run on the projection)."""
-
-
-def projected_instant_time(timeline: Timeline, step: int = 1) -> str:
-    """``step`` milliseconds after every instant and completion time of the timeline."""
-    latest = timeline.max_instant_time()
-    if latest is None:
-        raise ValueError("a table with an empty timeline has nothing to compact")
-    return format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=step))
 
 
 def _completed(instant: Instant, layout: int, completion: str) -> Instant:
@@ -125,7 +116,7 @@ def _description(executed: list[str], new_instant: str | None, slices: int) -> s
             f"{slices} file slice(s) compacted by the new compaction (its instant, taken when apply "
             f"runs, is projected as {new_instant})"
         )
-    return "planned on the table as it will be after this plan's compaction: " + "; ".join(parts)
+    return "compaction: " + "; ".join(parts)
 
 
 def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
@@ -142,10 +133,10 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
     listings = _with_files(table.snapshot.listings, _new_files(table, node, executed, new_instant))
     inputs = _inputs_without(table.view.inputs, executed)
     snapshot = replace(table.snapshot, timeline=projected_timeline, listings=listings)
-    previous = table.projection
-    projection = Projection(
-        (*(previous.instants if previous else ()), *((new_instant,) if new_instant else ())),
+    projection = Projection.after(
+        table.projection,
         _description(executed, new_instant, len(operations)),
+        (new_instant,) if new_instant else (),
     )
     view = build_view(projected_timeline, listings, inputs)
     return LoadedTable(table.storage, snapshot, view, projection)

@@ -45,13 +45,6 @@ def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> Loaded
     projected_timeline = timeline.filter(entries)
     inputs = replace(table.view.inputs, savepointed_files=frozenset(kept))
     snapshot = replace(table.snapshot, timeline=projected_timeline)
-    previous = table.projection
-    description = f"savepoint(s) {', '.join(created)} created"
-    projection = Projection(
-        previous.instants if previous else (),
-        f"{previous.description}; {description}"
-        if previous
-        else f"planned on the table as it will be after this plan's earlier nodes: {description}",
-    )
+    projection = Projection.after(table.projection, f"savepoint(s) {', '.join(created)}")
     view = build_view(projected_timeline, snapshot.listings, inputs)
     return LoadedTable(table.storage, snapshot, view, projection)

@@ -10,9 +10,10 @@ standing for B's real one. Also with a pending compaction the plan executes (no 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,17 @@ from maintainer.hudi.loading import open_table
 from maintainer.plan.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger, SavepointsSpec
+from maintainer.project.services import (
+    CleanSpec,
+    CompactionSpec,
+    CompactionTrigger,
+    RollbackSpec,
+    SavepointsSpec,
+)
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
+from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service
 from maintainer.services.savepoint.executor import create_savepoint
 from tests.support.compaction import compacting_writer, schedule_compaction
 
@@ -38,6 +46,10 @@ CLEANS = {
     "commits_3": CleanSpec(commits_retained=3),
 }
 EVERY_COMMIT = CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1))
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def table_with_history(root: Path, version: int) -> Path:
@@ -159,7 +171,7 @@ def test_a_savepoint_the_plan_creates_keeps_its_files_from_the_planned_clean(
     built = build_plan("p", "dev", [request], {}, datetime.now(timezone.utc))
     nodes = {node.service: node for node in built.plan.tables[0].nodes}
     assert [a.target for a in nodes["savepoint_create"].actions] == [savepointed]
-    assert f"savepoint(s) {savepointed} created" in nodes["clean"].reasons[0]
+    assert f"savepoint(s) {savepointed}" in nodes["clean"].reasons[0]
 
     compact_for_real(created)
     create_savepoint(open_table(str(created)), savepointed)
@@ -168,3 +180,41 @@ def test_a_savepoint_the_plan_creates_keeps_its_files_from_the_planned_clean(
     assert nodes["clean"].effect["savepointed_timestamps"] == after.effect["savepointed_timestamps"]
     without = plan_nodes(planned_on, clean, ("compaction", "clean"))["clean"]
     assert deletions(nodes["clean"]) < deletions(without), "the savepoint keeps files the clean would delete"
+
+
+def operations_of(node: NodePlan) -> list[tuple[Any, ...]]:
+    return sorted(
+        (op["partition"], op["file_id"], json.dumps(op["base_file"]), json.dumps(op["log_files"]))
+        for op in node.effect["operations"]
+    )
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_the_compaction_after_the_projected_rollback_is_the_compaction_after_the_real_one(
+    tmp_path: Path, version: int
+) -> None:
+    """On v6 the rollback appends command blocks in new log files, which the projection
+    predicts (name and size): the compaction approved on it is the one planned after the real
+    rollback, and so is the clean after both."""
+    clean = CLEANS["versions_1"]
+    planned_on = tmp_path / "a" / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=6, rows_per_commit=40, seed=version)
+    generate(str(planned_on), DatagenSpec("t", "mor", version, workload, failed_write=True))
+    rolled_back = tmp_path / "b" / "t"
+    shutil.copytree(planned_on, rolled_back)
+    now_spec = spec(planned_on, clean).model_copy(update={"rollback": RollbackSpec(min_age=timedelta(0))})
+
+    built = build_plan("p", "dev", [TableRequest(now_spec, ("rollback", "compaction", "clean"))], {}, now())
+    nodes = {node.service: node for node in built.plan.tables[0].nodes}
+    assert nodes["rollback"].status is NodeStatus.CHANGES and nodes["compaction"].status is NodeStatus.CHANGES
+
+    table = open_table(str(rolled_back))
+    real_spec = now_spec.model_copy(update={"path": str(rolled_back)})
+    rollback = plan_rollback_service(table, real_spec, now())
+    assert apply_rollback_node(table, real_spec, rollback, now())
+    after = plan_nodes(rolled_back, clean, ("compaction", "clean"))
+    assert operations_of(nodes["compaction"]) == operations_of(after["compaction"])
+
+    compact_for_real(rolled_back)
+    cleaned = plan_nodes(rolled_back, clean, ("clean",))["clean"]
+    assert deletions(nodes["clean"]) == deletions(cleaned)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
 from maintainer.hudi.instant import Action, State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import LoadedTable, projected_instant_time
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
 from maintainer.services.compaction.node import operation_json
-from maintainer.services.compaction.projection import project_after_compaction, projected_instant_time
+from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.storage import FileInfo, Storage
 from tests.unit.services.compaction.states import (
     MB,

@@ -1,0 +1,105 @@
+"""The table as a rollback node of the plan will leave it, so the compaction planned after it in
+the same plan sees the failed writes gone (on table version 6 a compaction cannot be scheduled
+while an earlier write is in flight).
+
+Projected, per new rollback of a failed write (kind ``rollback``): its instant leaves the
+timeline, the files its plan deletes leave the listing, and on table version 6 each file group
+whose logs hold the failed write's blocks gets the log file the rollback command block will be
+written to: the next log version with the executor's write token, of the block's exact size
+(instant times have a fixed width). So a compaction approved on the projection lists exactly the
+log files the slice has once the rollback ran, and apply compacts it as approved. Rollbacks of
+other kinds (reverting a table service, finishing a pending rollback) are not projected.
+
+Pure: builds new snapshot, timeline and view objects; reads and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
+from maintainer.hudi.fsview import build_view
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
+from maintainer.hudi.logformat.naming import next_log_file_v6
+from maintainer.hudi.logformat.writer import rollback_command_block
+from maintainer.hudi.timeline import Timeline, TimelineEntry
+from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.services.rollback.model import RollbackKind
+from maintainer.services.rollback.requests import relative_path
+from maintainer.storage import FileInfo
+
+COMMAND_BLOCK_VERSION = 6
+"""Table versions up to this one roll back log blocks with a command block (8+ delete files)."""
+_ANY_INSTANT = "0" * 17
+
+
+def _rolled_back(node: NodePlan) -> list[PlannedAction]:
+    return [a for a in node.actions if a.kind == RollbackKind.ROLLBACK.value and a.details.get("requests")]
+
+
+def _without_files(
+    listings: Mapping[str, Sequence[FileInfo]], deleted: set[str]
+) -> dict[str, tuple[FileInfo, ...]]:
+    return {p: tuple(i for i in entries if i.path not in deleted) for p, entries in listings.items()}
+
+
+def _deleted_paths(table_uri: str, actions: Iterable[PlannedAction]) -> set[str]:
+    found = set()
+    for action in actions:
+        for request in action.details["requests"]:
+            for path in request["files_to_be_deleted"]:
+                relative = relative_path(table_uri, path)
+                if relative is not None:
+                    found.add(relative)
+    return found
+
+
+def _command_block_log(listings: dict[str, tuple[FileInfo, ...]], request: Mapping[str, Any],
+                       target: str) -> None:  # fmt: skip
+    """Add the log file the request's command block goes to (the next version of the slice)."""
+    partition = request["partition"]
+    entries = listings.get(partition, ())
+    log = next_log_file_v6((i.name for i in entries), request["file_id"], request["latest_base_instant"],
+                           DEFAULT_WRITE_TOKEN)  # fmt: skip
+    size = len(rollback_command_block(_ANY_INSTANT, target))
+    path = f"{partition}/{log.name}" if partition else log.name
+    listings[partition] = (*entries, FileInfo(path, size, False))
+
+
+def _projected_timeline(
+    timeline: Timeline, actions: Sequence[PlannedAction]
+) -> tuple[Timeline, tuple[str, ...]]:
+    """The failed instants gone, a completed rollback instant (projected time) for each."""
+    gone = {(a.target, a.details["action"]) for a in actions}
+    entries = [e for e in timeline.entries if (e.timestamp, e.instant.action.value) not in gone]
+    times = tuple(projected_instant_time(timeline, step) for step in range(1, len(actions) + 1))
+    for time in times:
+        instant = Instant(time, Action.ROLLBACK, State.COMPLETED, time if timeline.layout == 2 else None)
+        entries.append(TimelineEntry(instant, {State.COMPLETED: instant.file_name(timeline.layout)}))
+    entries.sort(key=lambda e: e.instant.sort_key())
+    return timeline.filter(entries), times
+
+
+def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
+    """The table after ``node`` rolled back its failed writes; the table itself when it rolls
+    back none."""
+    actions = _rolled_back(node) if node.status is NodeStatus.CHANGES else []
+    if not actions:
+        return table
+    snapshot = table.snapshot
+    listings = _without_files(snapshot.listings, _deleted_paths(table.storage.uri(""), actions))
+    if snapshot.config.version <= COMMAND_BLOCK_VERSION:
+        for action in actions:
+            for request in action.details["requests"]:
+                if request["log_blocks_to_be_deleted"] and request["partition"] in listings:
+                    _command_block_log(listings, request, action.target)
+    timeline, rollbacks = _projected_timeline(snapshot.timeline, actions)
+    targets = ", ".join(a.target for a in actions)
+    projection = Projection.after(table.projection, f"rollback of failed write(s) {targets}", rollbacks)
+    projected = replace(snapshot, timeline=timeline, listings=listings)
+    return LoadedTable(
+        table.storage, projected, build_view(timeline, listings, table.view.inputs), projection
+    )
