@@ -317,14 +317,10 @@ def _is_visible(
     return layout == 1 and data_file.is_log and instant in pending_compaction_times
 
 
-def _slice_for_log_v2(instant: str, slice_instants: list[str], completions: Mapping[str, str]) -> str:
-    """Layout 2: the greatest slice instant at or before the completion time of the log's
-    deltacommit ``instant``; where there is none, the log opens a slice at its own instant
-    (``slice_instants`` is kept sorted and grows by that instant)."""
-    index = bisect.bisect_right(slice_instants, completions.get(instant, instant)) - 1
-    if index >= 0:
-        return slice_instants[index]
-    if instant not in slice_instants:  # (a completion time before the instant's own time)
+def _open_slice(instant: str, slice_instants: list[str]) -> str:
+    """A log before every slice opens one at its own instant (``slice_instants`` stays sorted,
+    without duplicates: a completion time may precede its instant)."""
+    if instant not in slice_instants:
         bisect.insort(slice_instants, instant)
     return instant
 
@@ -336,20 +332,29 @@ _LOG_ORDER = attrgetter("instant_time", "log_version", "write_token")
 def _logs_by_slice(
     logs: list[DataFile], slice_instants: list[str], layout: int, completions: Mapping[str, str]
 ) -> dict[str, list[DataFile]]:
-    """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow)."""
+    """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow).
+    Layout 1: a log names its slice. Layout 2: the slice is the greatest slice instant at or
+    before the completion time of the log's deltacommit, else the log opens its own."""
     logs.sort(key=_LOG_ORDER)
+    bisect_right = bisect.bisect_right
     by_slice: dict[str, list[DataFile]] = {}
-    previous_instant, key = "", ""
+    previous_instant: str | None = None
+    files: list[DataFile] = []
     for log in logs:
         instant = log.instant_time
         if instant != previous_instant:  # logs of one instant share their slice
-            key = instant if layout == 1 else _slice_for_log_v2(instant, slice_instants, completions)
             previous_instant = instant
-        files = by_slice.get(key)
-        if files is None:
-            by_slice[key] = [log]
-        else:
-            files.append(log)
+            if layout == 1:
+                key = instant
+            else:
+                index = bisect_right(slice_instants, completions.get(instant, instant)) - 1
+                key = slice_instants[index] if index >= 0 else _open_slice(instant, slice_instants)
+            found = by_slice.get(key)
+            if found is None:
+                by_slice[key] = files = []
+            else:
+                files = found
+        files.append(log)
     return by_slice
 
 
@@ -392,7 +397,10 @@ def _partition_groups(
     """File id -> visible data files of one partition; invisible ones go to ``uncommitted``."""
     by_group: dict[str, list[DataFile]] = {}
     for data_file in listing_data_files(partition, listing):
-        if _is_visible(data_file, layout, first, completions, pending_times):
+        # _is_visible, inlined for its first (and by far most common) answer
+        if data_file.instant_time in completions or _is_visible(
+            data_file, layout, first, completions, pending_times
+        ):
             files = by_group.get(data_file.file_id)
             if files is None:
                 by_group[data_file.file_id] = [data_file]
