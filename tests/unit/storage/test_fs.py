@@ -159,6 +159,30 @@ def test_paused_gc_is_reentrant_and_restores_the_collector() -> None:
         gc.enable()
 
 
+class _Node:
+    def __init__(self) -> None:
+        self.other: object = None
+
+
+def test_objects_built_while_paused_leave_the_young_generations_and_cycles_are_still_collected() -> None:
+    import gc
+    import weakref
+
+    from maintainer.storage.fs import paused_gc
+
+    with paused_gc():
+        built = [_Node() for _ in range(5000)]
+        first, second = _Node(), _Node()
+        first.other, second.other = second, first  # a cycle, garbage once the pause ends
+        watch = weakref.ref(first)
+        del first, second
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert gc.get_count()[0] < 100  # no young generation full of what was just built
+    assert watch() is not None  # nothing scanned it yet
+    gc.collect()
+    assert watch() is None and len(built) == 5000
+
+
 def test_listing_a_file_as_a_directory_is_a_storage_error(storage: Storage) -> None:
     with pytest.raises(StorageError, match="cannot list"):
         storage.list_dir("top.txt")
