@@ -137,6 +137,21 @@ class Listings(Mapping[str, tuple[FileInfo, ...]]):
             extended[partition] = more if known is None else known.followed_by(more)
         return Listings(extended)
 
+    def without(self, paths: Iterable[str]) -> Listings:
+        """These listings without the entries at ``paths`` (root-relative); what was derived
+        from the untouched partitions is kept."""
+        by_partition: dict[str, set[str]] = {}
+        for path in paths:
+            partition, _, name = path.rpartition("/")
+            by_partition.setdefault(partition, set()).add(name)
+        reduced = dict(self._listings)
+        for partition, names in by_partition.items():
+            known = reduced.get(partition)
+            if known is not None and any(n in names for n in known.names):
+                kept = [i for i in known.infos() if i.name not in names]
+                reduced[partition] = DirListing.from_infos(partition, kept)
+        return Listings(reduced)
+
     def __getitem__(self, partition: str) -> tuple[FileInfo, ...]:
         built = self._built.get(partition)
         if built is None:

@@ -22,6 +22,7 @@ from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo
+from maintainer.storage.listing import Listings
 
 PROJECTED_WRITE_TOKEN = "0-0-0"
 """Write token of projected base files (the real one is the task's; only the file's existence
@@ -96,7 +97,9 @@ def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_
 
 
 def _with_files(listings: Mapping[str, tuple[FileInfo, ...]], added: Mapping[str, list[FileInfo]]
-                ) -> dict[str, tuple[FileInfo, ...]]:  # fmt: skip
+                ) -> Mapping[str, tuple[FileInfo, ...]]:  # fmt: skip
+    if isinstance(listings, Listings):
+        return listings.with_entries(added)  # column-wise: untouched partitions stay parsed
     projected = dict(listings)
     for partition, infos in added.items():
         projected[partition] = (*projected.get(partition, ()), *infos)

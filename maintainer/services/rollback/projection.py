@@ -30,6 +30,7 @@ from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.services.rollback.model import RollbackKind
 from maintainer.services.rollback.requests import relative_path
 from maintainer.storage import FileInfo
+from maintainer.storage.listing import Listings
 
 COMMAND_BLOCK_VERSION = 6
 """Table versions up to this one roll back log blocks with a command block (8+ delete files)."""
@@ -41,8 +42,10 @@ def _rolled_back(node: NodePlan) -> list[PlannedAction]:
 
 
 def _without_files(
-    listings: Mapping[str, Sequence[FileInfo]], deleted: set[str]
-) -> dict[str, tuple[FileInfo, ...]]:
+    listings: Mapping[str, tuple[FileInfo, ...]], deleted: set[str]
+) -> Mapping[str, tuple[FileInfo, ...]]:
+    if isinstance(listings, Listings):
+        return listings.without(deleted)  # column-wise: untouched partitions stay parsed
     return {p: tuple(i for i in entries if i.path not in deleted) for p, entries in listings.items()}
 
 
@@ -57,16 +60,22 @@ def _deleted_paths(table_uri: str, actions: Iterable[PlannedAction]) -> set[str]
     return found
 
 
-def _command_block_log(listings: dict[str, tuple[FileInfo, ...]], request: Mapping[str, Any],
-                       target: str) -> None:  # fmt: skip
-    """Add the log file the request's command block goes to (the next version of the slice)."""
+def _command_block_log(listings: Mapping[str, tuple[FileInfo, ...]], request: Mapping[str, Any],
+                       target: str, added: dict[str, list[FileInfo]]) -> None:  # fmt: skip
+    """The log file the request's command block goes to (the next version of the slice)."""
     partition = request["partition"]
-    entries = listings.get(partition, ())
-    log = next_log_file_v6((i.name for i in entries), request["file_id"], request["latest_base_instant"],
-                           DEFAULT_WRITE_TOKEN)  # fmt: skip
+    names = [i.name for i in (*listings.get(partition, ()), *added.get(partition, ()))]
+    log = next_log_file_v6(names, request["file_id"], request["latest_base_instant"], DEFAULT_WRITE_TOKEN)
     size = len(rollback_command_block(_ANY_INSTANT, target))
     path = f"{partition}/{log.name}" if partition else log.name
-    listings[partition] = (*entries, FileInfo(path, size, False))
+    added.setdefault(partition, []).append(FileInfo(path, size, False))
+
+
+def _with_files(listings: Mapping[str, tuple[FileInfo, ...]], added: Mapping[str, list[FileInfo]]
+                ) -> Mapping[str, tuple[FileInfo, ...]]:  # fmt: skip
+    if isinstance(listings, Listings):
+        return listings.with_entries(added)
+    return {p: (*entries, *added.get(p, ())) for p, entries in listings.items()}
 
 
 def _projected_timeline(
@@ -92,10 +101,12 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
     snapshot = table.snapshot
     listings = _without_files(snapshot.listings, _deleted_paths(table.storage.uri(""), actions))
     if snapshot.config.version <= COMMAND_BLOCK_VERSION:
+        added: dict[str, list[FileInfo]] = {}
         for action in actions:
             for request in action.details["requests"]:
                 if request["log_blocks_to_be_deleted"] and request["partition"] in listings:
-                    _command_block_log(listings, request, action.target)
+                    _command_block_log(listings, request, action.target, added)
+        listings = _with_files(listings, added)
     timeline, rollbacks = _projected_timeline(snapshot.timeline, actions)
     targets = ", ".join(a.target for a in actions)
     projection = Projection.after(table.projection, f"rollback of failed write(s) {targets}", rollbacks)

@@ -91,3 +91,13 @@ def test_entries_added_to_listings_read_as_appended_file_infos(storage: Storage)
         *storage.list_dir("p=1"),
         *more,
     )
+
+
+def test_entries_removed_from_listings_leave_the_other_partitions_as_they_were(storage: Storage) -> None:
+    listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
+    listings.dir_listing("p=2").memo["reader"] = "derived"
+    victim = listings["p=1"][0]
+    reduced = listings.without([victim.path, "p=9/absent.parquet"])
+    assert reduced["p=1"] == tuple(i for i in listings["p=1"] if i.path != victim.path)
+    assert reduced["p=2"] == listings["p=2"] and reduced.dir_listing("p=2").memo == {"reader": "derived"}
+    assert set(reduced) == set(listings)
