@@ -66,8 +66,9 @@ def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> lis
     clock-skew margin): only those can hold blocks of these instants, so only those are read."""
     tz = table.snapshot.config.timeline_timezone
     since = min(instant_time_to_epoch_ms(t, tz) for t in instant_times) - CLOCK_SKEW_MS
-    mtimes = {info.path: info.mtime_ms for entries in table.snapshot.listings.values() for info in entries}
     logs = [f for s in table.view.latest_slices() for f in s.log_files]
+    listings = table.snapshot.listings
+    mtimes = {i.path: i.mtime_ms for p in {f.partition for f in logs} for i in listings.get(p, ())}
     return [f for f in logs if (mtimes.get(f.path) or since) >= since]
 
 
