@@ -16,6 +16,7 @@ from typing import Any
 import fastavro
 
 from maintainer.errors import CorruptFileError, MaintainerError
+from maintainer.hudi.payloads.clean_encode import encode_long
 from maintainer.hudi.payloads.schemas import parsed_schema, schema_text
 
 MAGIC = b"Obj\x01"
@@ -84,7 +85,7 @@ def container_of_datum(schema_name: str, datum: bytes) -> bytes:
     text = schema_text(schema_name).encode("utf-8")
     sync = hashlib.sha256(text + b"\x00" + datum).digest()[:SYNC_SIZE]
     header = MAGIC + _encode_map({"avro.schema": text}) + sync
-    block = _encode_long(1) + _encode_long(len(datum)) + datum + sync
+    block = encode_long(1) + encode_long(len(datum)) + datum + sync
     return header + block
 
 
@@ -120,22 +121,12 @@ def _as_lists(value: Any) -> Any:
     return value
 
 
-def _encode_long(value: int) -> bytes:
-    zigzag = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while zigzag > 0x7F:
-        out.append((zigzag & 0x7F) | 0x80)
-        zigzag >>= 7
-    out.append(zigzag)
-    return bytes(out)
-
-
 def _encode_bytes(value: bytes) -> bytes:
-    return _encode_long(len(value)) + value
+    return encode_long(len(value)) + value
 
 
 def _encode_map(entries: Mapping[str, bytes]) -> bytes:
     body = b"".join(
         _encode_bytes(key.encode("utf-8")) + _encode_bytes(value) for key, value in entries.items()
     )
-    return _encode_long(len(entries)) + body + _encode_long(0)
+    return encode_long(len(entries)) + body + encode_long(0)

@@ -8,6 +8,7 @@ import pytest
 
 from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi.payloads import container, schemas
+from maintainer.hudi.payloads.clean_encode import encode_long
 from tests.unit.hudi.payloads import samples
 
 WHERE = ".hoodie/20251220210200000.clean.requested"
@@ -105,7 +106,7 @@ def test_zigzag_varints_match_avro() -> None:
     for value in (0, 1, -1, 63, 64, -65, 300, 2**31, 2**62):
         buffer = io.BytesIO()
         fastavro.schemaless_writer(buffer, "long", value)
-        assert container._encode_long(value) == buffer.getvalue(), value
+        assert encode_long(value) == buffer.getvalue(), value
 
 
 def test_the_container_block_holds_the_bare_datum() -> None:
