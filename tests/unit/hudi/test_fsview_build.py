@@ -66,3 +66,24 @@ def test_a_listing_read_under_another_partition_name_is_parsed_for_that_name() -
     build_view(timeline, Listings({P: listing}))
     (data_file,) = build_view(timeline, Listings({"other": listing})).all_files()
     assert data_file.partition == "other" and data_file.path == f"other/{base(FG, T1).name}"
+
+
+def test_the_fast_constructors_set_every_field_as_the_dataclasses_do() -> None:
+    """The view builds its objects through their slots: a field added to a dataclass and not
+    to its fast constructor must fail here, not leave objects without it."""
+    from dataclasses import fields
+
+    from maintainer.hudi import fsview
+
+    data = fsview._new_data_file("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
+    assert data == fsview.DataFile("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
+    file_slice = fsview._new_file_slice("p", "f", "1", None, (data,))
+    assert file_slice == fsview.FileSlice("p", "f", "1", None, (data,))
+    group = fsview._new_file_group("p", "f", (file_slice,))
+    assert group == fsview.FileGroup("p", "f", (file_slice,))
+    for cls, setters in (
+        (fsview.DataFile, fsview._DATA_FILE_SETTERS),
+        (fsview.FileSlice, fsview._SLICE_SETTERS),
+        (fsview.FileGroup, fsview._GROUP_SETTERS),
+    ):
+        assert len(setters) == len(fields(cls)), cls.__name__
