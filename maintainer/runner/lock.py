@@ -1,10 +1,11 @@
 """A per-table lock that keeps two applies off one table.
 
 The lock is ``.hoodie/.maintainer/lock`` (JSON: owner host and pid, plan id, a token, the
-heartbeat in epoch ms), created write-once. While held, a background thread refreshes the
-heartbeat; a lock without a heartbeat for ``expiry_ms`` (10 minutes by default) is stale (its
-owner died) and is broken with a warning. A live lock makes :meth:`TableLock.acquire` fail
-with an error naming its owner.
+heartbeat in epoch ms), created write-once: atomically on local disk; on object stores
+check-then-write, then read back after a short settle time, so that two applies racing for it
+cannot both go on. While held, a background thread refreshes the heartbeat; a lock without a
+heartbeat for ``expiry_ms`` (10 minutes by default) is stale (its owner died) and is broken with
+a warning. A live lock makes :meth:`TableLock.acquire` fail with an error naming its owner.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ LOCK_PATH = ".hoodie/.maintainer/lock"
 DEFAULT_EXPIRY_MS = 10 * 60 * 1000
 DEFAULT_HEARTBEAT_S = 30.0
 UNREADABLE_RETRY_S = 0.2
+OBJECT_STORE_SETTLE_S = 2.0
+"""On object stores the lock is created check-then-write: another apply that checked at the same
+moment may overwrite it. After this long, the lock is read back; only the apply whose token is
+there goes on."""
 
 Clock = Callable[[], int]
 
@@ -81,12 +86,14 @@ class TableLock:
         expiry_ms: int = DEFAULT_EXPIRY_MS,
         heartbeat_s: float = DEFAULT_HEARTBEAT_S,
         clock: Clock = epoch_ms,
+        settle_s: float = OBJECT_STORE_SETTLE_S,
     ) -> None:
         self.storage = storage
         self.plan_id = plan_id
         self.expiry_ms = expiry_ms
         self.heartbeat_s = heartbeat_s
         self.clock = clock
+        self.settle_s = settle_s
         self.token = uuid.uuid4().hex
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,6 +119,7 @@ class TableLock:
             except FileExistsInStorageError:
                 self._break_if_stale()
                 continue
+            self._confirm_ownership()
             self._start_heartbeat()
             return
         raise ApplyError(
@@ -119,6 +127,22 @@ class TableLock:
             where=self.storage.uri(LOCK_PATH),
             hint="another apply is starting on this table; retry when it is done",
         )
+
+    def _confirm_ownership(self) -> None:
+        """Local files are created atomically (``O_EXCL``); on an object store, read the lock
+        back once a racing writer's overwrite would have landed."""
+        if self.storage.is_local:
+            return
+        time.sleep(self.settle_s)
+        if not self.holds():
+            found = self._read()
+            record = found[1] if found is not None else None
+            raise ApplyError(
+                "another apply took the table lock at the same moment"
+                + (f": {record.owner()}" if record is not None else ""),
+                where=self.storage.uri(LOCK_PATH),
+                hint="wait for that apply to finish, then make the plan again (or retry this one)",
+            )
 
     def _break_if_stale(self) -> None:
         found = self._read()

@@ -96,3 +96,34 @@ def test_lock_records_round_trip_and_reject_garbage() -> None:
     assert LockRecord.decode(record.encode()) == record
     assert LockRecord.decode(b'{"host": "h"}') is None
     assert record.is_stale(16) and not record.is_stale(15)
+
+
+class ObjectStore(Storage):
+    """A local directory that behaves as an object store (no exclusive create), where another
+    apply may overwrite the lock right after this one wrote it."""
+
+    racing_token: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return False
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        super().write_bytes(path, data)
+        if path == LOCK_PATH and self.racing_token is not None:
+            other = {**json.loads(data), "token": self.racing_token, "plan_id": "other-plan", "pid": 4242}
+            super().write_bytes(path, json.dumps(other).encode())
+            self.racing_token = None
+
+
+def test_on_an_object_store_the_lock_is_read_back_before_the_apply_goes_on(tmp_path: Path) -> None:
+    (tmp_path / ".hoodie").mkdir()
+    store = ObjectStore(str(tmp_path))
+    with TableLock(store, "plan-1", clock=Clock(), settle_s=0) as lock:
+        assert lock.holds() and _record(store)["token"] == lock.token
+    assert not store.exists(LOCK_PATH)
+
+    store.racing_token = "someone-else"
+    with pytest.raises(ApplyError, match=r"another apply took the table lock at the same moment.*other-pla"):
+        TableLock(store, "plan-1", clock=Clock(), settle_s=0).acquire()
+    assert _record(store)["token"] == "someone-else", "the winner's lock is left alone"
