@@ -456,6 +456,26 @@ def _build_view(
     return FileSystemView(timeline, groups, inputs, tuple(uncommitted))
 
 
+def rebuild_partitions(
+    view: FileSystemView,
+    timeline: Timeline,
+    listings: Mapping[str, Iterable[FileInfo]],
+    inputs: ViewInputs,
+    partitions: Iterable[str],
+) -> FileSystemView:
+    """``view`` after a change (new timeline, listings and inputs) that touched only the files,
+    file groups and pending operations of ``partitions``: those are rebuilt, the others kept.
+    The caller vouches for that; a moved start of the write timeline (it decides which files
+    count as committed everywhere) rebuilds everything."""
+    if timeline.write_timeline_start() != view.timeline.write_timeline_start():
+        return build_view(timeline, listings, inputs)
+    touched = sorted({p for p in partitions if p in listings})
+    scoped = listings.subset(touched) if isinstance(listings, Listings) else {p: listings[p] for p in touched}
+    partial = build_view(timeline, scoped, inputs)
+    kept = tuple(f for f in view.uncommitted if f.partition not in partial.groups)
+    return FileSystemView(timeline, {**view.groups, **partial.groups}, inputs, kept + partial.uncommitted)
+
+
 def view_as_of(
     view: FileSystemView, listings: Mapping[str, Iterable[FileInfo]], timestamp: str
 ) -> FileSystemView:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from maintainer.hudi.fsview import FileSlice, ViewInputs, build_view
+from maintainer.hudi.fsview import FileSlice, ViewInputs, rebuild_partitions
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
 from maintainer.hudi.timeline import Timeline, TimelineEntry
@@ -133,7 +133,8 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
     if not executed and new_instant is None:
         return table
     projected_timeline = _projected_timeline(timeline, executed, new_instant)
-    listings = _with_files(table.snapshot.listings, _new_files(table, node, executed, new_instant))
+    added = _new_files(table, node, executed, new_instant)
+    listings = _with_files(table.snapshot.listings, added)
     inputs = _inputs_without(table.view.inputs, executed)
     snapshot = replace(table.snapshot, timeline=projected_timeline, listings=listings)
     projection = Projection.after(
@@ -141,5 +142,6 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
         _description(executed, new_instant, len(operations)),
         (new_instant,) if new_instant else (),
     )
-    view = build_view(projected_timeline, listings, inputs)
+    # the groups of executed pending compactions and of new operations all get a new base file
+    view = rebuild_partitions(table.view, projected_timeline, listings, inputs, added)
     return LoadedTable(table.storage, snapshot, view, projection)

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
-from maintainer.hudi.fsview import build_view
+from maintainer.hudi.fsview import rebuild_partitions
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
 from maintainer.hudi.logformat.naming import next_log_file_v6
@@ -99,9 +99,10 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
     if not actions:
         return table
     snapshot = table.snapshot
-    listings = _without_files(snapshot.listings, _deleted_paths(table.storage.uri(""), actions))
+    deleted = _deleted_paths(table.storage.uri(""), actions)
+    listings = _without_files(snapshot.listings, deleted)
+    added: dict[str, list[FileInfo]] = {}
     if snapshot.config.version <= COMMAND_BLOCK_VERSION:
-        added: dict[str, list[FileInfo]] = {}
         for action in actions:
             for request in action.details["requests"]:
                 if request["log_blocks_to_be_deleted"] and request["partition"] in listings:
@@ -111,6 +112,6 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
     targets = ", ".join(a.target for a in actions)
     projection = Projection.after(table.projection, f"rollback of failed write(s) {targets}", rollbacks)
     projected = replace(snapshot, timeline=timeline, listings=listings)
-    return LoadedTable(
-        table.storage, projected, build_view(timeline, listings, table.view.inputs), projection
-    )
+    changed = {path.rpartition("/")[0] for path in deleted} | set(added)
+    view = rebuild_partitions(table.view, timeline, listings, table.view.inputs, changed)
+    return LoadedTable(table.storage, projected, view, projection)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from maintainer.hudi.fsview import build_view
+from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import LoadedTable, Projection
 from maintainer.hudi.timeline import TimelineEntry
@@ -46,5 +46,6 @@ def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> Loaded
     inputs = replace(table.view.inputs, savepointed_files=frozenset(kept))
     snapshot = replace(table.snapshot, timeline=projected_timeline)
     projection = Projection.after(table.projection, f"savepoint(s) {', '.join(created)}")
-    view = build_view(projected_timeline, snapshot.listings, inputs)
+    # savepoints change no file group: the view's groups stay, with the new timeline and inputs
+    view = FileSystemView(projected_timeline, table.view.groups, inputs, table.view.uncommitted)
     return LoadedTable(table.storage, snapshot, view, projection)

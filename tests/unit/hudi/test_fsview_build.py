@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from maintainer.hudi.fsview import FileSystemView, build_view
+from maintainer.hudi.fsview import FileSystemView, build_view, rebuild_partitions
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo
 from maintainer.storage.listing import DirListing, Listings
@@ -87,3 +87,22 @@ def test_the_fast_constructors_set_every_field_as_the_dataclasses_do() -> None:
         (fsview.FileGroup, fsview._GROUP_SETTERS),
     ):
         assert len(setters) == len(fields(cls)), cls.__name__
+
+
+def test_rebuilding_the_changed_partitions_gives_the_view_a_full_build_gives() -> None:
+    before = v8(f"{T1}_{T1}.commit")
+    listing = {P: [base(FG, T1)], "q=2": [FileInfo(f"q=2/{base('g2', T1).name}", 5, False)]}
+    view = build_view(before, listing)
+    after = v8(f"{T1}_{T1}.commit", f"{T2}_{T3}.deltacommit")
+    changed = {**listing, P: [base(FG, T1), log(FG, T2)]}
+    _same(rebuild_partitions(view, after, changed, view.inputs, [P]), build_view(after, changed))
+
+
+def test_a_moved_start_of_the_write_timeline_rebuilds_every_partition() -> None:
+    before = v8(f"{T1}.commit.requested", f"{T2}_{T2}.commit")
+    listing = {P: [base(FG, T2)], "q=2": [FileInfo(f"q=2/{base('g2', T1).name}", 5, False)]}
+    view = build_view(before, listing)
+    assert view.uncommitted, "written by the pending commit"
+    after = v8(f"{T2}_{T2}.commit")  # the pending commit rolled back: the timeline starts later
+    rebuilt = rebuild_partitions(view, after, listing, view.inputs, [P])
+    _same(rebuilt, build_view(after, listing))
