@@ -5,6 +5,7 @@ hudi reads the same snapshot and the same time travel to every retained instant.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,15 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
-from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.plan.artifact import SavedPlan, plan_id_of, read_plan, write_plan
+from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeResult, NodeRunStatus
+from maintainer.services.clean.node import clean_payloads
+from maintainer.services.compaction.node import compaction_payloads
+from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by
 from tests.support.compaction import compacting_writer
@@ -84,3 +88,49 @@ def test_the_clean_records_the_real_compaction_instant_it_was_planned_with(
     assert done.metadata["earliestCommitToRetain"] == real
     assert done.metadata["lastCompletedCommitTimestamp"] == real
     assert rows(path) == before and rows(path, as_of=real) == before, "time travel to the retained compaction"
+
+
+def with_a_slice_grown_since(built: BuiltPlan, directory: Path, storage: Storage) -> SavedPlan:
+    """The plan as if the first approved slice got a new log file after planning: its approved
+    compaction no longer matches the table (the plan is re-signed, as if made that way)."""
+    table = built.plan.tables[0]
+    compaction, clean = table.nodes
+    effect = dict(compaction.effect)
+    first = dict(effect["operations"][0])
+    first["log_files"] = first["log_files"][:-1]
+    effect["operations"] = [first, *effect["operations"][1:]]
+    compaction = replace(compaction, effect=effect)
+    plan_body = replace(built.plan, tables=(replace(table, nodes=(compaction, clean)),))
+    plan_id = plan_id_of(plan_body)
+    payloads = {
+        **compaction_payloads(compaction, storage, plan_id),
+        **clean_payloads(clean, storage, plan_id),
+    }
+    write_plan(directory, plan_body, payloads, "review", {})
+    return read_plan(directory)
+
+
+def test_a_slice_the_compaction_drops_as_drift_keeps_its_files_from_the_clean(
+    tmp_path: Path, spark: Any
+) -> None:
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=5, rows_per_commit=30, seed=5)
+    generate(str(path), DatagenSpec("t", "mor", 8, workload))
+    spec = table_spec(path, CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1))
+    built = build_plan(
+        "p", "dev", [TableRequest(spec, ("compaction", "clean"))], {}, datetime.now(timezone.utc)
+    )
+    saved = with_a_slice_grown_since(built, tmp_path / "plan", Storage(str(path)))
+    drifting = saved.plan.tables[0].nodes[0].effect["operations"][0]
+    group_files = {f for f in data_files(path) if drifting["file_id"] in f}
+    approved = {f["path"] for f in saved.plan.tables[0].nodes[1].effect["delete_files"]}
+    assert group_files <= approved, "the clean approved the drifting group's old slice"
+    before, files = rows(path), data_files(path)
+
+    nodes = apply(saved, spec, spark)
+    assert len(nodes["compaction"].drift) == 1 and nodes["compaction"].effects["slices_compacted"] == 1
+    kept = {d.path for d in nodes["clean"].drift}
+    assert kept == group_files, "not compacted: its only slice is not deletable"
+    assert group_files <= data_files(path)
+    assert files - data_files(path) == approved - group_files
+    assert rows(path) == before
