@@ -8,6 +8,7 @@ never writes and never starts a JVM.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -183,10 +184,10 @@ def _plan_in_order(
         node = _plan_node(planned_on, spec, service, now)
         nodes.append(node)
         if entry is not None and entry.project is not None:
-            try:
+            # a projection that cannot be made leaves later nodes on the state before this node
+            # (at worst, what they approve drifts at apply)
+            with contextlib.suppress(MaintainerError, ValueError):
                 projected = entry.project(projected, node)
-            except MaintainerError:
-                projected = table
     return nodes
 
 
