@@ -69,30 +69,37 @@ def _new_base(file_slice: FileSlice | None, partition: str, file_id: str, instan
     return FileInfo(path, size if size else (file_slice.total_size if file_slice else 0), False)
 
 
-def _latest_slice(table: LoadedTable, partition: str, file_id: str) -> FileSlice | None:
-    for group in table.view.file_groups(partition):
-        if group.file_id == file_id:
-            return group.latest_slice
-    return None
+def _latest_slices(table: LoadedTable, groups: Iterable[tuple[str, str]]) -> dict[tuple[str, str], FileSlice]:
+    """(partition, file id) -> latest slice, for the wanted groups (one pass per partition)."""
+    wanted = set(groups)
+    found: dict[tuple[str, str], FileSlice] = {}
+    for partition in {p for p, _ in wanted}:
+        for group in table.view.file_groups(partition):
+            key = (partition, group.file_id)
+            if key in wanted and group.latest_slice is not None:
+                found[key] = group.latest_slice
+    return found
 
 
 def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_instant: str | None
                ) -> dict[str, list[FileInfo]]:  # fmt: skip
-    """Partition -> the base files the node's compactions write."""
+    """Partition -> the base files the node's compactions write (a pending compaction's files
+    are sized as the slice they replace; new operations as the planner expects)."""
     extension = table.snapshot.config.base_file_extension
     done = set(executed)
+    pending = [key for key, op in table.view.inputs.pending_compaction.items() if op.instant_time in done]
+    planned = approved_operations(node.effect) if new_instant is not None else []
+    latest = _latest_slices(table, [*pending, *((op.partition, op.file_id) for op in planned)])
     added: dict[str, list[FileInfo]] = {}
-    for (partition, file_id), op in table.view.inputs.pending_compaction.items():
-        if op.instant_time in done:
-            latest = _latest_slice(table, partition, file_id)
-            info = _new_base(latest, partition, file_id, op.instant_time, 0, extension)
-            added.setdefault(partition, []).append(info)
-    if new_instant is not None:
-        for planned in approved_operations(node.effect):
-            latest = _latest_slice(table, planned.partition, planned.file_id)
-            size = planned.expected_output_bytes
-            info = _new_base(latest, planned.partition, planned.file_id, new_instant, size, extension)
-            added.setdefault(planned.partition, []).append(info)
+    for partition, file_id in pending:
+        instant = table.view.inputs.pending_compaction[(partition, file_id)].instant_time
+        info = _new_base(latest.get((partition, file_id)), partition, file_id, instant, 0, extension)
+        added.setdefault(partition, []).append(info)
+    for op in planned:
+        size = op.expected_output_bytes
+        key = (op.partition, op.file_id)
+        info = _new_base(latest.get(key), op.partition, op.file_id, str(new_instant), size, extension)
+        added.setdefault(op.partition, []).append(info)
     return added
 
 
