@@ -12,29 +12,27 @@ Pure: builds new snapshot, timeline and view objects; reads and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
 
 from maintainer.hudi.fsview import FileSlice, ViewInputs, rebuild_partitions
-from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.projection import (
+    Projection,
+    completed_entry,
+    listings_with,
+    projected_instant_time,
+    with_entries,
+)
 from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo
-from maintainer.storage.listing import Listings
 
 PROJECTED_WRITE_TOKEN = "0-0-0"
 """Write token of projected base files (the real one is the task's; only the file's existence
 as the newest slice matters to the planners that run on the projection)."""
-
-
-def _completed(instant: Instant, layout: int, completion: str) -> Instant:
-    return instant.with_state(State.COMPLETED, completion if layout == 2 else None)
-
-
-def _entry(instant: Instant, layout: int) -> TimelineEntry:
-    return TimelineEntry(instant, {State.COMPLETED: instant.file_name(layout)})
 
 
 def _projected_timeline(timeline: Timeline, executed: Iterable[str], new_instant: str | None) -> Timeline:
@@ -49,17 +47,13 @@ def _projected_timeline(timeline: Timeline, executed: Iterable[str], new_instant
         if instant.action is Action.COMPACTION and instant.is_pending and instant.timestamp in done:
             step += 1
             completion = projected_instant_time(timeline, step)
-            entries.append(_entry(_completed(instant, layout, completion), layout))
+            entries.append(completed_entry(instant.timestamp, Action.COMPACTION, layout, completion))
         else:
             entries.append(entry)
     if new_instant is not None:
         completion = projected_instant_time(timeline, step + 2)
-        compaction = Instant(
-            new_instant, Action.COMPACTION, State.COMPLETED, completion if layout == 2 else None
-        )
-        entries.append(_entry(compaction, layout))
-    entries.sort(key=lambda e: e.instant.sort_key())
-    return timeline.filter(entries)
+        entries.append(completed_entry(new_instant, Action.COMPACTION, layout, completion))
+    return with_entries(timeline, entries)
 
 
 def _new_base(file_slice: FileSlice | None, partition: str, file_id: str, instant: str,
@@ -103,16 +97,6 @@ def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_
     return added
 
 
-def _with_files(listings: Mapping[str, tuple[FileInfo, ...]], added: Mapping[str, list[FileInfo]]
-                ) -> Mapping[str, tuple[FileInfo, ...]]:  # fmt: skip
-    if isinstance(listings, Listings):
-        return listings.with_entries(added)  # column-wise: untouched partitions stay parsed
-    projected = dict(listings)
-    for partition, infos in added.items():
-        projected[partition] = (*projected.get(partition, ()), *infos)
-    return projected
-
-
 def _inputs_without(inputs: ViewInputs, executed: Iterable[str]) -> ViewInputs:
     done = set(executed)
     remaining = {key: op for key, op in inputs.pending_compaction.items() if op.instant_time not in done}
@@ -141,7 +125,7 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
         return table
     projected_timeline = _projected_timeline(timeline, executed, new_instant)
     added = _new_files(table, node, executed, new_instant)
-    listings = _with_files(table.snapshot.listings, added)
+    listings = listings_with(table.snapshot.listings, added)
     inputs = _inputs_without(table.view.inputs, executed)
     snapshot = replace(table.snapshot, timeline=projected_timeline, listings=listings)
     projection = Projection.after(

@@ -21,16 +21,23 @@ from typing import Any
 
 from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.fsview import rebuild_partitions
-from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import LoadedTable, Projection, projected_instant_time
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.logformat.naming import next_log_file_v6
 from maintainer.hudi.logformat.writer import rollback_command_block
-from maintainer.hudi.timeline import Timeline, TimelineEntry
+from maintainer.hudi.projection import (
+    Projection,
+    completed_entry,
+    listings_with,
+    listings_without,
+    projected_instant_time,
+    with_entries,
+)
+from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.services.rollback.model import RollbackKind
 from maintainer.services.rollback.requests import relative_path
 from maintainer.storage import FileInfo
-from maintainer.storage.listing import Listings
 
 COMMAND_BLOCK_VERSION = 6
 """Table versions up to this one roll back log blocks with a command block (8+ delete files)."""
@@ -39,14 +46,6 @@ _ANY_INSTANT = "0" * 17
 
 def _rolled_back(node: NodePlan) -> list[PlannedAction]:
     return [a for a in node.actions if a.kind == RollbackKind.ROLLBACK.value and a.details.get("requests")]
-
-
-def _without_files(
-    listings: Mapping[str, tuple[FileInfo, ...]], deleted: set[str]
-) -> Mapping[str, tuple[FileInfo, ...]]:
-    if isinstance(listings, Listings):
-        return listings.without(deleted)  # column-wise: untouched partitions stay parsed
-    return {p: tuple(i for i in entries if i.path not in deleted) for p, entries in listings.items()}
 
 
 def _deleted_paths(table_uri: str, actions: Iterable[PlannedAction]) -> set[str]:
@@ -71,13 +70,6 @@ def _command_block_log(listings: Mapping[str, tuple[FileInfo, ...]], request: Ma
     added.setdefault(partition, []).append(FileInfo(path, size, False))
 
 
-def _with_files(listings: Mapping[str, tuple[FileInfo, ...]], added: Mapping[str, list[FileInfo]]
-                ) -> Mapping[str, tuple[FileInfo, ...]]:  # fmt: skip
-    if isinstance(listings, Listings):
-        return listings.with_entries(added)
-    return {p: (*entries, *added.get(p, ())) for p, entries in listings.items()}
-
-
 def _projected_timeline(
     timeline: Timeline, actions: Sequence[PlannedAction]
 ) -> tuple[Timeline, tuple[str, ...]]:
@@ -85,11 +77,8 @@ def _projected_timeline(
     gone = {(a.target, a.details["action"]) for a in actions}
     entries = [e for e in timeline.entries if (e.timestamp, e.instant.action.value) not in gone]
     times = tuple(projected_instant_time(timeline, step) for step in range(1, len(actions) + 1))
-    for time in times:
-        instant = Instant(time, Action.ROLLBACK, State.COMPLETED, time if timeline.layout == 2 else None)
-        entries.append(TimelineEntry(instant, {State.COMPLETED: instant.file_name(timeline.layout)}))
-    entries.sort(key=lambda e: e.instant.sort_key())
-    return timeline.filter(entries), times
+    entries += [completed_entry(time, Action.ROLLBACK, timeline.layout, time) for time in times]
+    return with_entries(timeline, entries), times
 
 
 def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
@@ -100,14 +89,14 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
         return table
     snapshot = table.snapshot
     deleted = _deleted_paths(table.storage.uri(""), actions)
-    listings = _without_files(snapshot.listings, deleted)
+    listings = listings_without(snapshot.listings, deleted)
     added: dict[str, list[FileInfo]] = {}
     if snapshot.config.version <= COMMAND_BLOCK_VERSION:
         for action in actions:
             for request in action.details["requests"]:
                 if request["log_blocks_to_be_deleted"] and request["partition"] in listings:
                     _command_block_log(listings, request, action.target, added)
-        listings = _with_files(listings, added)
+        listings = listings_with(listings, added)
     timeline, rollbacks = _projected_timeline(snapshot.timeline, actions)
     targets = ", ".join(a.target for a in actions)
     projection = Projection.after(table.projection, f"rollback of failed write(s) {targets}", rollbacks)

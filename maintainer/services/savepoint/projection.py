@@ -11,18 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from maintainer.hudi.fsview import FileSystemView
-from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import LoadedTable, Projection
-from maintainer.hudi.timeline import TimelineEntry
+from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.projection import Projection, completed_entry, with_entries
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.savepoint.executor import savepoint_metadata
 
 _PROJECTED = "projected"
-
-
-def _savepoint_entry(instant_time: str, layout: int, completion: str) -> TimelineEntry:
-    instant = Instant(instant_time, Action.SAVEPOINT, State.COMPLETED, completion if layout == 2 else None)
-    return TimelineEntry(instant, {State.COMPLETED: instant.file_name(layout)})
 
 
 def _kept_files(table: LoadedTable, instant_time: str) -> set[str]:
@@ -40,9 +35,8 @@ def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> Loaded
     kept: set[str] = set(table.view.inputs.savepointed_files)
     for instant_time in created:
         kept |= _kept_files(table, instant_time)
-    entries = [*timeline.entries, *(_savepoint_entry(t, timeline.layout, completion) for t in created)]
-    entries.sort(key=lambda e: e.instant.sort_key())
-    projected_timeline = timeline.filter(entries)
+    added = [completed_entry(t, Action.SAVEPOINT, timeline.layout, completion) for t in created]
+    projected_timeline = with_entries(timeline, [*timeline.entries, *added])
     inputs = replace(table.view.inputs, savepointed_files=frozenset(kept))
     snapshot = replace(table.snapshot, timeline=projected_timeline)
     projection = Projection.after(table.projection, f"savepoint(s) {', '.join(created)}")

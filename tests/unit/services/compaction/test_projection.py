@@ -9,7 +9,8 @@ from pathlib import Path
 
 from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
 from maintainer.hudi.instant import Action, State
-from maintainer.hudi.loading import LoadedTable, projected_instant_time
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.projection import projected_instant_time
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
