@@ -4,8 +4,11 @@ Hudi's rules (HUDI.md §5, TimelineArchiverV1/V2):
 * archive only when the completed commits (commit, deltacommit, replacecommit, compaction and
   clustering included) exceed ``keep_max_commits``, and then the oldest ones down to
   ``keep_min_commits``;
-* never at or past the earliest pending write, pending compaction / log compaction (MOR) or
-  pending clustering;
+* never at or past the greatest completed commit before the earliest pending instant of the
+  write timeline (commit, deltacommit, replacecommit, compaction, log compaction, clustering):
+  that commit stays, so the pending instant never falls "before the start of the timeline"
+  where Hudi's readers would take its half-written files as committed (the pending instant
+  itself is the boundary when no completed commit precedes it);
 * MOR with compaction triggered by delta commits: never past the delta commits the trigger
   still counts (the ``max_delta_commits`` newest since the last compaction, else from it);
 * never at or past the first replacecommit whose replaced files may not be cleaned yet (the first
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instant import WRITE_ACTIONS, Action, Instant
 from maintainer.hudi.timeline import Timeline
 
 
@@ -120,12 +123,34 @@ def _compaction_guard(inputs: ArchiveInputs) -> list[Boundary]:
     ]
 
 
+def _pending_guard(timeline: Timeline) -> list[Boundary]:
+    """Hudi's ``earliestCommitToRetain`` (TimelineArchiverV1/V2.getCommitInstantsToArchive): the
+    greatest completed commit before the earliest pending write-timeline instant stays, so the
+    pending instant is never older than the start of the active timeline; with no completed
+    commit before it, the pending instant itself is the boundary."""
+    pending = timeline.pending_writes() + timeline.pending_table_services()
+    if not pending:
+        return []
+    earliest = min(pending, key=lambda i: i.timestamp)
+    kind = "write" if earliest.action in WRITE_ACTIONS else "table service"
+    before = [c for c in timeline.completed_commits() if c.timestamp < earliest.timestamp]
+    if not before:
+        reason = f"the earliest pending {kind} {earliest.timestamp} ({earliest.action.value})"
+        return [Boundary(earliest.timestamp, reason)]
+    keep = before[-1]
+    return [
+        Boundary(
+            keep.timestamp,
+            f"{keep.action.value} {keep.timestamp}, the last completed commit before the earliest "
+            f"pending {kind} {earliest.timestamp} ({earliest.action.value}): it stays so the pending "
+            "instant is never older than the start of the active timeline",
+        )
+    ]
+
+
 def boundaries(inputs: ArchiveInputs, settings: ArchiveSettings) -> list[Boundary]:
     timeline = inputs.timeline
-    found = _first(timeline.pending_writes(), "the earliest pending write {ts} ({action})")
-    found += _first(timeline.pending_compactions() + timeline.pending_log_compactions(),
-                    "the pending {action} {ts}")  # fmt: skip
-    found += _first(timeline.pending_clustering(), "the pending clustering {ts}")
+    found = _pending_guard(timeline)
     found += _replace_guard(inputs)
     found += _compaction_guard(inputs)
     if not settings.archive_beyond_savepoint:

@@ -43,10 +43,13 @@ COUNTING_TRIGGERS = frozenset({"num_commits", "num_and_time"})
 
 
 def compaction_max_delta_commits(table: LoadedTable, compaction: CompactionSpec | None) -> int | None:
-    """The delta-commit count the compaction trigger needs kept (MOR with compaction on)."""
-    if not table.snapshot.config.is_mor or compaction is None or not compaction.enabled:
+    """The delta-commit count the compaction trigger needs kept, on every MOR table: Hudi's
+    archivers apply the guard whenever the trigger strategy counts delta commits, and its
+    default (num_commits, 5) holds where the manifest says nothing about compaction or turns
+    it off here (another job, or Hudi itself, may still compact the table)."""
+    if not table.snapshot.config.is_mor:
         return None
-    trigger = compaction.trigger
+    trigger = (compaction or CompactionSpec()).trigger
     return trigger.max_delta_commits if trigger.strategy in COUNTING_TRIGGERS else None
 
 

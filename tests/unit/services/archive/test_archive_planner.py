@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import cast
+
 from maintainer.hudi.instant import Action
+from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.timeline import Timeline
+from maintainer.project.services import CompactionSpec
 from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings, plan_archive
+from maintainer.services.archive.state import compaction_max_delta_commits
 
 SETTINGS = ArchiveSettings(keep_min_commits=3, keep_max_commits=5)
 
@@ -41,20 +47,51 @@ def test_archives_the_oldest_commits_down_to_keep_min() -> None:
     assert archived_times(timeline(*commits(6))) == [ts(1), ts(2), ts(3)]
 
 
-def test_never_past_the_earliest_pending_write() -> None:
-    names = [*commits(8), f"{ts(3)}.commit.requested", f"{ts(3)}.inflight"]
-    names = [n for n in names if not n.startswith(ts(3)) or not n.endswith(".commit")]
+def test_keeps_the_last_completed_commit_before_the_earliest_pending_write() -> None:
+    """TimelineArchiverV1/V2.getCommitInstantsToArchive: ``earliestCommitToRetain`` is the greatest
+    completed commit before the earliest pending instant of the write timeline; only commits
+    strictly before it are archived, so the pending write never precedes the active timeline
+    (HoodieFileGroup.isFileSliceCommitted would then take its files as committed)."""
+    names = [*commits(8), f"{ts(4)}.commit.requested", f"{ts(4)}.inflight"]
+    names = [n for n in names if not n.startswith(ts(4)) or not n.endswith(".commit")]
     result = plan_archive(ArchiveInputs(timeline(*names)), SETTINGS)
     assert [i.timestamp for i in result.instants] == [ts(1), ts(2)]
-    assert "pending write" in result.boundaries[0].reason and result.boundaries[0].timestamp == ts(3)
+    assert result.boundaries[0].timestamp == ts(3)
+    assert "last completed commit before the earliest pending write" in result.boundaries[0].reason
 
 
-def test_a_pending_compaction_blocks_archival() -> None:
+def test_a_pending_write_older_than_every_completed_commit_is_the_boundary() -> None:
+    """TimelineArchiverV2.getCommitInstantsToArchive: with no completed commit before the earliest
+    pending instant, that pending instant itself is ``earliestCommitToRetain``."""
+    names = [*commits(8, start=2), f"{ts(1)}.commit.requested", f"{ts(1)}.inflight"]
+    result = plan_archive(ArchiveInputs(timeline(*names)), SETTINGS)
+    assert not result.has_changes
+    assert result.boundaries[0].timestamp == ts(1)
+
+
+def test_a_pending_compaction_keeps_the_commit_before_it() -> None:
+    """TimelineArchiverV1/V2.getCommitInstantsToArchive: the write timeline includes compaction
+    and log compaction, so a pending one keeps the last completed commit before it."""
     names = [n for i in range(1, 9) for n in commit_files(i, "deltacommit")]
-    names += [f"{ts(4)}.compaction.requested"]
-    assert archived_times(timeline(*names)) == [ts(1), ts(2), ts(3)]
-    names_mid = [*names[:-1], f"{ts(3)}.compaction.requested"]
-    assert archived_times(timeline(*names_mid)) == [ts(1), ts(2)]
+    pending_at_4 = [n for n in names if not n.startswith(ts(4))] + [f"{ts(4)}.compaction.requested"]
+    assert archived_times(timeline(*pending_at_4)) == [ts(1), ts(2)]
+    pending_at_3 = [n for n in names if not n.startswith(ts(3))] + [f"{ts(3)}.logcompaction.requested"]
+    assert archived_times(timeline(*pending_at_3)) == [ts(1)]
+
+
+def test_a_pending_clustering_keeps_the_commit_before_it_in_both_layouts() -> None:
+    """TimelineArchiverV2.getCommitInstantsToArchive (layout 2 ``clustering``) and
+    TimelineArchiverV1 (layout 1 pending ``replacecommit``): both are on the write timeline."""
+    v1 = [n for n in commits(8) if not n.startswith(ts(4))] + [f"{ts(4)}.replacecommit.requested"]
+    assert archived_times(timeline(*v1)) == [ts(1), ts(2)]
+    v2_names = [
+        name
+        for i in range(1, 9)
+        if i != 4
+        for name in (f"{ts(i)}.commit.requested", f"{ts(i)}.inflight", f"{ts(i)}_{ts(i)[:-3]}500.commit")
+    ]
+    v2 = Timeline.from_file_names([*v2_names, f"{ts(4)}.clustering.requested"], 2)
+    assert archived_times(v2) == [ts(1), ts(2)]
 
 
 def test_completed_compaction_counts_as_a_commit_and_goes_with_all_its_states() -> None:
@@ -130,3 +167,22 @@ def test_mor_keeps_the_delta_commits_the_compaction_trigger_counts() -> None:
         ts(4),
         ts(5),
     ]
+
+
+def _table(is_mor: bool) -> LoadedTable:
+    config = SimpleNamespace(is_mor=is_mor)
+    return cast(LoadedTable, SimpleNamespace(snapshot=SimpleNamespace(config=config)))
+
+
+def test_the_compaction_window_guard_holds_on_every_mor_table() -> None:
+    """TimelineArchiverV1/V2.getCommitInstantsToArchive: the guard of
+    CompactionUtils.getEarliestInstantToRetainForCompaction applies to every MOR table whose
+    trigger strategy counts delta commits; Hudi's default is NUM_COMMITS with 5, so a manifest
+    without a compaction block (or with compaction off) still keeps that window."""
+    assert compaction_max_delta_commits(_table(True), None) == 5
+    assert compaction_max_delta_commits(_table(True), CompactionSpec(enabled=False)) == 5
+    custom = CompactionSpec.model_validate({"trigger": {"max_delta_commits": 8}})
+    assert compaction_max_delta_commits(_table(True), custom) == 8
+    timed = CompactionSpec.model_validate({"trigger": {"strategy": "time_elapsed"}})
+    assert compaction_max_delta_commits(_table(True), timed) is None
+    assert compaction_max_delta_commits(_table(False), None) is None
