@@ -82,6 +82,13 @@ SPARK_ROW_THRESHOLD = 1_000_000
     is_flag=True,
     help="Leave the last write inflight with its files, markers and heartbeat, as a crashed writer does.",
 )
+@click.option(
+    "--failed-write-at",
+    type=click.IntRange(0),
+    metavar="N",
+    help="Leave write N (0-based) inflight while the later writes complete: a concurrent writer "
+    "that died (or still runs) among younger commits.",
+)
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the generated data.")
 @click.option(
     "--engine",
@@ -109,6 +116,7 @@ def command(
     update_ratio: float,
     delete_ratio: float,
     failed_write: bool,
+    failed_write_at: int | None,
     seed: int,
     engine: str,
     expected_path: Path | None,
@@ -121,15 +129,18 @@ def command(
     Examples:
       maintainer datagen /tmp/lake/trips --table-type mor --commits 20
       maintainer datagen /tmp/lake/events --table-version 8 --partitions 0 --failed-write
+      maintainer datagen /tmp/lake/busy --table-type mor --commits 8 --failed-write-at 3
     """  # fmt: skip
     if update_ratio + delete_ratio > 1:
         raise UsageError("--update-ratio plus --delete-ratio must not exceed 1")
+    if failed_write_at is not None and failed_write_at >= commits:
+        raise UsageError(f"--failed-write-at {failed_write_at} is not a write: --commits is {commits}")
     if Storage(path).exists(".hoodie/hoodie.properties"):
         raise UsageError(f"{path} already holds a Hudi table; datagen only writes new tables")
     workload = WorkloadSpec(
         partitions, file_groups, commits, rows_per_commit, update_ratio, delete_ratio, seed
     )
-    spec = DatagenSpec(name, table_type, int(table_version), workload, failed_write)
+    spec = DatagenSpec(name, table_type, int(table_version), workload, failed_write, failed_write_at)
     rows = commits * rows_per_commit
     use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
     runner = spark_runner(create_session(SparkSettings())) if use_spark else run_in_process

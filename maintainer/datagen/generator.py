@@ -57,6 +57,16 @@ class DatagenSpec:
     table_version: int = 6
     workload: WorkloadSpec = field(default_factory=WorkloadSpec)
     failed_write: bool = False
+    """Leave the last commit inflight (a writer that died)."""
+    failed_write_at: int | None = None
+    """Leave commit N (0-based) inflight instead, while later commits complete: a concurrent
+    writer that died (or still runs) with younger commits around it."""
+
+    @property
+    def failed_index(self) -> int | None:
+        if self.failed_write_at is not None:
+            return self.failed_write_at
+        return self.workload.commits - 1 if self.failed_write else None
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,7 @@ class _Generator:
         results = self.runner(self.storage, ctx, tasks)
         self.write_markers(inflight.timestamp, results)
         if fail:
+            self.track_failed(work, results)
             return inflight.timestamp
         self.timeline.complete(
             inflight, self.encode_metadata(self.metadata((r.stat for r in results), operation))
@@ -171,6 +182,14 @@ class _Generator:
         self.storage.delete(f"{HEARTBEAT_DIR}/{inflight.timestamp}")
         self.track(work, results)
         return inflight.timestamp
+
+    def track_failed(self, work: CommitWork, results: Sequence[TaskResult]) -> None:
+        """A failed write's log files stay in the listing: later writers take the next log
+        version, as Hudi's writers do; its base files are not the groups' committed slices."""
+        for key, result in zip(sorted(work.changes), results, strict=True):
+            name = (result.stat.path or "").rsplit("/", 1)[-1]
+            if name.startswith("."):
+                self.groups[key].log_files.append(name)
 
     def track(self, work: CommitWork, results: Sequence[TaskResult]) -> None:
         for key, result in zip(sorted(work.changes), results, strict=True):
@@ -197,11 +216,11 @@ def generate(
     expected: dict[str, list[dict[str, Any]]] = {}
     failed: str | None = None
     for work, ids, rows in workload.commits():
-        fail = spec.failed_write and work.index == spec.workload.commits - 1
+        fail = work.index == spec.failed_index
         instant = generator.write(work, fail)
         if fail:
             failed = instant
-            break
+            continue
         workload.apply(ids, rows)
         completed.append(instant)
         if keep_history or work.index == spec.workload.commits - 1:

@@ -56,6 +56,25 @@ def test_hudi_and_our_reader_return_the_generated_rows(
     assert by_key(oracle.snapshot_rows(tmp_path / "t", drop=META)) == by_key(latest)
 
 
+@pytest.mark.parametrize(("table_type", "version"), [("cow", 6), ("mor", 6), ("cow", 8), ("mor", 8)])
+def test_a_write_failed_among_younger_commits_is_never_read(
+    tmp_path: Path, table_type: str, version: int
+) -> None:
+    """``failed_write_at``: commit 3 of 6 left inflight (a concurrent writer that died) while the
+    later ones complete; both readers return exactly the committed rows, as of every commit."""
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=6, rows_per_commit=30)
+    spec = DatagenSpec("t", table_type, version, workload, failed_write_at=3)
+    table = generate(str(tmp_path / "t"), spec)
+    assert len(table.completed) == 5 and table.failed_instant is not None
+    assert table.completed[2] < table.failed_instant < table.completed[3]
+    pending = open_table(str(tmp_path / "t")).snapshot.timeline.pending_writes()
+    assert [i.timestamp for i in pending] == [table.failed_instant]
+    for instant, rows in table.expected.items():
+        expected = by_key(rows)
+        assert by_key(oracle.snapshot_rows(tmp_path / "t", as_of=instant, drop=META)) == expected, instant
+        assert our_rows(tmp_path / "t", instant) == expected, instant
+
+
 def test_failed_write_leaves_inflight_instant_files_markers_and_heartbeat(tmp_path: Path) -> None:
     workload = WorkloadSpec(partitions=2, commits=3, rows_per_commit=20)
     table = generate(str(tmp_path / "t"), DatagenSpec("t", "mor", 8, workload, failed_write=True))
