@@ -70,7 +70,8 @@ class RollbackInputs:
     completed_rollback_targets: Mapping[str, str] = field(default_factory=dict)
     """Instant time rolled back by a completed rollback -> that rollback's time."""
     clustering_replacecommits: frozenset[str] = frozenset()
-    """Pending replacecommits (layout 1) that are clusterings: table services, not writes."""
+    """Pending replacecommits (layout 1) that are clusterings: table services, not writes (Hudi's
+    ``ClusteringUtils.isClusteringInstant``)."""
     timezone: str = "UTC"
 
 
@@ -78,7 +79,9 @@ class RollbackKind(str, Enum):
     ROLLBACK = "rollback"
     """Roll back a failed write: delete its files, then its instant."""
     REVERT_TABLE_SERVICE = "revert_table_service"
-    """Roll back an inflight compaction/clustering attempt: delete its output, back to requested."""
+    """Roll back an inflight compaction/clustering attempt: delete its output, back to requested.
+    Only the job that executes the table service does this (``table_service.py``), never the
+    rollback planner."""
     FINISH_PENDING_ROLLBACK = "finish_pending_rollback"
     """Finish a rollback that was started before (with its own instant and plan)."""
     REMOVE_ROLLED_BACK_INSTANT = "remove_rolled_back_instant"
@@ -108,7 +111,7 @@ _SERVICE_ACTIONS = frozenset({"compaction", "logcompaction", "clustering"})
 
 @dataclass(frozen=True, slots=True)
 class SkippedWrite:
-    """A pending write left alone, and why."""
+    """A pending instant left alone (a live write, a table service), and why."""
 
     instant: Instant
     reason: str

@@ -6,12 +6,18 @@ Rules (HUDI.md §5, Hudi's failed-writes cleaning and rollback executors):
 * a completed rollback whose target write is still on the timeline (a crash between the two)
   only has the target's instant files removed (not for a compaction or clustering, which is
   retried under the same instant: its inflight attempt is always rolled back afresh);
-* a failed write is a pending commit, deltacommit or replacecommit whose writer is gone: with
-  ``eager`` every one older than ``min_age``; with ``lazy`` only those whose heartbeat
-  (``.hoodie/.heartbeat/<instant>``) expired too (no heartbeat file counts as expired);
+* a failed write is a pending commit, deltacommit or replacecommit that is not a clustering,
+  whose writer is gone: with ``eager`` every one older than ``min_age``; with ``lazy`` only those
+  whose heartbeat (``.hoodie/.heartbeat/<instant>``) expired too (no heartbeat file counts as
+  expired);
 * a write younger than ``min_age``, or (lazy) with a live heartbeat, is never touched;
-* an inflight compaction, log compaction or clustering whose writer is gone is rolled back
-  to requested (its output deleted, the plan kept for a retry); a requested one is left alone;
+* a pending table service (compaction, log compaction, clustering), requested or inflight and
+  however old, is never rolled back here, nor is a pending rollback of a compaction or
+  clustering finished: only the job that executes it rolls back its failed attempt, right
+  before running it again (Hudi's ``BaseHoodieTableServiceClient.getInstantsToRollback`` reads
+  ``getInflightTimelineExcludeCompactionAndClustering``, and ``getPendingRollbackInfos``
+  ignores compaction and clustering targets), so an async compactor still executing it is
+  never undercut; the plan says why each one is left;
 * newest failed instant first.
 """
 
@@ -45,18 +51,41 @@ def _epoch_ms(now: datetime) -> int:
 
 
 def _is_table_service(inputs: RollbackInputs, instant: Instant) -> bool:
+    """A compaction, log compaction or clustering (on layout 1 a replacecommit with a clustering
+    plan): Hudi's failed-writes rollback never takes these."""
     return instant.action in TABLE_SERVICE_ACTIONS or (
         instant.action is Action.REPLACE_COMMIT and instant.timestamp in inputs.clustering_replacecommits
     )
 
 
+def _is_write(inputs: RollbackInputs, instant: Instant) -> bool:
+    return instant.action in WRITE_ACTIONS and not _is_table_service(inputs, instant)
+
+
 def _candidates(inputs: RollbackInputs, busy: set[str]) -> list[Instant]:
-    """Pending writes and pending table services, not already handled by a rollback."""
-    return [
-        i
-        for i in inputs.timeline.pending()
-        if (i.action in WRITE_ACTIONS or i.action in TABLE_SERVICE_ACTIONS) and i.timestamp not in busy
-    ]
+    """Pending writes (commit, deltacommit, non-clustering replacecommit) not already handled by
+    a rollback: Hudi's ``getInflightTimelineExcludeCompactionAndClustering``."""
+    return [i for i in inputs.timeline.pending() if _is_write(inputs, i) and i.timestamp not in busy]
+
+
+def _service_name(instant: Instant) -> str:
+    return "clustering replacecommit" if instant.action is Action.REPLACE_COMMIT else instant.action.value
+
+
+def _left_to_executor(inputs: RollbackInputs) -> list[SkippedWrite]:
+    """Every pending table service, with why the rollback service leaves it."""
+    skipped = []
+    for instant in sorted(inputs.timeline.pending(), key=lambda i: i.timestamp, reverse=True):
+        if not _is_table_service(inputs, instant):
+            continue
+        name = _service_name(instant)
+        reason = (
+            f"{instant.state.value.lower()} {name} is a table service, not a failed write: only the "
+            f"job that executes it rolls back a failed attempt, right before running it again "
+            f"(an async {name} may be executing it now)"
+        )
+        skipped.append(SkippedWrite(instant, reason))
+    return skipped
 
 
 def _age_ms(inputs: RollbackInputs, instant: Instant, now_ms: int) -> int | None:
@@ -92,19 +121,35 @@ def _why_failed(inputs: RollbackInputs, settings: RollbackSettings) -> str:
     return f"pending, older than min_age ({settings.min_age}), and its heartbeat expired (lazy policy)"
 
 
-def _pending_rollbacks(inputs: RollbackInputs) -> list[PlannedRollback]:
-    result = []
+def _of_compaction_or_clustering(inputs: RollbackInputs, target: Instant) -> bool:
+    """Hudi's ``getPendingRollbackInfos(ignoreCompactionAndClusteringInstants=true)``: a pending
+    rollback of a compaction or clustering belongs to the job that executes it."""
+    return target.action in (Action.COMPACTION, Action.CLUSTERING) or (
+        target.action is Action.REPLACE_COMMIT and target.timestamp in inputs.clustering_replacecommits
+    )
+
+
+def _pending_rollbacks(inputs: RollbackInputs) -> tuple[list[PlannedRollback], list[SkippedWrite]]:
+    result: list[PlannedRollback] = []
+    skipped: list[SkippedWrite] = []
     for rollback in sorted(inputs.timeline.pending_rollbacks(), key=lambda i: i.timestamp, reverse=True):
         plan = inputs.pending_rollback_plans.get(rollback.timestamp)
         if plan is None or plan.instant_to_rollback is None:
             continue
         info = plan.instant_to_rollback
         target = _timeline_instant(inputs, info.commit_time, info.action)
+        if _of_compaction_or_clustering(inputs, target):
+            why = (
+                f"pending rollback of the {info.action} {info.commit_time}: the job that executes "
+                f"the {info.action} finishes it before running it again"
+            )
+            skipped.append(SkippedWrite(rollback, why))
+            continue
         reason = f"rollback {rollback.timestamp} of {info.commit_time} was started and did not finish"
         result.append(
             PlannedRollback(RollbackKind.FINISH_PENDING_ROLLBACK, target, reason, plan, rollback, "plan")
         )
-    return result
+    return result, skipped
 
 
 def _timeline_instant(inputs: RollbackInputs, timestamp: str, action: str) -> Instant:
@@ -121,7 +166,7 @@ def _leftover_targets(inputs: RollbackInputs, busy: set[str]) -> list[PlannedRol
         if rollback_time is None or instant.timestamp in busy:
             continue
         if _is_table_service(inputs, instant):
-            continue  # a table service is retried under its instant: always roll back afresh
+            continue  # left to the job that executes it (see _left_to_executor)
         rollback = inputs.timeline.entry(rollback_time, Action.ROLLBACK)
         reason = f"rolled back by the completed rollback {rollback_time}; its instant files remain"
         plan, _ = rollback_plan(inputs, instant)
@@ -144,30 +189,22 @@ def _failed(
     planned: list[PlannedRollback] = []
     skipped: list[SkippedWrite] = []
     for instant in sorted(_candidates(inputs, busy), key=lambda i: i.timestamp, reverse=True):
-        service = _is_table_service(inputs, instant)
-        if service and instant.state is State.REQUESTED:
-            skipped.append(SkippedWrite(instant, "a requested table service has written nothing yet"))
-            continue
         alive = _why_alive(inputs, instant, settings, now_ms)
         if alive is not None:
             skipped.append(SkippedWrite(instant, alive))
             continue
-        plan, source = rollback_plan(inputs, instant, table_service=service)
-        if service:
-            reason = f"inflight {instant.action.value} attempt " + _why_failed(inputs, settings)
-            kind = RollbackKind.REVERT_TABLE_SERVICE
-        else:
-            reason = "failed write: " + _why_failed(inputs, settings)
-            kind = RollbackKind.ROLLBACK
-        planned.append(PlannedRollback(kind, instant, reason, plan, None, source))
+        plan, source = rollback_plan(inputs, instant)
+        reason = "failed write: " + _why_failed(inputs, settings)
+        planned.append(PlannedRollback(RollbackKind.ROLLBACK, instant, reason, plan, None, source))
     return planned, skipped
 
 
 def plan_rollback(inputs: RollbackInputs, settings: RollbackSettings, now: datetime) -> RollbackPlanResult:
     """Everything rollback would do, and why; pending rollbacks first, then newest failed first."""
-    pending = _pending_rollbacks(inputs)
+    pending, services = _pending_rollbacks(inputs)
     busy = {p.target.timestamp for p in pending}
     leftovers = _leftover_targets(inputs, busy)
     busy |= {p.target.timestamp for p in leftovers}
     failed, skipped = _failed(inputs, settings, _epoch_ms(now), busy)
-    return RollbackPlanResult(tuple(pending + leftovers + failed), tuple(skipped))
+    left = services + _left_to_executor(inputs) + skipped
+    return RollbackPlanResult(tuple(pending + leftovers + failed), tuple(left))

@@ -7,8 +7,9 @@ timeline, the files its plan deletes leave the listing, and on table version 6 e
 whose logs hold the failed write's blocks gets the log file the rollback command block will be
 written to: the next log version with the executor's write token, of the block's exact size
 (instant times have a fixed width). So a compaction approved on the projection lists exactly the
-log files the slice has once the rollback ran, and apply compacts it as approved. Rollbacks of
-other kinds (reverting a table service, finishing a pending rollback) are not projected.
+log files the slice has once the rollback ran, and apply compacts it as approved. A finished
+pending rollback is not projected; a pending compaction is never the rollback node's (it is left
+to the compaction node, which rolls back its own failed attempt before re-running it).
 
 Pure: builds new snapshot, timeline and view objects; reads and writes nothing.
 """

@@ -14,7 +14,6 @@ Paths are absolute, as Hudi writes them: files to delete without a scheme for lo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
 from maintainer.hudi.fsview import DataFile
@@ -129,29 +128,13 @@ def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[Rollb
     return grouped_deletes(inputs.table_uri, deletes) + _merged_appends(appends)
 
 
-def _base_files_only(requests: Iterable[RollbackRequest]) -> list[RollbackRequest]:
-    """Only the deletes of base files: a table service (compaction, clustering) writes nothing
-    else, and on table version 6 a log file named with a pending compaction's instant holds the
-    appends of writers since it was scheduled (Hudi's listing-based rollback keeps them too)."""
-    kept = []
-    for request in requests:
-        files = tuple(p for p in request.files_to_be_deleted if BaseFileName.parse(p.rsplit("/", 1)[-1]))
-        if files:
-            kept.append(replace(request, files_to_be_deleted=files))
-    return kept
-
-
-def rollback_plan(
-    inputs: RollbackInputs, target: Instant, table_service: bool = False
-) -> tuple[RollbackPlan, str]:
-    """The HoodieRollbackPlan undoing ``target`` (the failed attempt of a table service when
-    ``table_service``: its base files only), and how its files were found."""
+def rollback_plan(inputs: RollbackInputs, target: Instant) -> tuple[RollbackPlan, str]:
+    """The HoodieRollbackPlan undoing the failed write ``target``, and how its files were found
+    (a table service's failed attempt is planned by ``table_service.py``)."""
     markers = inputs.markers.get(target.timestamp)
     if markers:
         requests, source = requests_from_markers(inputs, markers), "markers"
     else:
         requests, source = requests_by_listing(inputs, target.timestamp), "listing"
-    if table_service:
-        requests = _base_files_only(requests)
     info = InstantInfo(commit_time=target.timestamp, action=target.action.value)
     return RollbackPlan(instant_to_rollback=info, rollback_requests=tuple(requests)), source

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from maintainer.hudi import payloads
 from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import (
-    TABLE_SERVICE_ACTIONS,
     WRITE_ACTIONS,
     Action,
     Instant,
@@ -35,11 +34,13 @@ def settings_from_spec(spec: RollbackSpec) -> RollbackSettings:
     )
 
 
-def _pending_targets(table: LoadedTable) -> list[Instant]:
+def _pending_writes(table: LoadedTable, clustering: frozenset[str]) -> list[Instant]:
+    """The pending writes the planner may roll back (no compaction, log compaction or
+    clustering: those are left to the job that executes them)."""
     return [
         i
         for i in table.snapshot.timeline.pending()
-        if i.action in WRITE_ACTIONS or i.action in TABLE_SERVICE_ACTIONS
+        if i.action in WRITE_ACTIONS and i.timestamp not in clustering
     ]
 
 
@@ -107,7 +108,8 @@ def _clustering_replacecommits(table: LoadedTable) -> frozenset[str]:
 
 def load_rollback_inputs(table: LoadedTable) -> RollbackInputs:
     snapshot = table.snapshot
-    targets = _pending_targets(table)
+    clustering = _clustering_replacecommits(table)
+    targets = _pending_writes(table, clustering)
     markers = _markers(table, targets)
     unmarked = [t.timestamp for t in targets if t.timestamp not in markers]
     needs_blocks = snapshot.config.version < 8 and snapshot.config.is_mor and bool(unmarked)
@@ -125,6 +127,6 @@ def load_rollback_inputs(table: LoadedTable) -> RollbackInputs:
         else {},
         pending_rollback_plans=_decode_plans(table),
         completed_rollback_targets=_completed_rollback_targets(table, {t.timestamp for t in targets}),
-        clustering_replacecommits=_clustering_replacecommits(table),
+        clustering_replacecommits=clustering,
         timezone=snapshot.config.timeline_timezone,
     )

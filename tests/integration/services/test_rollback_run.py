@@ -32,6 +32,7 @@ from maintainer.services.rollback.model import (
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.requests import relative_path
 from maintainer.services.rollback.state import load_rollback_inputs
+from maintainer.services.rollback.table_service import rollback_table_service
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 
@@ -209,9 +210,13 @@ def test_without_markers_the_failed_files_are_found_by_listing(
 
 
 @pytest.mark.parametrize("version", [6, 8])
-def test_an_inflight_compaction_is_reverted_to_requested_and_its_output_deleted(
+def test_an_inflight_compaction_is_left_by_the_rollback_service_and_reverted_by_its_executor(
     tmp_path: Path, version: int
 ) -> None:
+    """BaseHoodieTableServiceClient.getInstantsToRollback never takes a compaction (its
+    timeline is getInflightTimelineExcludeCompactionAndClustering); the compactor's own rollback
+    (BaseHoodieTableServiceClient.compact -> HoodieTable.rollbackInflightCompaction) deletes the
+    attempt's output and reverts it to requested."""
     path = tmp_path / "t"
     workload = WorkloadSpec(partitions=1, file_groups=1, commits=3, rows_per_commit=20)
     table = generate(str(path), DatagenSpec("t", "mor", version, workload))
@@ -229,15 +234,18 @@ def test_an_inflight_compaction_is_reverted_to_requested_and_its_output_deleted(
     marker.write_bytes(b"")
 
     loaded, result = plan(path)
-    (planned,) = result.rollbacks
-    assert (planned.kind, planned.target.timestamp) == (RollbackKind.REVERT_TABLE_SERVICE, inflight.timestamp)
-    run_rollback(loaded.storage, loaded.snapshot.config, planned)
+    assert not result.rollbacks
+    (left,) = result.skipped
+    assert left.instant.timestamp == inflight.timestamp and "table service" in left.reason
+
+    outcome = rollback_table_service(loaded.storage, loaded.snapshot.config, inflight, [base.partition])
+    assert outcome is not None and outcome.rollback_instant is not None
     assert not (path / base.partition / output).exists()
     pending = open_table(str(path)).snapshot.timeline.pending_compactions()
     assert [(i.timestamp, i.state) for i in pending] == [(inflight.timestamp, State.REQUESTED)]
     assert_reads_committed_rows(path, table)
     _, again = plan(path)
-    assert not again.rollbacks and "requested table service" in again.skipped[0].reason
+    assert not again.rollbacks and "requested compaction is a table service" in again.skipped[0].reason
 
 
 @pytest.mark.spark

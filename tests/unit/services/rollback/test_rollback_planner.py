@@ -192,27 +192,83 @@ def test_a_completed_rollback_whose_target_remains_only_removes_the_target() -> 
     assert planned.rollback_instant is not None and planned.rollback_instant.timestamp == rollback_time
 
 
-def test_inflight_compaction_is_reverted_to_requested_and_a_requested_one_left_alone() -> None:
+def test_pending_table_services_are_left_to_their_executor_however_old() -> None:
+    """BaseHoodieTableServiceClient.getInstantsToRollback reads only
+    getInflightTimelineExcludeCompactionAndClustering: getCommitsTimeline (commit, deltacommit,
+    replacecommit, and on layout 2 clustering) less pending compactions and clustering instants.
+    A pending compaction or log compaction (requested or inflight, far older than min_age) is
+    never a failed write: the compactor rolls back its own failed attempt (compact ->
+    HoodieTable.rollbackInflightCompaction), and the plan says why each is left."""
     requested_only = "20260101085000000"
+    log_compaction = "20260101084000000"
     tl = timeline(
         f"{COMMITTED}.deltacommit",
         f"{OLDER}.compaction.requested",
         f"{OLDER}.compaction.inflight",
+        f"{log_compaction}.logcompaction.requested",
+        f"{log_compaction}.logcompaction.inflight",
         f"{requested_only}.compaction.requested",
+        f"{OLD}.deltacommit.requested",
+        f"{OLD}.deltacommit.inflight",
     )
     result = plan_rollback(inputs(tl, is_mor=True), EAGER, NOW)
-    (planned,) = result.rollbacks
-    assert planned.kind is RollbackKind.REVERT_TABLE_SERVICE and planned.reverts_to_requested
-    assert planned.target.action is Action.COMPACTION
-    assert [(s.instant.timestamp, "requested table service" in s.reason) for s in result.skipped] == [
-        (requested_only, True)
-    ]
+    assert [(p.kind, p.target.timestamp) for p in result.rollbacks] == [(RollbackKind.ROLLBACK, OLD)]
+    left = {s.instant.timestamp: s.reason for s in result.skipped}
+    assert sorted(left) == sorted([OLDER, log_compaction, requested_only])
+    assert left[OLDER].startswith("inflight compaction is a table service, not a failed write")
+    assert "only the job that executes it rolls back a failed attempt" in left[OLDER]
+    assert left[log_compaction].startswith("inflight logcompaction is a table service")
+    assert left[requested_only].startswith("requested compaction is a table service")
 
 
-def test_layout1_clustering_replacecommit_is_a_table_service() -> None:
-    tl = timeline(f"{COMMITTED}.commit", f"{OLD}.replacecommit.requested", f"{OLD}.replacecommit.inflight")
-    result = plan_rollback(inputs(tl, clustering_replacecommits=frozenset({OLD})), EAGER, NOW)
-    assert [p.kind for p in result.rollbacks] == [RollbackKind.REVERT_TABLE_SERVICE]
+def test_layout2_pending_clustering_is_left_to_its_executor() -> None:
+    """BaseHoodieTableServiceClient.getInflightTimelineExcludeCompactionAndClustering drops
+    ClusteringUtils.isClusteringInstant: a layout-2 ``clustering`` instant is never rolled back
+    as a failed write."""
+    tl = timeline(
+        f"{COMMITTED}_{COMMITTED}.commit",
+        f"{OLD}.clustering.requested",
+        f"{OLD}.clustering.inflight",
+        layout=2,
+    )
+    result = plan_rollback(inputs(tl, table_version=8), EAGER, NOW)
+    assert not result.rollbacks
+    assert [(s.instant.timestamp, s.instant.action) for s in result.skipped] == [(OLD, Action.CLUSTERING)]
+
+
+def test_layout1_clustering_replacecommit_is_left_but_an_overwrite_is_a_failed_write() -> None:
+    """getInflightTimelineExcludeCompactionAndClustering keeps a pending replacecommit only when
+    ClusteringUtils.getClusteringPlan finds no clustering plan (an insert_overwrite)."""
+    tl = timeline(
+        f"{COMMITTED}.commit",
+        f"{OLDER}.replacecommit.requested",
+        f"{OLDER}.replacecommit.inflight",
+        f"{OLD}.replacecommit.requested",
+        f"{OLD}.replacecommit.inflight",
+    )
+    result = plan_rollback(inputs(tl, clustering_replacecommits=frozenset({OLDER})), EAGER, NOW)
+    assert [(p.kind, p.target.timestamp) for p in result.rollbacks] == [(RollbackKind.ROLLBACK, OLD)]
+    (left,) = result.skipped
+    assert left.instant.timestamp == OLDER and "clustering replacecommit is a table service" in left.reason
+
+
+def test_a_pending_rollback_of_a_compaction_is_left_to_the_compactor() -> None:
+    """BaseHoodieTableServiceClient.getPendingRollbackInfos(ignoreCompactionAndClusteringInstants
+    = true), as rollbackFailedWrites calls it, skips rollbacks whose target is a compaction or a
+    clustering: the compactor finishes it (getPendingRollbackInfo(..., false)) before re-running."""
+    rollback_time = "20260101100000000"
+    tl = timeline(
+        f"{COMMITTED}.deltacommit",
+        f"{OLD}.compaction.requested",
+        f"{OLD}.compaction.inflight",
+        f"{rollback_time}.rollback.requested",
+    )
+    plan = RollbackPlan(instant_to_rollback=InstantInfo(commit_time=OLD, action="compaction"))
+    result = plan_rollback(inputs(tl, is_mor=True, pending_rollback_plans={rollback_time: plan}), EAGER, NOW)
+    assert not result.rollbacks
+    left = {s.instant.timestamp: s.reason for s in result.skipped}
+    assert sorted(left) == [OLD, rollback_time]
+    assert "the job that executes the compaction finishes it" in left[rollback_time]
 
 
 def test_completed_instants_clean_and_savepoint_are_never_candidates() -> None:
@@ -250,6 +306,9 @@ def test_markers_of_both_kinds_are_read(tmp_path: Path) -> None:
 
 
 def test_a_reverted_compaction_is_not_touched_again_by_its_completed_rollback() -> None:
+    """A compaction reverted to requested by a completed rollback, then retried (inflight
+    again), stays the compactor's: the rollback service neither removes it as a leftover target
+    nor rolls back the new attempt (getInflightTimelineExcludeCompactionAndClustering)."""
     rollback_time = "20260101100000000"
     tl = timeline(
         f"{COMMITTED}.deltacommit",
@@ -265,7 +324,8 @@ def test_a_reverted_compaction_is_not_touched_again_by_its_completed_rollback() 
     again = plan_rollback(
         inputs(retried, is_mor=True, completed_rollback_targets={OLD: rollback_time}), EAGER, NOW
     )
-    assert [p.kind for p in again.rollbacks] == [RollbackKind.REVERT_TABLE_SERVICE]
+    assert not again.rollbacks
+    assert [s.instant.timestamp for s in again.skipped] == [OLD]
 
 
 def tl_names(tl: Timeline) -> list[str]:

@@ -74,8 +74,11 @@ def test_a_requested_instant_without_pending_rollback_needs_nothing(tmp_path: Pa
     assert planned.rollback_instant is None and planned.reverts_to_requested
 
 
-def test_the_rollback_service_reverting_a_v6_compaction_by_listing_keeps_its_slice_logs() -> None:
-    """A log file named with the pending compaction's instant holds later writers' appends."""
+def test_the_rollback_service_leaves_an_inflight_compaction_to_the_compactor() -> None:
+    """BaseHoodieTableServiceClient.getInstantsToRollback (failed writes) excludes compactions;
+    only the compactor rolls its failed attempt back (BaseHoodieTableServiceClient.compact ->
+    HoodieTable.rollbackInflightCompaction), which ``planned_table_service_rollback`` plans: its
+    base files, never the v6 log file named with the compaction's instant (later writers')."""
     uri = "file:/data/t"
     tl = Timeline.from_file_names(
         [f"{OLD}.deltacommit", f"{T}.compaction.requested", f"{T}.compaction.inflight"], layout=1
@@ -84,7 +87,6 @@ def test_the_rollback_service_reverting_a_v6_compaction_by_listing_keeps_its_sli
     later_log = DataFile("p1", V6_LOG.split("/")[1], 50, "f1-0", T, 1, "0-2-0")
     inputs = RollbackInputs(tl, table_version=6, is_mor=True, table_uri=uri, files=(own, later_log))
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    (planned,) = plan_rollback(inputs, RollbackSettings(), now).rollbacks
-    assert (planned.kind, planned.source) == (RollbackKind.REVERT_TABLE_SERVICE, "listing")
-    files = [f for r in planned.plan.rollback_requests or () for f in r.files_to_be_deleted]
-    assert files == [f"/data/t/{OWN_P1}"]
+    result = plan_rollback(inputs, RollbackSettings(), now)
+    assert not result.rollbacks
+    assert [(s.instant.timestamp, s.instant.state) for s in result.skipped] == [(T, State.INFLIGHT)]
