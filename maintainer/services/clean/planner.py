@@ -98,6 +98,7 @@ class CleanPlanResult:
 
 
 _BY_NAME = attrgetter("name")
+_COMPACTION_ACTIONS = frozenset({"compaction", "logcompaction"})
 
 # -- per file group ------------------------------------------------------------------------
 
@@ -162,18 +163,20 @@ def _clean_by_commits(
 def _clean_by_versions(
     group: FileGroup, retained: int, ops: list[PendingOperation], savepointed: frozenset[str]
 ) -> list[FileToDelete]:
-    """Keep the newest ``retained`` slices (savepointed ones count, as in Hudi 0.14+); slices a
-    pending compaction or log compaction needs are kept apart, and count as one version."""
-    compacting = any(op.action in ("compaction", "logcompaction") for op in ops)
-    keep = retained - 1 if compacting else retained
+    """Keep the newest ``retained`` slices (CleanPlanner.getFilesToCleanKeepingLatestVersions):
+    savepointed slices count, as in Hudi 0.14+; slices a pending compaction or log compaction
+    needs are kept apart and count as one version; slices a pending clustering reads count as
+    versions like any other (Hudi does not set them apart), but are never deleted here."""
+    compactions = [op for op in ops if op.action in _COMPACTION_ACTIONS]
+    keep = retained - 1 if compactions else retained
     result: list[FileToDelete] = []
     for file_slice in group.slices_newest_first():
-        if _needed_by_pending(file_slice, ops):
+        if _needed_by_pending(file_slice, compactions):
             continue
         if keep > 0:
             keep -= 1
             continue
-        if _is_savepointed(file_slice, savepointed):
+        if _is_savepointed(file_slice, savepointed) or _needed_by_pending(file_slice, ops):
             continue
         result += _deletions(file_slice, f"older than the {retained} newest file versions")
     return result

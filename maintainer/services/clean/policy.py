@@ -40,7 +40,10 @@ class RetentionPoint:
 
 
 def _cap_by_earliest_pending(timeline: Timeline, candidate: Instant) -> tuple[Instant | None, str]:
-    pending = timeline.pending_writes() + timeline.pending_clustering()
+    """CleanerUtils.getEarliestCommitToRetain (KEEP_LATEST_COMMITS): never later than the earliest
+    pending instant of the commits-and-compaction timeline (commit, deltacommit, replacecommit,
+    clustering, compaction); else the last completed commit before it (none: no ECTR)."""
+    pending = timeline.pending_writes() + timeline.pending_clustering() + timeline.pending_compactions()
     if not pending:
         return candidate, ""
     earliest = min(pending, key=lambda i: i.timestamp)
@@ -57,8 +60,9 @@ def _cap_by_earliest_pending(timeline: Timeline, candidate: Instant) -> tuple[In
 def earliest_commit_to_retain(
     timeline: Timeline, settings: CleanSettings, now: datetime, tz: str
 ) -> RetentionPoint:
-    """Hudi's ECTR: the N-th newest completed commit (by commits) or the first within the
-    retention hours; never later than the earliest pending write. None: nothing is old enough."""
+    """Hudi's ECTR (CleanerUtils.getEarliestCommitToRetain): by commits, the N-th newest completed
+    commit, never later than the earliest pending commit or compaction; by hours, the first
+    completed commit within the retention window (not capped). None: nothing is old enough."""
     commits = timeline.completed_commits()
     if settings.policy is CleanPolicy.KEEP_LATEST_FILE_VERSIONS:
         return RetentionPoint(None, "KEEP_LATEST_FILE_VERSIONS keeps versions, not commits")
@@ -69,15 +73,12 @@ def earliest_commit_to_retain(
                 None, f"{len(commits)} completed commits, not more than the {retained} retained"
             )
         candidate = commits[len(commits) - retained]
-        reason = f"the oldest of the {retained} most recent completed commits"
-    else:
-        cutoff = format_instant_time(
-            wall_clock_in_timezone(now, tz) - timedelta(hours=settings.hours_retained)
-        )
-        within = [c for c in commits if c.timestamp >= cutoff]
-        if not within or within[0] is commits[0]:
-            return RetentionPoint(None, f"no completed commit is older than {settings.hours_retained} hours")
-        candidate = within[0]
-        reason = f"the first completed commit within the last {settings.hours_retained} hours"
-    capped, note = _cap_by_earliest_pending(timeline, candidate)
-    return RetentionPoint(capped, reason + note)
+        capped, note = _cap_by_earliest_pending(timeline, candidate)
+        return RetentionPoint(capped, f"the oldest of the {retained} most recent completed commits{note}")
+    cutoff = format_instant_time(wall_clock_in_timezone(now, tz) - timedelta(hours=settings.hours_retained))
+    within = [c for c in commits if c.timestamp >= cutoff]
+    if not within:
+        return RetentionPoint(None, f"no completed commit within the last {settings.hours_retained} hours")
+    return RetentionPoint(
+        within[0], f"the first completed commit within the last {settings.hours_retained} hours"
+    )

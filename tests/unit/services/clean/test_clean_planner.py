@@ -246,3 +246,59 @@ def test_keep_latest_file_versions_counts_pending_log_compaction_as_a_version() 
         timeline([1, 2, 3, 4]), listing(files), settings, ViewInputs(pending_log_compaction=pending)
     )
     assert deleted(result) == {base("a", 1), base("a", 2)}
+
+
+def test_keep_latest_file_versions_counts_a_pending_clustering_slice_as_a_version() -> None:
+    """CleanPlanner.getFilesToCleanKeepingLatestVersions: only slices a pending compaction or log
+    compaction needs are set apart from the version count (and take one version); a pending
+    clustering's slices count as versions like any other. (We still never delete a slice it reads.)"""
+    files = [base("a", n) for n in (1, 2, 3, 4)]
+    settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_FILE_VERSIONS, file_versions_retained=2)
+    pending = {("p", "a"): PendingOperation(ts(6), "clustering", base_instant=ts(4))}
+    result = plan(timeline([1, 2, 3, 4]), listing(files), settings, ViewInputs(pending_clustering=pending))
+    assert deleted(result) == {base("a", 1), base("a", 2)}
+
+
+def test_a_pending_compaction_caps_the_earliest_commit_to_retain() -> None:
+    """CleanerUtils.getEarliestCommitToRetain: the cap is the earliest pending instant of the
+    commits-and-compaction timeline, so a pending compaction caps it like a pending write (the
+    last completed commit before it is the ECTR); a pending log compaction is not on that
+    timeline and does not."""
+    files = [base("a", n) for n in (1, 2, 3, 5, 6)]
+    compaction = timeline([1, 2, 3, 5, 6], extra=[f"{ts(4)}.compaction.requested"])
+    result = plan(compaction, listing(files))
+    assert result.earliest_commit_to_retain is not None
+    assert result.earliest_commit_to_retain.timestamp == ts(3)
+    assert "pending compaction" in result.retention_reason
+    log_compaction = timeline([1, 2, 3, 5, 6], extra=[f"{ts(4)}.logcompaction.requested"])
+    uncapped = plan(log_compaction, listing(files))
+    assert uncapped.earliest_commit_to_retain is not None
+    assert uncapped.earliest_commit_to_retain.timestamp == ts(5)
+
+
+def test_a_pending_write_older_than_every_retained_candidate_leaves_no_ectr() -> None:
+    """CleanerUtils.getEarliestCommitToRetain: with no completed commit before the earliest pending
+    one, the ECTR is empty and nothing is cleaned by commits."""
+    tl = timeline([2, 3, 4, 5], extra=[f"{ts(1)}.commit.requested", f"{ts(1)}.inflight"])
+    result = plan(tl, listing([base("a", n) for n in (2, 3, 4, 5)]))
+    assert result.earliest_commit_to_retain is None
+    assert not result.has_changes
+
+
+def test_keep_latest_by_hours_takes_the_first_commit_of_the_timeline_when_it_is_in_the_window() -> None:
+    """CleanerUtils.getEarliestCommitToRetain (KEEP_LATEST_BY_HOURS): the first completed commit at
+    or after now - hours, even the first on the timeline; the commits-policy cap by pending
+    instants does not apply to this policy."""
+    tl = timeline([1, 3, 4], extra=[f"{ts(2)}.commit.requested", f"{ts(2)}.inflight"])
+    settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_BY_HOURS, hours_retained=1)
+    early = datetime(2025, 1, 1, 0, 30, tzinfo=timezone.utc)
+    view = build_view(tl, listing([base("a", n) for n in (1, 3, 4)]))
+    whole = plan_clean(CleanInputs(tl, view, FULL), settings, early)
+    assert whole.earliest_commit_to_retain is not None
+    assert whole.earliest_commit_to_retain.timestamp == ts(1)
+    assert not whole.has_changes
+    later = datetime(2025, 1, 1, 1, 3, 30, tzinfo=timezone.utc)  # the window starts after commit 3
+    uncapped = plan_clean(CleanInputs(tl, view, FULL), settings, later)
+    assert uncapped.earliest_commit_to_retain is not None
+    assert uncapped.earliest_commit_to_retain.timestamp == ts(4)
+    assert deleted(uncapped) == {base("a", 1)}
