@@ -8,7 +8,9 @@ Rules (HUDI.md §2-§3):
 * layout 1 (v6): a slice is keyed by its base instant; a log file names its slice's base instant;
 * layout 2 (v8+): a log file names its deltacommit; it belongs to the slice with the greatest
   base instant at or before the deltacommit's completion time (a log completed before every
-  base instant opens a slice at its own instant);
+  base instant opens a slice at its own instant); the completion time of a deltacommit older
+  than the active timeline comes from the archived timeline, and where it is not known there
+  the log belongs to the latest slice (``HoodieFileGroup.getBaseInstantTime``);
 * only committed files are visible: the writing instant is a completed commit, or older than
   the start of the write timeline (archived, so committed); a pending compaction opens a new
   slice at its instant;
@@ -329,14 +331,35 @@ _LOG_ORDER = attrgetter("instant_time", "log_version", "write_token")
 """Hudi's log-file order (:meth:`DataFile.log_order`), as a C-level key."""
 
 
+ArchivedLookup = Callable[[str], "str | None"]
+"""The completion time of an instant older than the active timeline
+(:meth:`Timeline.archived_completion_time`)."""
+
+
+def _no_archive(instant: str) -> str | None:
+    return None
+
+
+def _slice_of(instant: str, completion: str | None, slice_instants: list[str]) -> str:
+    """Layout 2 (``HoodieFileGroup.getBaseInstantTime``): the greatest slice instant at or before
+    the completion time, else the log's own; with no completion time known, the latest slice."""
+    if completion is None:
+        return slice_instants[-1] if slice_instants else _open_slice(instant, slice_instants)
+    index = bisect.bisect_right(slice_instants, completion) - 1
+    return slice_instants[index] if index >= 0 else _open_slice(instant, slice_instants)
+
+
 def _logs_by_slice(
-    logs: list[DataFile], slice_instants: list[str], layout: int, completions: Mapping[str, str]
+    logs: list[DataFile],
+    slice_instants: list[str],
+    layout: int,
+    completions: Mapping[str, str],
+    archived: ArchivedLookup = _no_archive,
 ) -> dict[str, list[DataFile]]:
     """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow).
-    Layout 1: a log names its slice. Layout 2: the slice is the greatest slice instant at or
-    before the completion time of the log's deltacommit, else the log opens its own."""
+    Layout 1: a log names its slice. Layout 2: see :func:`_slice_of`; a completion time the
+    active timeline lacks is asked of ``archived`` (only then: the history is read lazily)."""
     logs.sort(key=_LOG_ORDER)
-    bisect_right = bisect.bisect_right
     by_slice: dict[str, list[DataFile]] = {}
     previous_instant: str | None = None
     files: list[DataFile] = []
@@ -347,8 +370,10 @@ def _logs_by_slice(
             if layout == 1:
                 key = instant
             else:
-                index = bisect_right(slice_instants, completions.get(instant, instant)) - 1
-                key = slice_instants[index] if index >= 0 else _open_slice(instant, slice_instants)
+                completion = completions.get(instant)
+                if completion is None:
+                    completion = archived(instant)
+                key = _slice_of(instant, completion, slice_instants)
             found = by_slice.get(key)
             if found is None:
                 by_slice[key] = files = []
@@ -365,6 +390,7 @@ def _build_group(
     layout: int,
     completions: Mapping[str, str],
     pending: PendingOperation | None,
+    archived: ArchivedLookup = _no_archive,
 ) -> FileGroup:
     bases: dict[str, DataFile] = {}
     logs: list[DataFile] = []
@@ -374,7 +400,7 @@ def _build_group(
         else:
             bases[data_file.instant_time] = data_file
     slice_instants = sorted(bases) if pending is None else sorted({*bases, pending.instant_time})
-    by_slice = _logs_by_slice(logs, slice_instants, layout, completions) if logs else {}
+    by_slice = _logs_by_slice(logs, slice_instants, layout, completions, archived) if logs else {}
     # layout 2 places every log in ``slice_instants`` (grown as needed, sorted, no duplicates)
     instants = sorted({*slice_instants, *by_slice}) if by_slice and layout == 1 else slice_instants
     new_slice, no_logs = _new_file_slice, ()
@@ -435,6 +461,7 @@ def _build_view(
     pending_times |= {i.timestamp for i in timeline.pending_compactions()}
     pending_ops = inputs.pending_compaction
     layout, first = timeline.layout, timeline.write_timeline_start()
+    archived = timeline.archived_completion_time
     groups: dict[str, tuple[FileGroup, ...]] = {}
     uncommitted: list[DataFile] = []
     for partition in listings:
@@ -450,6 +477,7 @@ def _build_view(
                 layout,
                 completions,
                 pending_ops.get((partition, fid)) if pending_ops else None,
+                archived,
             )
             for fid in sorted(by_group)
         )

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
+from maintainer.hudi.archived import ArchivedCompletionTimes
 from maintainer.hudi.filenames import PARTITION_METADATA_PREFIX, is_junk
 from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config
 from maintainer.hudi.timeline import Timeline
@@ -76,9 +77,12 @@ def load_config(storage: Storage) -> TableConfig:
 
 
 def load_timeline(storage: Storage, config: TableConfig) -> Timeline:
+    """The active timeline; on layout 2 with the LSM history as the source of archived
+    completion times (read only if asked)."""
     listing = storage.list_dir_columns(config.timeline_dir)
     names = [name for name, is_dir in zip(listing.names, listing.is_dir, strict=True) if not is_dir]
-    return Timeline.from_file_names(names, config.timeline_layout, config.timeline_dir)
+    archived = ArchivedCompletionTimes(storage, config.archive_dir) if config.timeline_layout == 2 else None
+    return Timeline.from_file_names(names, config.timeline_layout, config.timeline_dir, archived)
 
 
 def _is_hidden_dir(name: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.instant import (
@@ -27,6 +28,13 @@ _SERVICE_FOR_COMPLETED = {
     Action.DELTA_COMMIT: Action.LOG_COMPACTION,
     Action.REPLACE_COMMIT: Action.CLUSTERING,
 }
+
+
+class CompletionTimeSource(Protocol):
+    """Where completion times of archived instants come from (layout 2: the LSM history,
+    :class:`maintainer.hudi.archived.ArchivedCompletionTimes`)."""
+
+    def completion_time(self, instant: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +80,27 @@ class Timeline:
     layout: int
     entries: tuple[TimelineEntry, ...]
     directory: str = ".hoodie"
+    archived: CompletionTimeSource | None = field(default=None, repr=False, compare=False)
+    """Completion times of instants archived before the active timeline (layout 2), asked only
+    for instants older than the write timeline's start."""
     _by_key: Mapping[tuple[str, Action], TimelineEntry] = field(init=False, repr=False, compare=False)
     _write_start: str | None = field(init=False, repr=False, compare=False)
+    _completions: dict[str, str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_key", {(e.timestamp, e.instant.action): e for e in self.entries})
         writes = (e.timestamp for e in self.entries if e.instant.action in COMMIT_ACTIONS)
         object.__setattr__(self, "_write_start", next(writes, None))
+        object.__setattr__(self, "_completions", None)
 
     @classmethod
-    def from_file_names(cls, names: Iterable[str], layout: int, directory: str = ".hoodie") -> Timeline:
+    def from_file_names(
+        cls,
+        names: Iterable[str],
+        layout: int,
+        directory: str = ".hoodie",
+        archived: CompletionTimeSource | None = None,
+    ) -> Timeline:
         """Build from the names in the timeline directory; other files are ignored."""
         parsed = []
         for name in names:
@@ -96,7 +115,7 @@ class Timeline:
                     hint="check hoodie.timeline.layout.version in hoodie.properties",
                 )
             parsed.append((name, instant))
-        return cls(layout, tuple(_group(parsed)), directory)
+        return cls(layout, tuple(_group(parsed)), directory, archived)
 
     # -- basic access ------------------------------------------------------------------
     @property
@@ -122,7 +141,8 @@ class Timeline:
         return f"{self.directory}/{name}"
 
     def filter(self, keep: Iterable[TimelineEntry]) -> Timeline:
-        return Timeline(self.layout, tuple(keep), self.directory)
+        """The timeline of ``keep`` (same layout, directory and archived timeline)."""
+        return Timeline(self.layout, tuple(keep), self.directory, self.archived)
 
     # -- views ---------------------------------------------------------------------------
     def completed(self) -> list[Instant]:
@@ -205,8 +225,30 @@ class Timeline:
         return timestamp in self.completed_commit_times() or self.is_before_start(timestamp)
 
     def completion_times(self) -> dict[str, str]:
-        """Requested time -> completion time of completed commits (layout 1: itself)."""
-        return {i.timestamp: i.completion_time or i.timestamp for i in self.completed_commits()}
+        """Requested time -> completion time of the active completed commits (layout 1: itself).
+        Computed once per timeline; callers must not change it."""
+        found = self._completions
+        if found is None:
+            found = {i.timestamp: i.completion_time or i.timestamp for i in self.completed_commits()}
+            object.__setattr__(self, "_completions", found)
+        return found
+
+    def archived_completion_time(self, timestamp: str) -> str | None:
+        """The completion time of an instant older than the write timeline's start, from the
+        archived timeline (None: not older, no archived timeline, or not in it).
+
+        Hudi's ``CompletionTimeQueryViewV2.getCompletionTime`` reads the archived timeline for
+        instants before the active timeline it loaded, and only then; the history is read
+        lazily, so a table whose files are all younger than the active timeline never reads it.
+        """
+        if self.archived is None or not self.is_before_start(timestamp):
+            return None
+        return self.archived.completion_time(timestamp)
+
+    def completion_time(self, timestamp: str) -> str | None:
+        """When the commit requested at ``timestamp`` completed: from the active timeline, else
+        (older than it) from the archived timeline; None when unknown (pending, or not found)."""
+        return self.completion_times().get(timestamp) or self.archived_completion_time(timestamp)
 
     def max_instant_time(self) -> str | None:
         """The greatest instant time or completion time in the timeline (new instants

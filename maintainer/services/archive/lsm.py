@@ -5,6 +5,9 @@
 * ``manifest_<N>``: the valid data files, Jackson-pretty JSON ``{"files":[{"fileName","fileLen"}]}``;
 * ``_version_``: the latest manifest version N.
 
+This module writes it; the read side lives in :mod:`maintainer.hudi.archived` (the file-system
+view reads completion times of archived instants from it) and is re-exported here.
+
 An archival adds one level-0 file, then a new manifest listing it with the previous files, then
 moves ``_version_`` to it; only then are instant files deleted. A run cut short leaves either an
 unreferenced data file or manifest (ignored by readers) or a complete new version.
@@ -13,22 +16,40 @@ unreferenced data file or manifest (ignored by readers) or a complete new versio
 from __future__ import annotations
 
 import io
-import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError
+from maintainer.hudi.archived import (
+    MANIFEST_PREFIX,
+    VERSION_FILE,
+    ManifestFile,
+    archived_instants,
+    current_version,
+    manifest_versions,
+    read_data_file,
+    read_manifest,
+)
 from maintainer.hudi.payloads import LSMTimelineInstant, schema_text
 from maintainer.hudi.payloads.jackson import dumps as jackson_dumps
 from maintainer.storage import Storage
 
-VERSION_FILE = "_version_"
-MANIFEST_PREFIX = "manifest_"
-_DATA_FILE_RE = re.compile(r"^(\d+)_(\d+)_(\d+)\.parquet$")
+__all__ = [
+    "LSM_SCHEMA",
+    "MANIFEST_PREFIX",
+    "VERSION_FILE",
+    "ManifestFile",
+    "archived_instants",
+    "current_version",
+    "data_file_name",
+    "encode_data_file",
+    "encode_manifest",
+    "read_data_file",
+    "read_manifest",
+    "write_history",
+]
 
 LSM_SCHEMA = pa.schema(
     [
@@ -42,64 +63,9 @@ LSM_SCHEMA = pa.schema(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestFile:
-    name: str
-    length: int
-
-
-def _manifest_versions(storage: Storage, directory: str) -> list[int]:
-    return sorted(
-        int(info.name[len(MANIFEST_PREFIX) :])
-        for info in storage.list_dir(directory)
-        if info.name.startswith(MANIFEST_PREFIX) and info.name[len(MANIFEST_PREFIX) :].isdigit()
-    )
-
-
-def current_version(storage: Storage, directory: str) -> int:
-    """The manifest version ``_version_`` names (0: no history yet)."""
-    path = f"{directory}/{VERSION_FILE}"
-    if storage.exists(path):
-        text = storage.read_bytes(path).decode("utf-8", errors="replace").strip()
-        if text.isdigit():
-            return int(text)
-    versions = _manifest_versions(storage, directory)
-    return versions[-1] if versions else 0
-
-
-def read_manifest(storage: Storage, directory: str, version: int) -> list[ManifestFile]:
-    if version == 0:
-        return []
-    path = f"{directory}/{MANIFEST_PREFIX}{version}"
-    try:
-        data = json.loads(storage.read_bytes(path))
-        return [ManifestFile(f["fileName"], int(f["fileLen"])) for f in data["files"]]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CorruptFileError(f"invalid LSM timeline manifest: {exc}", where=storage.uri(path)) from exc
-
-
 def encode_manifest(files: Sequence[ManifestFile]) -> bytes:
     body = {"files": [{"fileName": f.name, "fileLen": f.length} for f in files]}
     return jackson_dumps(body).encode("utf-8")
-
-
-def read_data_file(storage: Storage, path: str) -> list[LSMTimelineInstant]:
-    try:
-        table = pq.read_table(io.BytesIO(storage.read_bytes(path)))
-    except (pa.ArrowException, OSError) as exc:
-        raise CorruptFileError(f"unreadable LSM timeline file: {exc}", where=storage.uri(path)) from exc
-    return [LSMTimelineInstant.from_record(row) for row in table.to_pylist()]
-
-
-def archived_instants(storage: Storage, directory: str, since: str | None = None) -> list[LSMTimelineInstant]:
-    """Rows of the current version's data files (only files reaching ``since`` or later)."""
-    rows = []
-    for manifest_file in read_manifest(storage, directory, current_version(storage, directory)):
-        match = _DATA_FILE_RE.match(manifest_file.name)
-        if since is not None and match is not None and match.group(2) < since:
-            continue
-        rows += read_data_file(storage, f"{directory}/{manifest_file.name}")
-    return rows
 
 
 def encode_data_file(rows: Sequence[LSMTimelineInstant]) -> bytes:
@@ -131,7 +97,7 @@ def write_history(storage: Storage, directory: str, rows: Sequence[LSMTimelineIn
     files = [
         f for f in read_manifest(storage, directory, current_version(storage, directory)) if f.name != name
     ]
-    versions = _manifest_versions(storage, directory)
+    versions = manifest_versions(storage, directory)
     new_version = max([current_version(storage, directory), *versions]) + 1
     storage.write_if_absent(
         f"{directory}/{MANIFEST_PREFIX}{new_version}",

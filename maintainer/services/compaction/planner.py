@@ -14,7 +14,6 @@ BaseHoodieCompactionPlanGenerator).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -80,11 +79,16 @@ def _pending_of(view: FileSystemView, key: tuple[str, str]) -> PendingOperation 
     return None
 
 
-def _logs_before(
-    logs: tuple[DataFile, ...], completions: Mapping[str, str], instant: str
-) -> tuple[DataFile, ...]:
-    """Layout 2: only log files whose deltacommit completed before the compaction instant."""
-    return tuple(f for f in logs if completions.get(f.instant_time, f.instant_time) < instant)
+def _logs_before(logs: tuple[DataFile, ...], timeline: Timeline, instant: str) -> tuple[DataFile, ...]:
+    """Layout 2: only log files whose deltacommit completed before the compaction instant, its
+    completion time taken from the archived timeline once archived; an unknown completion time
+    is not before (``CompletionTimeQueryViewV2.isCompletedBefore``)."""
+    kept = []
+    for log_file in logs:
+        completion = timeline.completion_time(log_file.instant_time)
+        if completion is not None and completion < instant:
+            kept.append(log_file)
+    return tuple(kept)
 
 
 def _candidate(
@@ -99,7 +103,7 @@ def _candidate(
         return None
     logs = latest.log_files
     if inputs.timeline.layout == 2:
-        logs = _logs_before(logs, inputs.timeline.completion_times(), instant)
+        logs = _logs_before(logs, inputs.timeline, instant)
         if not logs:
             return SkippedSlice(group.partition, group.file_id, f"no log file completed before {instant}")
     base = latest.base_file

@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maintainer.hudi.fsview import (
+    DataFile,
+    FileGroup,
     FileSystemView,
     PendingOperation,
     ViewInputs,
@@ -128,12 +130,14 @@ def test_uncommitted_v8_log_files_hidden() -> None:
 
 
 def test_before_the_start_of_the_active_timeline_counts_as_committed() -> None:
-    # T1 was archived: its files are committed; T5 has no instant at all: not committed
+    # T1 and T2 were archived: their files are committed; T5 has no instant at all: not
+    # committed. With no archived timeline to give T2's completion time, its log joins the
+    # latest slice (HoodieFileGroup.getBaseInstantTime: no completion time -> latest slice)
     timeline = v8(f"{T3}_{T3[:-3]}100.commit", f"{T4}_{T4[:-3]}100.deltacommit")
     v = view(timeline, [base(FG, T1), log(FG, T2), base(FG, T3), log(FG, T4), base(FG, T5)])
     assert slices(v) == [
-        (T1, base(FG, T1).name, [log(FG, T2).name]),
-        (T3, base(FG, T3).name, [log(FG, T4).name]),
+        (T1, base(FG, T1).name, []),
+        (T3, base(FG, T3).name, [log(FG, T2).name, log(FG, T4).name]),
     ]
     assert [f.name for f in v.uncommitted] == [base(FG, T5).name]
 
@@ -368,8 +372,17 @@ def test_v8_view_invariants(table: tuple[Timeline, list[FileInfo]]) -> None:
             if file_slice.base_file is not None:
                 assert file_slice.base_file.instant_time == file_slice.base_instant
             for log_file in file_slice.log_files:
-                completion = completions.get(log_file.instant_time, log_file.instant_time)
-                at_or_before = [b for b in instants if b <= completion]
-                assert file_slice.base_instant == (
-                    at_or_before[-1] if at_or_before else log_file.instant_time
-                )
+                assert file_slice.base_instant == expected_slice(group, log_file, completions)
+
+
+def expected_slice(group: FileGroup, log_file: DataFile, completions: dict[str, str]) -> str:
+    """HoodieFileGroup.getBaseInstantTime over the group's final slices: by completion time, or
+    (archived, with no archived timeline here) the latest slice when the log was added: a base
+    instant, or a slice an earlier log opened (at its own, earlier instant)."""
+    instants = [s.base_instant for s in group.slices]
+    completion = completions.get(log_file.instant_time)
+    if completion is None:
+        bases = {s.base_instant for s in group.slices if s.base_file is not None}
+        return max(b for b in instants if b in bases or b <= log_file.instant_time)
+    at_or_before = [b for b in instants if b <= completion]
+    return at_or_before[-1] if at_or_before else log_file.instant_time
