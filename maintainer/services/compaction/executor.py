@@ -39,7 +39,6 @@ from maintainer.services.compaction.operation import (
     SliceToCompact,
     compact_slice,
 )
-from maintainer.services.compaction.payload import PLAN_ID_KEY
 from maintainer.services.rollback.table_service import deleted_files, rollback_table_service
 from maintainer.storage import Storage
 
@@ -207,8 +206,7 @@ def run_compaction(
     stats = runner(compact_slice, tasks)
     maybe_fail(SERVICE, "before_commit")
     schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
-    plan_id = (stored.extra_metadata or {}).get(PLAN_ID_KEY)
-    metadata = compaction_commit_metadata(stats, schema, plan_id)
+    metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
     completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
     if rolled_back is None:

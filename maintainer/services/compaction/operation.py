@@ -35,6 +35,11 @@ from maintainer.services.compaction.log_state import LogState, build_log_state
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
 
+NULL_COMMIT = "null"
+"""Hudi's ``HoodieWriteStat.NULL_COMMIT``: the ``prevCommit`` of a new base file written without
+an earlier one (a log-only slice: ``FileGroupReaderBasedMergeHandle.init``, 0.x
+``HoodieCreateHandle.setupWriteStatus``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CommittedInstants:
@@ -204,7 +209,7 @@ def _write_stat(
     return WriteStat(
         file_id=task.slice.file_id,
         path=task.new_file_path,
-        prev_commit=task.slice.base_instant,
+        prev_commit=task.slice.base_instant if task.slice.base_file else NULL_COMMIT,
         partition_path=task.slice.partition,
         num_writes=rows,
         num_deletes=counts.deleted,

@@ -1,7 +1,8 @@
 """When a compaction is due: Hudi's trigger strategies over the timeline (HUDI.md §5).
 
 As Hudi's ``CompactionUtils`` counts: the deltacommits (requested, inflight or completed, as
-Hudi's delta commit timeline holds them) after the last completed compaction, i.e. the last
+Hudi's delta commit timeline holds them: a completed log compaction is a ``deltacommit`` there
+and counts, a pending one does not) after the last completed compaction, i.e. the last
 completed ``commit`` (Hudi 0.x / layout 1 also counts completed replacecommits), for
 ``num_commits``; after the last pending compaction request, else that completed compaction,
 for ``num_commits_after_last_request``. Without one, every deltacommit counts from the first.
@@ -45,9 +46,20 @@ def _last_pending_compaction(timeline: Timeline) -> Instant | None:
     return pending[-1] if pending else None
 
 
+def _delta_commits(timeline: Timeline) -> list[Instant]:
+    """Hudi's ``getDeltaCommitTimeline()``: instants whose file action is ``deltacommit``, so
+    pending deltacommits and completed log compactions (``<t>.deltacommit``), not pending log
+    compactions (``<t>.logcompaction.*``)."""
+    return [
+        i
+        for i in timeline.instants
+        if i.action is Action.DELTA_COMMIT or (i.is_completed and i.completed_action is Action.DELTA_COMMIT)
+    ]
+
+
 def _reference(timeline: Timeline, strategy: TriggerStrategy) -> tuple[Instant | None, list[Instant]]:
     """The instant counted from, and the deltacommits after it."""
-    deltas = timeline.of_action(Action.DELTA_COMMIT)
+    deltas = _delta_commits(timeline)
     anchor = None
     if strategy is TriggerStrategy.NUM_COMMITS_AFTER_LAST_REQUEST:
         anchor = _last_pending_compaction(timeline)

@@ -64,6 +64,9 @@ def write_log(storage: Storage, *blocks: bytes) -> None:
 
 
 def test_log_only_slice_becomes_a_base_file_with_the_records_meta_columns(tmp_path: Path) -> None:
+    """A slice without base file: prevCommit is HoodieWriteStat.NULL_COMMIT ("null"), as
+    FileGroupReaderBasedMergeHandle.init (0.x HoodieCreateHandle.setupWriteStatus) sets it; with a
+    base file it is the base file's commit time (the next test)."""
     storage = Storage(str(tmp_path))
     write_log(
         storage,
@@ -74,6 +77,7 @@ def test_log_only_slice_becomes_a_base_file_with_the_records_meta_columns(tmp_pa
     )
     stat = compact_slice(task(storage, None))
     assert stat.path == "p/fg-0_0-1-0_005.parquet" and stat.prev_base_file is None
+    assert stat.prev_commit == "null", "HoodieWriteStat.NULL_COMMIT: no base file before"
     rows = pq.read_table(tmp_path / "p/fg-0_0-1-0_005.parquet").to_pylist()
     assert {(r["k"], r["ts"], r["_hoodie_commit_time"], r["_hoodie_commit_seqno"]) for r in rows} == {
         ("a", 1, "001", "001_0_0"),

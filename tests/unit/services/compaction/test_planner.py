@@ -159,3 +159,19 @@ def test_v6_completed_replacecommit_or_pending_compaction_after_the_instant_bloc
     )
     result = plan_compaction(two_groups(), EVERY, NOW, ts(3))
     assert result.status is PlanStatus.BLOCKED and f"deltacommit {ts(3)}" in result.reasons[0]
+
+
+def test_layout2_metrics_count_only_the_operations_log_files() -> None:
+    """BaseHoodieCompactionPlanGenerator.generateCompactionPlan filters the slice's log files to
+    those whose deltacommit completed before the compaction instant (FileSlice.filterLogFiles)
+    and passes that filtered slice to CompactionStrategy.captureMetrics, so TOTAL_LOG_FILES,
+    TOTAL_LOG_FILES_SIZE and the IO metrics match the operation's deltaFilePaths (apache/hudi
+    #14362; Hudi 1.0.x measured the whole slice, pending logs included)."""
+    names = [*completed(1, layout=2), *completed(2, layout=2, done=3), *completed(5, layout=2, done=20)]
+    files = {"p": [(base("a", 1), MB), (log("a", 2), 10), (log("a", 5), 2 * MB)]}
+    (op,) = plan_compaction(state(names, files, layout=2), EVERY, NOW, ts(10)).operations
+    assert [f.name for f in op.log_files] == [log("a", 2)]
+    assert op.metrics == {
+        "TOTAL_IO_READ_MB": 1.0, "TOTAL_IO_WRITE_MB": 1.0, "TOTAL_IO_MB": 2.0,
+        "TOTAL_LOG_FILES_SIZE": 10.0, "TOTAL_LOG_FILES": 1.0,
+    }  # fmt: skip

@@ -72,3 +72,31 @@ def test_no_deltacommit_never_fires() -> None:
     tl = timeline(completed(1, "clean"))
     decision = evaluate_trigger(tl, settings(TriggerStrategy.NUM_OR_TIME, 1, 1), ts(90))
     assert not decision.fires and "nothing to compact" in decision.reason
+
+
+def test_a_completed_log_compaction_counts_as_a_deltacommit_a_pending_one_does_not() -> None:
+    """CompactionUtils.getDeltaCommitsSinceLatestCompaction (used by
+    ScheduleCompactionActionExecutor.getLatestDeltaCommitInfo) counts getDeltaCommitTimeline():
+    the instants whose action is ``deltacommit``. A log compaction completes as
+    ``<t>.deltacommit``, so it counts once completed; while pending its action is
+    ``logcompaction`` and it does not."""
+    done_log_compaction = [
+        f"{ts(3)}.logcompaction.requested",
+        f"{ts(3)}.logcompaction.inflight",
+        f"{ts(3)}.deltacommit",
+    ]
+    tl = timeline(
+        [*completed(1, "compaction"), *deltas(2), *done_log_compaction, *pending(4, "logcompaction")]
+    )
+    decision = evaluate_trigger(tl, settings(TriggerStrategy.NUM_COMMITS, 2), ts(5))
+    assert decision.delta_commits == 2 and decision.since == ts(1) and decision.fires
+    v8 = timeline(
+        [
+            *completed(1, "compaction", layout=2),
+            f"{ts(3)}.logcompaction.requested",
+            f"{ts(3)}.logcompaction.inflight",
+            f"{ts(3)}_{ts(4)}.deltacommit",
+        ],
+        layout=2,
+    )
+    assert evaluate_trigger(v8, settings(TriggerStrategy.NUM_COMMITS, 1), ts(5)).delta_commits == 1
