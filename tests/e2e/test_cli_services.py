@@ -16,13 +16,16 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, run_in_process
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import State
+from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_cleaner_plan
-from maintainer.runner.faults import FAULT_ENV
+from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.runner.faults import FAULT_ENV, InjectedFault
+from maintainer.services.compaction.executor import run_compaction
+from maintainer.services.compaction.payload import build_compaction_plan
 from tests.support import oracle
 from tests.support.clean_checks import data_files
-from tests.support.compaction import compacting_writer, schedule_compaction
+from tests.support.compaction import compacting_writer, schedule_compaction, writer_compaction
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.spark
@@ -379,3 +382,68 @@ def test_the_first_node_to_run_drops_the_metadata_table(
     assert project.node_result("t.compaction")["effects"]["slices_compacted"] > 0
     assert not (path / ".hoodie" / "metadata").exists()
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
+
+
+# -- (e) a pending compaction belongs to its executor ----------------------------------------------
+
+
+def crashed_compaction(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[str]]:
+    """An async compactor's attempt that died after writing its first base file: the compaction
+    stays inflight with a partial file. Its instant and the partial file(s)."""
+    table, operations = writer_compaction(path)
+    assert len(operations) > 1
+    instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
+    plan = build_compaction_plan(operations, "async-compactor")
+    monkeypatch.setenv(FAULT_ENV, "compaction:after_operation")
+    with pytest.raises(InjectedFault):
+        run_compaction(table.storage, table.snapshot.config, instant, plan)
+    monkeypatch.delenv(FAULT_ENV)
+    partial = sorted(str(p.relative_to(path)) for p in path.rglob(f"*_{instant}.parquet"))
+    assert len(partial) == 1
+    return instant, partial
+
+
+def plan_node(project: Project, service: str) -> dict[str, Any]:
+    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
+    (node,) = [n for t in plan["tables"] for n in t["nodes"] if n["service"] == service]
+    return dict(node)
+
+
+def test_an_inflight_compaction_is_left_by_the_rollback_node_and_redone_by_the_compaction_node(
+    make_project: Callable[[Path, str], Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BaseHoodieTableServiceClient.getInstantsToRollback (failed writes) reads
+    getInflightTimelineExcludeCompactionAndClustering: an inflight compaction, however old, is
+    not a failed write. Only its executor rolls its attempt back before re-running it
+    (BaseHoodieTableServiceClient.compact -> HoodieTable.rollbackInflightCompaction): the plan's
+    rollback node leaves it and says why, the compaction node re-executes it, hudi reads the
+    same rows before and after."""
+    generated = mor_table(tmp_path / "lake", commits=4)
+    path = Path(generated.path.removeprefix("file://"))
+    before = hudi_reads(path)
+    instant, partial = crashed_compaction(path, monkeypatch)
+    project = make_project(path, f"{ROLLBACK_NOW}\n    {EVERY_COMMIT}\n    archive: {{enabled: false}}")
+
+    assert project.cli("plan") == 0
+    rollback = plan_node(project, "rollback")
+    assert rollback["status"] == "no_op" and not rollback["actions"]
+    (left,) = rollback["effect"]["left_alone"]
+    assert left["instant"] == instant
+    assert left["reason"].startswith("inflight compaction is a table service, not a failed write")
+    assert any(instant in r and "only the job that executes it" in r for r in rollback["reasons"])
+    compaction = plan_node(project, "compaction")
+    assert [(a["kind"], a["target"]) for a in compaction["actions"]] == [
+        ("execute_pending_compaction", instant)
+    ]
+    review = (project.root / "target" / "plan" / "plan.md").read_text()
+    assert "inflight compaction is a table service" in review
+
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
+    result = project.node_result("t.compaction")["effects"]
+    assert result["compactions"] == [instant] and result["rolled_back_files"] == partial
+    (rollback_instant,) = result["rollbacks"]
+    assert not project.node_result("t.rollback")["effects"].get("rolled_back")
+    timeline = open_table(str(path)).snapshot.timeline
+    assert not timeline.pending_compactions()
+    assert {i.timestamp for i in timeline.of_action(Action.ROLLBACK)} == {rollback_instant}
+    assert hudi_reads(path) == before == by_key(generated.expected[generated.completed[-1]])

@@ -1,8 +1,10 @@
 """The rollback node of a plan, and applying an approved one.
 
 Planning: the planner's result as actions (one per rollback, newest first, each with its reason,
-the files it deletes and the log files that get a rollback block), the writes left alone (in the
-reasons and the effect), and one payload per new rollback: the ``.rollback.requested`` bytes.
+the files it deletes and the log files that get a rollback block), the pending instants left
+alone and why (live writes; pending compactions, log compactions and clusterings, which only the
+job executing them rolls back), in the reasons and the effect, and one payload per new rollback:
+the ``.rollback.requested`` bytes.
 
 Applying: the table is planned again and only rollbacks that were approved and are still due
 now are carried out (a write that finished, or got a live heartbeat, since the plan is dropped).
