@@ -127,6 +127,11 @@ class CleanSpec(FrozenModel):
     """hoodie.clean.hours.retained."""
     incremental: bool = True
     """hoodie.cleaner.incremental.mode."""
+    trigger_strategy: Literal["num_commits"] = "num_commits"
+    """hoodie.clean.trigger.strategy (NUM_COMMITS is Hudi's only one)."""
+    max_commits: PositiveInt = 1
+    """hoodie.clean.max.commits: completed commits since the last clean's last completed commit
+    needed before a new clean is planned."""
 
     @model_validator(mode="before")
     @classmethod

@@ -20,15 +20,17 @@ from maintainer.errors import CorruptFileError
 from maintainer.hudi.payloads.container import CORRUPT_HINT, is_container
 
 SCHEMA_NAME = "HoodieCleanMetadata"
-RETENTION_FIELDS = frozenset({"earliestCommitToRetain", "extraMetadata"})
+RETENTION_FIELDS = frozenset({"earliestCommitToRetain", "lastCompletedCommitTimestamp", "extraMetadata"})
 
 
 @dataclass(frozen=True, slots=True)
 class CleanRetention:
-    """A completed clean's ``earliestCommitToRetain`` and ``extraMetadata``."""
+    """A completed clean's ``earliestCommitToRetain``, ``lastCompletedCommitTimestamp`` and
+    ``extraMetadata``."""
 
     earliest_commit_to_retain: str
     extra_metadata: Mapping[str, str] | None
+    last_completed_commit: str = ""
 
 
 def decode_clean_retention(data: bytes, where: str) -> CleanRetention | None:
@@ -80,7 +82,8 @@ def _retention(record: Mapping[str, Any], where: str) -> CleanRetention:
     try:
         ectr = record["earliestCommitToRetain"]
         extra = record.get("extraMetadata")
-        return CleanRetention(ectr, None if extra is None else dict(extra))
+        last = record.get("lastCompletedCommitTimestamp") or ""
+        return CleanRetention(ectr, None if extra is None else dict(extra), str(last))
     except (KeyError, TypeError, ValueError) as error:
         raise CorruptFileError(
             f"not a valid {SCHEMA_NAME}: {type(error).__name__}: {error}", where=where, hint=CORRUPT_HINT

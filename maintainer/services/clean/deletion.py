@@ -37,6 +37,8 @@ class PartitionDeleted(NamedTuple):
     failed: tuple[tuple[str, str], ...]
     """(name, error) of files that could not be deleted."""
     partition_deleted: bool = False
+    already_gone: tuple[str, ...] = ()
+    """The names in ``deleted`` that were gone before this delete (a retried clean)."""
 
 
 TaskRunner = Callable[[Storage, Sequence[PartitionDeletion]], list[PartitionDeleted]]
@@ -120,10 +122,12 @@ def _only_partition_metadata_left(storage: Storage, partition: str) -> bool:
 def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> PartitionDeleted:
     """Delete one partition's files; an emptied partition's folder too when the plan says so."""
     deleted: list[str] = []
+    gone: list[str] = []
     failed: list[tuple[str, str]] = []
     for name in deletion.names:
         try:
-            storage.delete(posixpath.join(deletion.partition, name) if deletion.partition else name)
+            if not storage.delete(posixpath.join(deletion.partition, name) if deletion.partition else name):
+                gone.append(name)
             deleted.append(name)
         except StorageError as exc:
             failed.append((name, str(exc)))
@@ -137,7 +141,7 @@ def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> Par
                 partition_deleted = True
         except StorageError as exc:
             failed.append((deletion.partition, str(exc)))
-    return PartitionDeleted(deletion.partition, tuple(deleted), tuple(failed), partition_deleted)
+    return PartitionDeleted(deletion.partition, tuple(deleted), tuple(failed), partition_deleted, tuple(gone))
 
 
 DELETE_THREADS = 8

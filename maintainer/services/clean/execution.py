@@ -55,6 +55,10 @@ class CleanRun:
         ]
 
 
+GONE_IS_SUCCESS_FROM_VERSION = 8
+"""Table versions written by Hudi 1.x, which records a file already gone as deleted."""
+
+
 def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[PartitionDeletion]:
     """The plan's files as checked per-partition deletions (refuses anything not a data file
     of this table, and bootstrap base files, which maintainer does not clean)."""
@@ -76,31 +80,48 @@ def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[Part
     return deletions
 
 
+def _recorded(result: PartitionDeleted, gone_is_success: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(successDeleteFiles, failedDeleteFiles) as Hudi records them: a file already gone is a
+    success in Hudi 1.x (CleanActionExecutor.deleteFileAndGetResult treats FileNotFound as done),
+    a failed delete in 0.14 (its delete returned false)."""
+    failed = tuple(name for name, _ in result.failed)
+    if gone_is_success or not result.already_gone:
+        return result.deleted, failed
+    gone = set(result.already_gone)
+    return tuple(n for n in result.deleted if n not in gone), (*failed, *result.already_gone)
+
+
 def clean_metadata(
     instant_time: str, plan: CleanerPlan, deletions: Sequence[PartitionDeletion],
-    results: Sequence[PartitionDeleted], millis: int,
+    results: Sequence[PartitionDeleted], millis: int, gone_is_success: bool = True,
 ) -> CleanMetadata:  # fmt: skip
+    """HoodieCleanMetadata as CleanerUtils.convertCleanMetadata builds it (an empty
+    ``bootstrapPartitionMetadata`` map, totalFilesDeleted = the successful deletes)."""
     by_partition = {r.partition: r for r in results}
     partitions = {}
+    total = 0
     for deletion in deletions:
         result = by_partition[deletion.partition]
+        success, failed = _recorded(result, gone_is_success)
+        total += len(success)
         partitions[deletion.partition] = CleanPartitionMetadata(
             partition_path=deletion.partition,
             policy=plan.policy,
             delete_path_patterns=deletion.names,
-            success_delete_files=result.deleted,
-            failed_delete_files=tuple(name for name, _ in result.failed),
+            success_delete_files=success,
+            failed_delete_files=failed,
             is_partition_deleted=deletion.delete_partition and result.partition_deleted,
         )
     ectr = plan.earliest_instant_to_retain
     return CleanMetadata(
         start_clean_time=instant_time,
         time_taken_in_millis=millis,
-        total_files_deleted=sum(len(r.deleted) for r in results),
+        total_files_deleted=total,
         earliest_commit_to_retain=ectr.timestamp if ectr else "",
         last_completed_commit_timestamp=plan.last_completed_commit_timestamp,
         partition_metadata=partitions,
         version=CLEAN_PLAN_VERSION,
+        bootstrap_partition_metadata={},
         extra_metadata=dict(plan.extra_metadata) if plan.extra_metadata is not None else None,
     )
 
@@ -128,7 +149,8 @@ def run_clean_instant(
     results = tasks(storage, deletions)
     maybe_fail(SERVICE, "after_deletes")
     millis = int((time.perf_counter() - started) * 1000)
-    metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis)
+    gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION
+    metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis, gone_is_success)
     completed = writer.complete(instant, encode_avro(metadata))
     return CleanRun(completed, tuple(results), dict(plan.extra_metadata or {}))
 

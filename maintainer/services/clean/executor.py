@@ -34,7 +34,7 @@ from maintainer.services.clean.node import PROJECTED_INSTANTS
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import clean_settings
+from maintainer.services.clean.state import clean_settings, read_last_clean
 
 _RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
 """Effect keys that may name a projected instant (both come from the current timeline)."""
@@ -54,6 +54,7 @@ def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> Clean
         scope=ScanScope(True, "apply re-checks the approved partitions"),
         savepointed_files=table.view.inputs.savepointed_files,
         timezone=snapshot.config.timeline_timezone,
+        last_clean=read_last_clean(table.storage, snapshot.timeline),
     )
     return plan_clean(inputs, clean_settings(spec.clean or CleanSpec()), now)
 

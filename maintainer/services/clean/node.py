@@ -65,7 +65,9 @@ def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, .
     reasons = [f"policy {result.policy.value}", retention, f"{scan}: {result.scope.reason}"]
     if result.savepoint_times:
         reasons.append(f"files of savepoints {', '.join(result.savepoint_times)} are kept")
-    if not files and not result.partitions_to_delete:
+    if result.not_triggered:
+        reasons.append(result.not_triggered)
+    elif not files and not result.partitions_to_delete:
         reasons.append("nothing to clean: no file slice is old enough to delete")
     return tuple(reasons)
 

@@ -22,7 +22,7 @@ from maintainer.hudi.fsview import DataFile, FileGroup, FileSlice, FileSystemVie
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
-from maintainer.services.clean.scope import ScanScope
+from maintainer.services.clean.scope import LastClean, ScanScope
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,8 @@ class CleanInputs:
     scope: ScanScope
     savepointed_files: frozenset[str] = frozenset()
     timezone: str = "UTC"
+    last_clean: LastClean | None = None
+    """The last completed clean (its lastCompletedCommitTimestamp drives the trigger)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class CleanPlanResult:
     last_completed_commit: str
     savepoint_times: tuple[str, ...]
     partitions: tuple[PartitionClean, ...] = field(default=())
+    not_triggered: str = ""
+    """Why no clean is planned yet (hoodie.clean.max.commits not reached); "" when triggered."""
 
     @property
     def files(self) -> list[FileToDelete]:
@@ -262,6 +266,29 @@ def _last_completed_commit(timeline: Timeline) -> str:
     return commits[-1].timestamp if commits else ""
 
 
+def commits_since_last_clean(timeline: Timeline, last_clean: LastClean | None) -> int:
+    """CleanPlanActionExecutor.getCommitsSinceLastCleaning: completed commits after the last
+    clean's ``lastCompletedCommitTimestamp``; every completed commit without a last clean, or
+    when its file is empty."""
+    commits = timeline.completed_commits()
+    if last_clean is None or last_clean.last_completed_commit is None:
+        return len(commits)
+    return sum(1 for c in commits if c.timestamp > last_clean.last_completed_commit)
+
+
+def _not_triggered(inputs: CleanInputs, settings: CleanSettings) -> str:
+    """CleanPlanActionExecutor.needsCleaning (NUM_COMMITS): why no clean is planned, or ""."""
+    since = commits_since_last_clean(inputs.timeline, inputs.last_clean)
+    if since >= settings.max_commits:
+        return ""
+    last = inputs.last_clean
+    anchor = f"the last clean {last.instant_time}" if last else "the start of the timeline"
+    return (
+        f"not triggered: {since} completed commit(s) since {anchor}, fewer than max_commits "
+        f"({settings.max_commits}); Hudi would not schedule a clean yet"
+    )
+
+
 def plan_clean(inputs: CleanInputs, settings: CleanSettings, now: datetime) -> CleanPlanResult:
     """Everything a clean would delete, and why; ``has_changes`` is False for nothing to do."""
     retention = earliest_commit_to_retain(inputs.timeline, settings, now, inputs.timezone)
@@ -274,6 +301,9 @@ def plan_clean(inputs: CleanInputs, settings: CleanSettings, now: datetime) -> C
         last_completed_commit=_last_completed_commit(inputs.timeline),
         savepoint_times=tuple(i.timestamp for i in inputs.timeline.savepoints()),
     )
+    not_triggered = _not_triggered(inputs, settings)
+    if not_triggered:
+        return replace(result, not_triggered=not_triggered)
     if settings.policy is not CleanPolicy.KEEP_LATEST_FILE_VERSIONS and ectr is None:
         return result
     partitions = tuple(

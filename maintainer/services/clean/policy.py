@@ -29,6 +29,8 @@ class CleanSettings:
     file_versions_retained: int = 3
     hours_retained: int = 24
     incremental: bool = True
+    max_commits: int = 1
+    """hoodie.clean.max.commits (trigger NUM_COMMITS)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,8 @@ class LastClean:
     instant_time: str
     earliest_commit_to_retain: str
     savepointed_timestamps: tuple[str, ...] | None = None
+    last_completed_commit: str | None = None
+    """Its ``lastCompletedCommitTimestamp`` (None: an empty clean file, which records nothing)."""
 
 
 @dataclass(frozen=True, slots=True)

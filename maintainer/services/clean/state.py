@@ -37,6 +37,7 @@ def clean_settings(spec: CleanSpec) -> CleanSettings:
         file_versions_retained=spec.file_versions_retained,
         hours_retained=spec.hours_retained,
         incremental=spec.incremental,
+        max_commits=spec.max_commits,
     )
 
 
@@ -67,7 +68,12 @@ def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
         return LastClean(instant.timestamp, "")
     recorded = (retention.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
     savepoints = None if recorded is None else tuple(t for t in recorded.split(",") if t)
-    last = LastClean(instant.timestamp, retention.earliest_commit_to_retain or "", savepoints)
+    last = LastClean(
+        instant.timestamp,
+        retention.earliest_commit_to_retain or "",
+        savepoints,
+        retention.last_completed_commit,
+    )
     if len(_LAST_CLEANS) >= _CACHE_SIZE:
         _LAST_CLEANS.clear()
     _LAST_CLEANS[uri] = last
@@ -155,6 +161,7 @@ def clean_inputs(table: LoadedTable, spec: CleanSpec, now: datetime) -> tuple[Cl
         scope=found.scope,
         savepointed_files=table.view.inputs.savepointed_files,
         timezone=tz,
+        last_clean=read_last_clean(table.storage, table.snapshot.timeline),
     )
     return inputs, found.settings
 

@@ -35,7 +35,7 @@ def test_retention_fields_match_the_full_decode(metadata: p.CleanMetadata) -> No
     full = p.decode_clean_metadata(data, "clean")
     assert full is not None
     assert decode_clean_retention(data, "clean") == CleanRetention(
-        full.earliest_commit_to_retain, full.extra_metadata
+        full.earliest_commit_to_retain, full.extra_metadata, full.last_completed_commit_timestamp
     )
 
 

@@ -302,3 +302,29 @@ def test_keep_latest_by_hours_takes_the_first_commit_of_the_timeline_when_it_is_
     assert uncapped.earliest_commit_to_retain is not None
     assert uncapped.earliest_commit_to_retain.timestamp == ts(4)
     assert deleted(uncapped) == {base("a", 1)}
+
+
+def test_no_clean_until_max_commits_since_the_last_clean() -> None:
+    """CleanPlanActionExecutor.needsCleaning / getCommitsSinceLastCleaning (NUM_COMMITS): a clean is
+    scheduled only when the completed commits after the last clean's lastCompletedCommitTimestamp
+    reach hoodie.clean.max.commits (default 1); without a last clean every completed commit
+    counts; the plan says why nothing is cleaned."""
+    tl = timeline(
+        [1, 2, 3, 4, 5], extra=[f"{ts(6)}.clean.requested", f"{ts(6)}.clean.inflight", f"{ts(6)}.clean"]
+    )
+    files = listing([base("a", n) for n in (1, 2, 3, 4, 5)])
+    view = build_view(tl, files)
+    settings = CleanSettings(commits_retained=2)
+    after_all = LastClean(ts(6), ts(3), None, last_completed_commit=ts(5))
+    idle = plan_clean(CleanInputs(tl, view, FULL, last_clean=after_all), settings, NOW)
+    assert not idle.has_changes
+    assert "0 completed commit(s) since the last clean" in idle.not_triggered
+    after_four = LastClean(ts(6), ts(3), None, last_completed_commit=ts(4))
+    assert plan_clean(CleanInputs(tl, view, FULL, last_clean=after_four), settings, NOW).has_changes
+    two = CleanSettings(commits_retained=2, max_commits=2)
+    assert plan_clean(CleanInputs(tl, view, FULL, last_clean=after_four), two, NOW).not_triggered
+    empty_file = LastClean(ts(6), "", None, last_completed_commit=None)
+    assert plan_clean(CleanInputs(tl, view, FULL, last_clean=empty_file), two, NOW).has_changes
+    assert plan_clean(
+        CleanInputs(tl, view, FULL), CleanSettings(commits_retained=2, max_commits=6), NOW
+    ).not_triggered

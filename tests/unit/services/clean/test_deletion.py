@@ -79,6 +79,7 @@ def test_an_already_missing_file_counts_as_deleted(table: Storage) -> None:
         table, PartitionDeletion("p=1", (BASE, "gone-0_0-1-0_20250101000000000.parquet"))
     )
     assert result.deleted == (BASE, "gone-0_0-1-0_20250101000000000.parquet") and not result.failed
+    assert result.already_gone == ("gone-0_0-1-0_20250101000000000.parquet",)
     assert not table.exists(f"p=1/{BASE}") and table.exists(f"p=1/{LOG}")
 
 

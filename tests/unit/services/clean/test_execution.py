@@ -90,3 +90,31 @@ def test_a_clean_without_earliest_commit_to_retain_records_an_empty_one() -> Non
     metadata = clean_metadata("20250104000000000", plan, [], [], 0)
     assert metadata.earliest_commit_to_retain == "" and metadata.extra_metadata is None
     assert metadata.partition_metadata == {} and metadata.total_files_deleted == 0
+
+
+@pytest.mark.parametrize(("gone_is_success", "success", "failed", "total"), [
+    (True, (A, B), (), 2),
+    (False, (A,), (B,), 1),
+])  # fmt: skip
+def test_a_file_already_gone_is_recorded_as_the_tables_hudi_version_records_it(
+    gone_is_success: bool, success: tuple[str, ...], failed: tuple[str, ...], total: int
+) -> None:
+    """CleanActionExecutor.deleteFileAndGetResult: Hudi 1.x (table version 8+) treats a file not
+    found as cleaned (successDeleteFiles, so the metadata table drops it); Hudi 0.14 (version 6)
+    gets false from the delete and records it in failedDeleteFiles. totalFilesDeleted counts the
+    successes (CleanerUtils.convertCleanMetadata)."""
+    plan = CleanerPlan(policy="KEEP_LATEST_COMMITS")
+    deletions = [PartitionDeletion("p=1", (A, B))]
+    results = [PartitionDeleted("p=1", (A, B), (), False, (B,))]
+    metadata = clean_metadata("20250104000000000", plan, deletions, results, 1, gone_is_success)
+    partition = metadata.partition_metadata["p=1"]
+    assert (partition.success_delete_files, partition.failed_delete_files) == (success, failed)
+    assert metadata.total_files_deleted == total
+
+
+def test_clean_metadata_has_an_empty_bootstrap_partition_map_as_hudi_writes() -> None:
+    """CleanerUtils.convertCleanMetadata always passes its (here empty) partitionBootstrapMetadataMap,
+    so Hudi's clean files carry ``{}``, not null."""
+    metadata = clean_metadata("20250104000000000", CleanerPlan(policy="KEEP_LATEST_COMMITS"), [], [], 0)
+    assert metadata.bootstrap_partition_metadata == {}
+    assert metadata.to_record()["bootstrapPartitionMetadata"] == {}
