@@ -340,13 +340,9 @@ def _no_archive(instant: str) -> str | None:
     return None
 
 
-def _slice_of(instant: str, completion: str | None, slice_instants: list[str]) -> str:
-    """Layout 2 (``HoodieFileGroup.getBaseInstantTime``): the greatest slice instant at or before
-    the completion time, else the log's own; with no completion time known, the latest slice."""
-    if completion is None:
-        return slice_instants[-1] if slice_instants else _open_slice(instant, slice_instants)
-    index = bisect.bisect_right(slice_instants, completion) - 1
-    return slice_instants[index] if index >= 0 else _open_slice(instant, slice_instants)
+def _latest_slice(instant: str, slice_instants: list[str]) -> str:
+    """Where a log of unknown completion time goes: the latest slice (or its own, the first)."""
+    return slice_instants[-1] if slice_instants else _open_slice(instant, slice_instants)
 
 
 def _logs_by_slice(
@@ -357,9 +353,12 @@ def _logs_by_slice(
     archived: ArchivedLookup = _no_archive,
 ) -> dict[str, list[DataFile]]:
     """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow).
-    Layout 1: a log names its slice. Layout 2: see :func:`_slice_of`; a completion time the
-    active timeline lacks is asked of ``archived`` (only then: the history is read lazily)."""
+    Layout 1: a log names its slice. Layout 2 (``HoodieFileGroup.getBaseInstantTime``): the
+    greatest slice instant at or before the completion time of the log's deltacommit, else the
+    log's own; a completion time the active timeline lacks is asked of ``archived`` (only then:
+    the history is read lazily); with none known, the latest slice."""
     logs.sort(key=_LOG_ORDER)
+    bisect_right = bisect.bisect_right
     by_slice: dict[str, list[DataFile]] = {}
     previous_instant: str | None = None
     files: list[DataFile] = []
@@ -371,9 +370,11 @@ def _logs_by_slice(
                 key = instant
             else:
                 completion = completions.get(instant)
-                if completion is None:
-                    completion = archived(instant)
-                key = _slice_of(instant, completion, slice_instants)
+                if completion is None and (completion := archived(instant)) is None:
+                    key = _latest_slice(instant, slice_instants)
+                else:
+                    index = bisect_right(slice_instants, completion) - 1
+                    key = slice_instants[index] if index >= 0 else _open_slice(instant, slice_instants)
             found = by_slice.get(key)
             if found is None:
                 by_slice[key] = files = []
