@@ -81,6 +81,15 @@ def _local_path(uri: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
+def _without_linked_dirs(infos: list[pafs.FileInfo]) -> list[pafs.FileInfo]:
+    """The entries that are not symbolic links to folders: a linked folder (say, another table's
+    partition) is never taken as part of this table. Only folders are checked (a few per
+    listing); a delete refuses a linked file on its own."""
+    folder = pafs.FileType.Directory
+    linked = {i for i, info in enumerate(infos) if info.type == folder and os.path.islink(info.path)}
+    return [info for i, info in enumerate(infos) if i not in linked] if linked else infos
+
+
 class Storage:
     """File operations relative to one root URI."""
 
@@ -196,6 +205,8 @@ class Storage:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot list {self.uri(directory)}: {exc}") from exc
+        if self.is_local:
+            infos = _without_linked_dirs(infos)
         return DirListing.from_arrow(directory, infos)
 
     def list_dir(self, path: str = "") -> list[FileInfo]:
@@ -295,8 +306,30 @@ class Storage:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
 
+    def _refuse_outside(self, path: str) -> None:
+        """Local storage: refuse a path that is a symbolic link or whose folder resolves outside
+        the root (``..``, or a linked folder): a delete never leaves the table."""
+        if not self.is_local:
+            return
+        full = self.full_path(path)
+        root = os.path.realpath(self._root)
+        folder = os.path.realpath(os.path.dirname(full))
+        if os.path.islink(full):
+            problem = "it is a symbolic link"
+        elif folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
+            problem = f"it resolves to {folder}, outside the table at {root}"
+        else:
+            return
+        raise StorageError(
+            f"refusing to delete {self.uri(path)}: {problem}",
+            hint="maintainer only deletes files inside the table's own folders; remove the link "
+            "by hand if it does not belong there",
+        )
+
     def delete(self, path: str) -> bool:
-        """Delete one file; False where it was already gone."""
+        """Delete one file; False where it was already gone. Never through a link, never
+        outside the root."""
+        self._refuse_outside(path)
         try:
             self._fs.delete_file(self.full_path(path))
         except FileNotFoundError:
@@ -309,6 +342,7 @@ class Storage:
 
     def delete_dir(self, path: str) -> bool:
         """Delete a directory and everything below it; False where it was already gone."""
+        self._refuse_outside(path)
         if self.stat(path) is None:
             return False
         try:

@@ -186,3 +186,42 @@ def test_objects_built_while_paused_leave_the_young_generations_and_cycles_are_s
 def test_listing_a_file_as_a_directory_is_a_storage_error(storage: Storage) -> None:
     with pytest.raises(StorageError, match="cannot list"):
         storage.list_dir("top.txt")
+
+
+@pytest.fixture
+def neighbour(tmp_path: Path) -> Path:
+    """Another table beside ``storage``'s, with one partition and one file."""
+    other = tmp_path / "other" / "p=1"
+    other.mkdir(parents=True)
+    (other / "victim.parquet").write_bytes(b"data")
+    return other
+
+
+def test_a_linked_folder_is_not_listed(storage: Storage, neighbour: Path, tmp_path: Path) -> None:
+    (tmp_path / "table" / "p=9").symlink_to(neighbour, target_is_directory=True)
+    assert "p=9" not in {i.path for i in storage.list_dir("")}
+    assert storage.list_dirs_columns(["", "a"])[""].subdirectories() == ["a"]
+
+
+def test_deletes_never_leave_the_table(storage: Storage, neighbour: Path, tmp_path: Path) -> None:
+    root = tmp_path / "table"
+    (root / "p=9").symlink_to(neighbour, target_is_directory=True)
+    (root / "a" / "link.parquet").symlink_to(neighbour / "victim.parquet")
+    for path in ("p=9/victim.parquet", "../other/p=1/victim.parquet", "a/link.parquet"):
+        with pytest.raises(StorageError, match="refusing to delete"):
+            storage.delete(path)
+    with pytest.raises(StorageError, match="outside the table"):
+        storage.delete_dir("../other/p=1")
+    with pytest.raises(StorageError, match="symbolic link"):
+        storage.delete_dir("p=9")
+    assert (neighbour / "victim.parquet").read_bytes() == b"data"
+    assert (root / "a" / "link.parquet").is_symlink()
+    assert storage.delete("a/one.txt") is True
+
+
+def test_a_table_reached_through_a_linked_root_deletes_inside_it(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "p").mkdir(parents=True)
+    (real / "p" / "f.parquet").write_bytes(b"x")
+    (tmp_path / "alias").symlink_to(real, target_is_directory=True)
+    assert Storage(str(tmp_path / "alias")).delete("p/f.parquet") is True
