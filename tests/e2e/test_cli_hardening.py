@@ -4,10 +4,12 @@ was deleted and that ``hudi`` reads every row it read before."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,10 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi import payloads
+from maintainer.hudi.instant import State
+from maintainer.hudi.loading import open_table
+from maintainer.runner.faults import FAULT_ENV
 from tests.support import oracle
 
 pytestmark = pytest.mark.spark
@@ -74,3 +80,64 @@ def test_a_linked_partition_of_another_table_is_never_cleaned(
     assert files_below(other) == other_files
     assert oracle.snapshot_rows(other, drop=META) == other_rows
     assert oracle.snapshot_rows(table, drop=META) == rows
+
+
+def test_a_pending_clean_rewritten_after_the_plan_is_refused_and_deletes_nothing(
+    project: Callable[[Path, str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A pending clean (an apply that crashed after its ``.clean.requested``) is named in the
+    next plan with its files and the hash of its plan. Between plan and apply, its
+    ``.clean.requested`` is rewritten to add 4 live base files (the latest slice of their file
+    groups): apply refuses the node before deleting anything, and ``hudi`` reads every row."""
+    table = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=6, rows_per_commit=10, seed=3)
+    generate(str(table), DatagenSpec("t", "cow", 6, workload))
+    root = project(table, "clean: {commits_retained: 1}\narchive: {enabled: false}")
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    monkeypatch.setenv(FAULT_ENV, "clean:after_requested")
+    assert main(["apply", "--project-dir", str(root)]) == 1
+    monkeypatch.delenv(FAULT_ENV)
+    loaded = open_table(str(table))
+    (pending,) = loaded.snapshot.timeline.pending_cleans()
+    requested = table / loaded.snapshot.timeline.file_path(pending, State.REQUESTED)
+    reviewed = requested.read_bytes()
+
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    plan = json.loads((root / "target" / "plan" / "plan.json").read_text())
+    (finish,) = [a for t in plan["tables"] for n in t["nodes"] for a in n["actions"]
+                 if a["kind"] == "finish_pending_clean"]  # fmt: skip
+    assert finish["target"] == pending.timestamp
+    decoded = payloads.decode_cleaner_plan(reviewed, str(requested))
+    assert decoded is not None and decoded.file_paths_to_be_deleted_per_partition
+    assert finish["details"]["paths"] == sorted(
+        f"{part}/{(info.file_path or '').rsplit('/', 1)[-1]}"
+        for part, infos in decoded.file_paths_to_be_deleted_per_partition.items()
+        for info in infos
+    )
+    assert finish["details"]["sha256"] == hashlib.sha256(reviewed).hexdigest()
+
+    live = sorted(s.base_file.path for s in loaded.view.latest_slices() if s.base_file)
+    assert len(live) == 4
+    added: dict[str, list[payloads.CleanFileInfo]] = {}
+    for path in live:
+        added.setdefault(path.rsplit("/", 1)[0], []).append(
+            payloads.CleanFileInfo(file_path=loaded.storage.uri(path))
+        )
+    tampered = {
+        part: (*decoded.file_paths_to_be_deleted_per_partition.get(part, ()), *added.get(part, ()))
+        for part in sorted({*decoded.file_paths_to_be_deleted_per_partition, *added})
+    }
+    requested.write_bytes(
+        payloads.encode_avro(replace(decoded, file_paths_to_be_deleted_per_partition=tampered))
+    )
+    before, rows = files_below(table), oracle.snapshot_rows(table, drop=META)
+    capsys.readouterr()
+
+    assert main(["apply", "--project-dir", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert f"the pending clean {pending.timestamp} was changed after the plan was made" in out
+    assert "make the plan again" in out
+    assert files_below(table) == before, "nothing deleted"
+    assert oracle.snapshot_rows(table, drop=META) == rows
+    assert open_table(str(table)).snapshot.timeline.pending_cleans() == [pending]

@@ -6,6 +6,7 @@ empty) -> the deletes (Spark tasks, one per partition) -> the completed ``clean`
 
 from __future__ import annotations
 
+import posixpath
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,6 +81,19 @@ def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[Part
     return deletions
 
 
+def keep_only(deletions: Sequence[PartitionDeletion], only: frozenset[str]) -> list[PartitionDeletion]:
+    """The deletions restricted to the table-relative paths in ``only``; a partition that keeps
+    one of its files is not deleted, and one left with nothing to do is dropped."""
+    kept: list[PartitionDeletion] = []
+    for deletion in deletions:
+        names = tuple(n for n in deletion.names if posixpath.join(deletion.partition, n) in only)
+        if names == deletion.names:
+            kept.append(deletion)
+        elif names:
+            kept.append(PartitionDeletion(deletion.partition, names))
+    return kept
+
+
 def _recorded(result: PartitionDeleted, gone_is_success: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(successDeleteFiles, failedDeleteFiles) as Hudi records them: a file already gone is a
     success in Hudi 1.x (CleanActionExecutor.deleteFileAndGetResult treats FileNotFound as done),
@@ -131,15 +145,19 @@ def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
 
 
 def run_clean_instant(
-    writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None
-) -> CleanRun:
-    """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes."""
+    writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None,
+    only: frozenset[str] | None = None,
+) -> CleanRun:  # fmt: skip
+    """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes
+    (given ``only``, just those of its files: the completed metadata records just them)."""
     storage = writer.storage
     where = f"clean plan in {storage.base_uri}"
     plan = decode_cleaner_plan(plan_bytes, where)
     if plan is None:
         raise ApplyError("the clean plan is empty", where=where, hint="remove the pending clean by hand")
     deletions = plan_deletions(storage, plan, where)
+    if only is not None:
+        deletions = keep_only(deletions, only)
     started = time.perf_counter()
     instant = pending or writer.create_requested(Action.CLEAN, plan_bytes)
     maybe_fail(SERVICE, "after_requested")

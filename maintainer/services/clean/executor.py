@@ -4,7 +4,11 @@ On the table as it is now (re-read under the table lock):
 1. the metadata table is dropped first when the plan says so (and refused when the table has
    one the plan did not expect);
 2. pending cleans the plan named (or an interrupted apply of this very plan left) are finished
-   first, re-executing their requested plan as Hudi does; any other pending clean fails the node;
+   first, re-executing their requested plan as Hudi does; any other pending clean fails the node,
+   and so does a named one whose ``.clean.requested`` is no longer the bytes the plan hashed
+   (checked before anything is written). Of a named one, only the files the plan listed that no
+   clean may delete now (not in a live slice: the latest of its file group, savepointed, needed
+   by a pending compaction or clustering) are deleted; the others are drift;
 3. the new clean deletes the intersection of the approved files and of what the same planner
    says is deletable now (a savepoint, a restore or a pending compaction created since the plan
    wins); whatever was dropped is drift, with its reason. The ``.clean.requested`` written is
@@ -19,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
@@ -30,9 +35,9 @@ from maintainer.runner.results import Drift
 from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
 from maintainer.services.clean.metadata_table import drop_metadata_table
-from maintainer.services.clean.node import PROJECTED_INSTANTS
+from maintainer.services.clean.node import PROJECTED_INSTANTS, requested_sha256
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
-from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
+from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings, read_last_clean
 
@@ -75,8 +80,14 @@ class CleanExecutor:
         return open_table(self.ctx.table.path, self.ctx.storage_options, self.approved_partitions())
 
     def approved_partitions(self) -> list[str]:
-        files = self.ctx.actions("delete_file")
+        """The partitions of the new clean and of the pending cleans the plan finishes."""
+        files = [*self.ctx.actions("delete_file"), *(p for a in self.pending_approved().values()
+                                                    for p in a.get("paths", ()))]  # fmt: skip
         return sorted({partition_of(path) for path in files} | set(self.ctx.actions("delete_partition")))
+
+    def pending_approved(self) -> dict[str, Mapping[str, Any]]:
+        """instant time -> details of each pending clean the plan finishes."""
+        return {a.target: a.details for a in self.ctx.node.actions if a.kind == "finish_pending_clean"}
 
     def writer(self, table: LoadedTable) -> TimelineWriter:
         return TimelineWriter(table.storage, table.snapshot.config)
@@ -99,6 +110,40 @@ class CleanExecutor:
         return self.open()
 
     # -- 2. pending cleans --------------------------------------------------------------------------
+    def reviewed_requested(self, table: LoadedTable, instant: Instant) -> bytes:
+        """The ``.clean.requested`` of a pending clean the plan finishes, refused unless it is
+        still the bytes the plan hashed."""
+        path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+        data = table.storage.read_bytes(path)
+        expected = self.pending_approved()[instant.timestamp].get("sha256")
+        if requested_sha256(data) != expected:
+            raise ApplyError(
+                f"the pending clean {instant.timestamp} was changed after the plan was made: "
+                "its plan is not the one reviewed"
+                if expected
+                else f"the plan does not record what the pending clean {instant.timestamp} deletes",
+                where=table.storage.uri(path),
+                hint="nothing was deleted: make the plan again and review what it finishes",
+            )
+        return data
+
+    def check_pending(self, table: LoadedTable) -> None:
+        """Before anything is written: each pending clean the plan finishes is as reviewed."""
+        approved = self.pending_approved()
+        for instant in table.snapshot.timeline.pending_cleans():
+            if instant.timestamp in approved:
+                self.reviewed_requested(table, instant)
+
+    def finish_reviewed(self, table: LoadedTable, instant: Instant) -> CleanRun:
+        """Finish a pending clean the plan named: only its listed files that are still
+        deletable under the current view; the others are drift."""
+        data = self.reviewed_requested(table, instant)
+        listed = sorted(self.pending_approved()[instant.timestamp].get("paths", ()))
+        live = live_files(table.view, table.view.inputs.savepointed_files)
+        self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
+        keep = frozenset(path for path in listed if path not in live)
+        return run_clean_instant(self.writer(table), data, self.tasks, instant, keep)
+
     def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
         """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
         approved = set(self.ctx.actions("finish_pending_clean"))
@@ -113,10 +158,13 @@ class CleanExecutor:
                     hint="it appeared after the plan was made: make the plan again",
                 )
             own = own or carries == self.ctx.plan_id
-            writer = self.writer(table)
-            self.runs.append(
-                run_clean_instant(writer, read_requested_plan(writer, instant), self.tasks, instant)
-            )
+            if instant.timestamp in approved:
+                self.runs.append(self.finish_reviewed(table, instant))
+            else:
+                writer = self.writer(table)
+                self.runs.append(
+                    run_clean_instant(writer, read_requested_plan(writer, instant), self.tasks, instant)
+                )
             approved.discard(instant.timestamp)
         for gone in sorted(approved):
             self.drift.append(Drift(gone, "the pending clean was already finished by someone else"))
@@ -188,7 +236,9 @@ class CleanExecutor:
     # -- the node -----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
         approved = self.approved_payload()  # verified before anything is written
-        table = self.handle_metadata_table(self.open())
+        table = self.open()
+        self.check_pending(table)  # before anything is written
+        table = self.handle_metadata_table(table)
         table, own_finished = self.finish_pending(table)
         if not own_finished:
             self.new_clean(table, approved)

@@ -3,6 +3,7 @@ effect (files and bytes) and the payload apply writes into ``.clean.requested``.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,11 +35,18 @@ class PendingClean:
     instant_time: str
     paths: frozenset[str]
     partitions: frozenset[str]
+    sha256: str = ""
+    """Of its ``.clean.requested`` bytes: apply finishes it only if they are still these."""
+
+
+def requested_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _pending_clean(storage: Storage, table: LoadedTable, instant: Instant) -> PendingClean:
     path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
-    plan = payloads.decode_cleaner_plan(storage.read_bytes(path), storage.uri(path))
+    data = storage.read_bytes(path)
+    plan = payloads.decode_cleaner_plan(data, storage.uri(path))
     paths: set[str] = set()
     for partition, infos in ((plan.file_paths_to_be_deleted_per_partition or {}) if plan else {}).items():
         for info in infos:
@@ -47,7 +55,7 @@ def _pending_clean(storage: Storage, table: LoadedTable, instant: Instant) -> Pe
     for partition, names in ((plan.files_to_be_deleted_per_partition or {}) if plan else {}).items():
         paths.update(f"{partition}/{name}" if partition else name for name in names)
     emptied = frozenset(plan.partitions_to_be_deleted or ()) if plan else frozenset()
-    return PendingClean(instant.timestamp, frozenset(paths), emptied)
+    return PendingClean(instant.timestamp, frozenset(paths), emptied, requested_sha256(data))
 
 
 def pending_cleans(table: LoadedTable) -> list[PendingClean]:
@@ -108,7 +116,7 @@ def _actions(
             "finish_pending_clean",
             p.instant_time,
             f"clean {p.instant_time} was left pending; it is finished first, as Hudi does",
-            {"files": len(p.paths)},
+            {"files": len(p.paths), "paths": sorted(p.paths), "sha256": p.sha256},
         )
         for p in pending
     ]
@@ -147,4 +155,11 @@ def clean_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, 
     return {name: cleaner_plan_bytes(node.effect, storage, plan_id) for name in node.payloads}
 
 
-__all__ = ["clean_payloads", "partition_of", "payload_name", "pending_cleans", "plan_clean_service"]
+__all__ = [
+    "clean_payloads",
+    "partition_of",
+    "payload_name",
+    "pending_cleans",
+    "plan_clean_service",
+    "requested_sha256",
+]

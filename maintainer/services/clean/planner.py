@@ -136,6 +136,28 @@ def _is_savepointed(file_slice: FileSlice, savepointed: frozenset[str]) -> bool:
     return bool(savepointed) and any(f.name in savepointed for f in file_slice.files)
 
 
+def live_files(view: FileSystemView, savepointed: frozenset[str]) -> dict[str, str]:
+    """The files of the view that no clean may delete now, whatever its policy, each with why:
+    the latest slice with files of a file group that is not replaced, a slice a pending compaction, log
+    compaction or clustering needs, a savepointed slice (paths relative to the table)."""
+    live: dict[str, str] = {}
+    for group in view.file_groups(include_replaced=True):
+        ops = _pending_ops(view, group)
+        filled = [s for s in group.slices if not s.is_empty]  # a pending compaction opens an empty one
+        latest = None if view.is_replaced(group) or not filled else filled[-1]
+        for file_slice in group.slices:
+            reason = None
+            if file_slice is latest:
+                reason = "it is in the latest slice of its file group"
+            elif op := _needed_by_pending(file_slice, ops):
+                reason = f"the pending {op.action} {op.instant_time} needs it"
+            elif _is_savepointed(file_slice, savepointed):
+                reason = "it is savepointed"
+            if reason:
+                live.update((f.path, reason) for f in file_slice.files)
+    return live
+
+
 def _latest_before(slices_newest_first: list[FileSlice], ectr: str) -> str | None:
     for file_slice in slices_newest_first:
         if file_slice.base_instant < ectr:

@@ -264,3 +264,28 @@ def test_two_concurrent_applies_of_one_plan_delete_once_and_the_other_stops_clea
     assert "locked by another apply" in other.message or "already applied from this plan" in other.message
     assert before - data_files(table) == planned(saved, "t")
     assert len(decoded_cleans(table)) == 1
+
+
+def test_a_pending_clean_finishes_without_the_files_a_savepoint_made_after_the_plan_pins(
+    tmp_path: Path, spark: Any
+) -> None:
+    """Its ``.clean.requested`` is as reviewed, but a savepoint now pins some of its files:
+    only the others are deleted, the pinned ones are drift and the clean records just the rest."""
+    table = datagen(tmp_path / "t", 6, commits=10)
+    spec = table_spec("t", table)
+    first = make_plan(tmp_path / "probe", spec)
+    listed = sorted(planned(first, "t"))
+    pending_time = _pending_clean(table, listed, ectr=ectr_of(first, "t"))
+    saved = make_plan(tmp_path / "plan", spec)
+    (finish,) = [a for a in saved.plan.nodes()[0].actions if a.kind == "finish_pending_clean"]
+    assert finish.target == pending_time and finish.details["paths"] == listed
+    pinned = _savepoint_oldest_planned_slice(table, first)
+    assert pinned
+    before = data_files(table)
+    node = only_node(run(saved, spark, spec))
+    assert node.status is NodeRunStatus.SUCCESS, node.message
+    assert {d.path for d in node.drift} == pinned
+    assert all(d.reason == "kept: it is savepointed" for d in node.drift)
+    assert before - data_files(table) == set(listed) - pinned
+    finished = decoded_cleans(table)[0]
+    assert finished.instant_time == pending_time and deleted_by(finished) == set(listed) - pinned

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
+from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window
 from maintainer.storage import FileInfo
@@ -328,3 +328,18 @@ def test_no_clean_until_max_commits_since_the_last_clean() -> None:
     assert plan_clean(
         CleanInputs(tl, view, FULL), CleanSettings(commits_retained=2, max_commits=6), NOW
     ).not_triggered
+
+
+def test_live_files_are_latest_slices_savepointed_and_pending_compaction_slices() -> None:
+    files = [base("a", n) for n in (1, 2, 3, 4)] + [base("b", 1), base("b", 2), base("c", 1), base("c", 3)]
+    pending = {("p", "a"): PendingOperation(ts(5), "compaction", base_instant=ts(2))}
+    inputs = ViewInputs(pending_compaction=pending, replaced_file_groups={("p", "c"): ts(3)})
+    view = build_view(timeline([1, 2, 3, 4]), listing(files), inputs)
+    live = live_files(view, frozenset({base("b", 1)}))
+    assert live == {
+        f"p/{base('a', 4)}": "it is in the latest slice of its file group",
+        f"p/{base('a', 2)}": f"the pending compaction {ts(5)} needs it",
+        f"p/{base('a', 3)}": f"the pending compaction {ts(5)} needs it",
+        f"p/{base('b', 2)}": "it is in the latest slice of its file group",
+        f"p/{base('b', 1)}": "it is savepointed",
+    }, "a replaced file group has no live slice"

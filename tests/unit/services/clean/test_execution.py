@@ -9,7 +9,7 @@ import pytest
 from maintainer.errors import ApplyError
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo
 from maintainer.services.clean.deletion import PartitionDeleted, PartitionDeletion
-from maintainer.services.clean.execution import clean_metadata, plan_deletions
+from maintainer.services.clean.execution import clean_metadata, keep_only, plan_deletions
 from maintainer.storage import Storage
 
 A = "a-0_0-1-0_20250101000000000.parquet"
@@ -118,3 +118,23 @@ def test_clean_metadata_has_an_empty_bootstrap_partition_map_as_hudi_writes() ->
     metadata = clean_metadata("20250104000000000", CleanerPlan(policy="KEEP_LATEST_COMMITS"), [], [], 0)
     assert metadata.bootstrap_partition_metadata == {}
     assert metadata.to_record()["bootstrapPartitionMetadata"] == {}
+
+
+def test_keep_only_restricts_deletions_and_keeps_a_partition_that_keeps_a_file() -> None:
+    deletions = [
+        PartitionDeletion("p=1", (LOG, A)),
+        PartitionDeletion("p=2", (A, B), True),
+        PartitionDeletion("p=3", (B,)),
+        PartitionDeletion("", (A,)),
+    ]
+    only = frozenset({f"p=1/{LOG}", f"p=1/{A}", f"p=2/{A}", A})
+    assert keep_only(deletions, only) == [
+        PartitionDeletion("p=1", (LOG, A)),
+        PartitionDeletion("p=2", (A,)),
+        PartitionDeletion("", (A,)),
+    ]
+
+
+def test_keep_only_with_every_file_is_the_plan_itself() -> None:
+    deletions = [PartitionDeletion("p=1", (A,)), PartitionDeletion("p=2", (B,), True)]
+    assert keep_only(deletions, frozenset({f"p=1/{A}", f"p=2/{B}"})) == deletions
