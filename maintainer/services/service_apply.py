@@ -142,6 +142,10 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         approved,
         [*rolled_back, *(t for o in outcomes for t in _targets_of_removal(o.removed_instant_files))],
         "no longer due: the write finished, was rolled back, or its writer is alive again",
+    ) + tuple(
+        Drift(d.path, f"left alone by the rollback of {d.target}: {d.reason}")
+        for o in outcomes
+        for d in o.dropped
     )
     return NodeOutcome(effects, drift, _summary(len(outcomes), "rollback(s) done", drift))
 

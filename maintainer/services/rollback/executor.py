@@ -24,6 +24,7 @@ from maintainer.hudi.payloads import InstantInfo, RollbackMetadata, RollbackPart
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.hudi.timeline_writer import Clock, TimelineWriter
+from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.deletes import (
     RequestContext,
     RequestResult,
@@ -50,6 +51,8 @@ class RollbackOutcome:
     rollback_instant: Instant | None
     metadata: RollbackMetadata | None
     removed_instant_files: tuple[str, ...]
+    dropped: tuple[DroppedPath, ...] = ()
+    """Paths the approved plan asked for that were left alone, with the reason (drift)."""
 
 
 def _start(writer: TimelineWriter, planned: PlannedRollback, fault: Fault) -> Instant:

@@ -7,7 +7,8 @@ job executing them rolls back), in the reasons and the effect, and one payload p
 the ``.rollback.requested`` bytes.
 
 Applying: the table is planned again and only rollbacks that were approved and are still due
-now are carried out (a write that finished, or got a live heartbeat, since the plan is dropped).
+now are carried out (a write that finished, or got a live heartbeat, since the plan is dropped),
+each with only the files both approved and re-derived from the table now (``approval.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
+from maintainer.services.rollback.approval import DroppedPath, intersect
 from maintainer.services.rollback.deletes import Runner, run_locally
 from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
@@ -32,6 +34,7 @@ from maintainer.services.rollback.state import load_rollback_inputs, settings_fr
 from maintainer.storage import Storage
 
 SERVICE = "rollback"
+_NEW = (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
 
 
 def payload_name(table: str, target: str) -> str:
@@ -125,20 +128,29 @@ def rollback_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[st
     }
 
 
-def approved_rollbacks(node: NodePlan, current: Iterable[PlannedRollback]) -> list[PlannedRollback]:
-    """Rollbacks due now that the node approved (same target, same kind); the approved plan's
-    requests are used for new rollbacks, so apply deletes nothing the review did not see."""
+def approved_rollbacks(
+    node: NodePlan, current: Iterable[PlannedRollback], table_uri: str, table_version: int
+) -> tuple[list[PlannedRollback], list[DroppedPath]]:
+    """Rollbacks due now that the node approved (same target, same kind), and what they drop.
+
+    A new rollback carries out the intersection of the approved requests and those re-derived
+    from the table now (``approval.intersect``): the plan is a request, never authority, so
+    apply deletes nothing the review did not see and nothing the table does not yield for the
+    instant rolled back. A pending rollback is finished with its own plan, from the table."""
     approved = {(a.target, a.kind): a for a in node.actions}
-    chosen = []
+    chosen: list[PlannedRollback] = []
+    dropped: list[DroppedPath] = []
     for planned in current:
         action = approved.get((planned.target.timestamp, planned.kind.value))
         if action is None:
             continue
-        if action.details.get("requests"):
-            chosen.append(replace(planned, plan=rollback_plan_of(action)))
+        if planned.kind in _NEW:
+            plan, left = intersect(rollback_plan_of(action), planned.plan, table_uri, table_version)
+            chosen.append(replace(planned, plan=plan))
+            dropped += left
         else:
             chosen.append(planned)
-    return chosen
+    return chosen, dropped
 
 
 def apply_rollback_node(
@@ -150,10 +162,15 @@ def apply_rollback_node(
     runner: Runner = run_locally,
     fault: Fault = no_fault,
 ) -> Sequence[RollbackOutcome]:
-    """Carry out the approved rollbacks that are still due; the others are drift."""
+    """Carry out the approved rollbacks that are still due; the others are drift. Every
+    rollback of the node is checked against the table before the first one writes anything;
+    what a rollback drops of its approved paths is in its outcome's ``dropped``."""
     current = plan_rollback_result(table, spec, now).rollbacks
     config = table.snapshot.config
-    return [
-        run_rollback(table.storage, config, planned, runner=runner, fault=fault)
-        for planned in approved_rollbacks(node, current)
-    ]
+    chosen, dropped = approved_rollbacks(node, current, table.storage.uri(""), config.version)
+    outcomes = []
+    for planned in chosen:
+        outcome = run_rollback(table.storage, config, planned, runner=runner, fault=fault)
+        mine = tuple(d for d in dropped if d.target == planned.target.timestamp)
+        outcomes.append(replace(outcome, dropped=mine))
+    return outcomes

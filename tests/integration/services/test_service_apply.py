@@ -78,3 +78,23 @@ def test_archive_refuses_a_metadata_table_the_plan_does_not_drop(tmp_path: Path)
         out.write("hoodie.table.metadata.partitions=files\n")
     with pytest.raises(ApplyError, match="metadata table"):
         execute_archive(context(path, node, {}))
+
+
+@pytest.mark.parametrize(("kind", "version"), [("cow", 6), ("mor", 6), ("cow", 8), ("mor", 8)])
+def test_an_unedited_rollback_is_carried_out_as_approved_with_no_drift(
+    tmp_path: Path, kind: str, version: int
+) -> None:
+    """Apply re-derives the rollback from the table and keeps the intersection with the plan:
+    for an unedited plan that is all of it, and the ``.rollback.requested`` written is the
+    approved payload, byte for byte (v6 MOR: rollback blocks of older slices included)."""
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=5, rows_per_commit=8)
+    generated = generate(str(path), DatagenSpec("t", kind, version, workload, failed_write=True))
+    node = plan_rollback_service(open_table(str(path)), table_spec(path), now())
+    payloads = rollback_payloads(node, open_table(str(path)).storage, "x")
+    outcome = execute_rollback(context(path, node, payloads))
+    assert outcome.effects["rolled_back"] == [generated.failed_instant]
+    assert outcome.drift == ()
+    assert outcome.effects["files_deleted"] == node.effect["files"]
+    (requested,) = [p for p in (path / ".hoodie").rglob("*.rollback.requested") if "archived" not in p.parts]
+    assert requested.read_bytes() == payloads[node.actions[0].details["payload"]]
