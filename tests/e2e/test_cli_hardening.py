@@ -11,7 +11,6 @@ import shutil
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -28,23 +27,6 @@ pytestmark = pytest.mark.spark
 
 META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"]  # fmt: skip
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> Callable[[Path, str], Path]:
-    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    root = tmp_path / "project"
-    assert main(["init", str(root)]) == 0
-
-    def write(table: Path, services: str) -> Path:
-        body = "\n    ".join(services.splitlines())
-        manifest = f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
-        (root / "tables" / "example.yml").write_text(manifest)
-        return root
-
-    return write
 
 
 def files_below(path: Path) -> set[str]:

@@ -41,23 +41,6 @@ NO_CLEAN = "clean: {enabled: false, commits_retained: 1}"
 COMPACT_ONLY = f"{NO_CLEAN}\ncompaction: {{trigger: {{max_delta_commits: 1}}}}\narchive: {{enabled: false}}"
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> Callable[[Path, str], Path]:
-    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    root = tmp_path / "project"
-    assert main(["init", str(root)]) == 0
-
-    def write(table: Path, services: str) -> Path:
-        body = "\n    ".join(services.splitlines())
-        manifest = f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
-        (root / "tables" / "example.yml").write_text(manifest)
-        return root
-
-    return write
-
-
 def plan_and_apply(root: Path) -> None:
     assert main(["plan", "--project-dir", str(root)]) in (0, 2)
     assert main(["apply", "--project-dir", str(root)]) == 0

@@ -1,0 +1,33 @@
+"""Fixtures of the end-to-end tests: a fresh project (``maintainer init``) with one table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.cli import main
+
+ProjectWriter = Callable[[Path, str], Path]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> ProjectWriter:
+    """``write(table, services)``: (re)write the project's manifest so it holds one table ``t`` at
+    ``table`` with the given service blocks (YAML lines, one per service); returns the project
+    directory. The environment cannot point elsewhere (no project/profiles dir, a private HOME)."""
+    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = tmp_path / "project"
+    assert main(["init", str(root)]) == 0
+
+    def write(table: Path, services: str) -> Path:
+        body = "\n    ".join(services.splitlines())
+        manifest = f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
+        (root / "tables" / "example.yml").write_text(manifest)
+        return root
+
+    return write
