@@ -81,13 +81,27 @@ def _local_path(uri: str) -> str:
     return os.path.abspath(os.path.expanduser(path))
 
 
-def _without_linked_dirs(infos: list[pafs.FileInfo]) -> list[pafs.FileInfo]:
-    """The entries that are not symbolic links to folders: a linked folder (say, another table's
+def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
+    """The listing without symbolic links to folders: a linked folder (say, another table's
     partition) is never taken as part of this table. Only folders are checked (a few per
-    listing); a delete refuses a linked file on its own."""
-    folder = pafs.FileType.Directory
-    linked = {i for i, info in enumerate(infos) if info.type == folder and os.path.islink(info.path)}
-    return [info for i, info in enumerate(infos) if i not in linked] if linked else infos
+    listing, none in most partitions); a delete refuses a linked file on its own."""
+    if not any(listing.is_dir):
+        return listing
+    linked = {
+        name
+        for name, is_dir in zip(listing.names, listing.is_dir, strict=True)
+        if is_dir and os.path.islink(os.path.join(folder, name))
+    }
+    if not linked:
+        return listing
+    keep = [i for i, name in enumerate(listing.names) if name not in linked]
+    return DirListing(
+        listing.directory,
+        [listing.names[i] for i in keep],
+        [listing.sizes[i] for i in keep],
+        [listing.is_dir[i] for i in keep],
+        [listing.mtime_ns[i] for i in keep],
+    )
 
 
 class Storage:
@@ -205,9 +219,8 @@ class Storage:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot list {self.uri(directory)}: {exc}") from exc
-        if self.is_local:
-            infos = _without_linked_dirs(infos)
-        return DirListing.from_arrow(directory, infos)
+        listing = DirListing.from_arrow(directory, infos)
+        return _without_linked_dirs(listing, self.full_path(directory)) if self.is_local else listing
 
     def list_dir(self, path: str = "") -> list[FileInfo]:
         """Entries directly under ``path``; an empty list where it does not exist."""
