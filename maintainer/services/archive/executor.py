@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from maintainer.hudi.archived import archived_instants
 from maintainer.hudi.instant import State
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
@@ -62,7 +63,7 @@ def _write_lsm(
 ) -> tuple[str | None, int]:
     read = _reader(storage, config)
     since = min(e.timestamp for e in entries)
-    done = {(r.instant_time, r.action) for r in lsm.archived_instants(storage, config.archive_dir, since)}
+    done = {(r.instant_time, r.action) for r in archived_instants(storage, config.archive_dir, since)}
     rows = [lsm_timeline_instant(e, read) for e in entries if e.state_files.get(State.COMPLETED)]
     rows = [r for r in rows if (r.instant_time, r.action) not in done]
     if not rows:

@@ -6,7 +6,7 @@
 * ``_version_``: the latest manifest version N.
 
 This module writes it; the read side lives in :mod:`maintainer.hudi.archived` (the file-system
-view reads completion times of archived instants from it) and is re-exported here.
+view reads completion times of archived instants from it).
 
 An archival adds one level-0 file, then a new manifest listing it with the previous files, then
 moves ``_version_`` to it; only then are instant files deleted. A run cut short leaves either an
@@ -26,7 +26,6 @@ from maintainer.hudi.archived import (
     MANIFEST_PREFIX,
     VERSION_FILE,
     ManifestFile,
-    archived_instants,
     current_version,
     manifest_versions,
     read_data_file,
@@ -35,21 +34,6 @@ from maintainer.hudi.archived import (
 from maintainer.hudi.payloads import LSMTimelineInstant, schema_text
 from maintainer.hudi.payloads.jackson import dumps as jackson_dumps
 from maintainer.storage import Storage
-
-__all__ = [
-    "LSM_SCHEMA",
-    "MANIFEST_PREFIX",
-    "VERSION_FILE",
-    "ManifestFile",
-    "archived_instants",
-    "current_version",
-    "data_file_name",
-    "encode_data_file",
-    "encode_manifest",
-    "read_data_file",
-    "read_manifest",
-    "write_history",
-]
 
 LSM_SCHEMA = pa.schema(
     [

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from maintainer.hudi import payloads
+from maintainer.hudi.archived import archived_instants
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
 from maintainer.project.services import ArchiveSpec, CompactionSpec
-from maintainer.services.archive import lsm, v6_log
+from maintainer.services.archive import v6_log
 from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings
 
 
@@ -35,7 +36,7 @@ def already_archived(table: LoadedTable) -> frozenset[str]:
     if config.timeline_layout == 1:
         times = {key[0] for key in v6_log.latest_archived_keys(table.storage, config.archive_dir)}
     else:
-        times = {r.instant_time for r in lsm.archived_instants(table.storage, config.archive_dir, first)}
+        times = {r.instant_time for r in archived_instants(table.storage, config.archive_dir, first)}
     return frozenset(t for t in times if t in active)
 
 

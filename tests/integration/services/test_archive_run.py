@@ -17,11 +17,11 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi import payloads
+from maintainer.hudi import archived, payloads
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
 from maintainer.project.services import CompactionSpec
-from maintainer.services.archive import lsm, v6_log
+from maintainer.services.archive import v6_log
 from maintainer.services.archive.executor import run_archive
 from maintainer.services.archive.planner import ArchiveSettings, plan_archive
 from maintainer.services.archive.state import load_archive_inputs
@@ -157,9 +157,12 @@ def test_a_second_archival_adds_a_new_file_and_manifest_version(tmp_path: Path) 
     storage = open_table(str(path)).storage
     directory = ".hoodie/timeline/history"
     assert archive(path, ArchiveSettings(3, 5)) == list(table.completed[:9])
-    assert lsm.current_version(storage, directory) == 1
+    assert archived.current_version(storage, directory) == 1
     assert archive(path, ArchiveSettings(1, 2)) == list(table.completed[9:11])
-    assert lsm.current_version(storage, directory) == 2
-    assert [f.name.endswith("_0.parquet") for f in lsm.read_manifest(storage, directory, 2)] == [True, True]
+    assert archived.current_version(storage, directory) == 2
+    assert [f.name.endswith("_0.parquet") for f in archived.read_manifest(storage, directory, 2)] == [
+        True,
+        True,
+    ]
     assert_archived_exactly(path, 8, list(table.completed[:11]))
     assert_hudi_reads(path, table, [table.completed[11]])
