@@ -19,6 +19,7 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -39,7 +40,7 @@ from maintainer.services.clean.node import PROJECTED_INSTANTS, requested_sha256
 from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import clean_settings, read_last_clean
+from maintainer.services.clean.state import clean_settings
 
 _RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
 """Effect keys that may name a projected instant (both come from the current timeline)."""
@@ -51,7 +52,10 @@ def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> Clean
     """The same planner on the table as it is now, over every partition the table was opened
     with (the approved ones), not today's incremental window: the approved files may lie
     outside it (e.g. once a pending clean was finished, the window starts at its earliest
-    commit to retain), and per partition the rules are the same."""
+    commit to retain), and per partition the rules are the same. The trigger (max_commits) is
+    not asked again: it decided when the clean was scheduled, the plan (as Hudi schedules a
+    clean while another is still pending), and a pending clean this node finishes first would
+    otherwise turn the reviewed deletions into drift."""
     snapshot = table.snapshot
     inputs = CleanInputs(
         timeline=snapshot.timeline,
@@ -59,9 +63,9 @@ def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> Clean
         scope=ScanScope(True, "apply re-checks the approved partitions"),
         savepointed_files=table.view.inputs.savepointed_files,
         timezone=snapshot.config.timeline_timezone,
-        last_clean=read_last_clean(table.storage, snapshot.timeline),
     )
-    return plan_clean(inputs, clean_settings(spec.clean or CleanSpec()), now)
+    settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
+    return plan_clean(inputs, settings, now)
 
 
 class CleanExecutor:

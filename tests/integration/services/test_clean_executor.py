@@ -195,8 +195,11 @@ def test_a_savepoint_made_after_the_plan_keeps_its_files(tmp_path: Path, spark: 
     assert deleted_by(clean) == planned(saved, "t") - pinned
 
 
-def _pending_clean(table: Path, paths: list[str], plan_id: str | None = None, ectr: str | None = None) -> str:
-    """A clean Hudi requested (and did not run), deleting ``paths``."""
+def _pending_clean(
+    table: Path, paths: list[str], plan_id: str | None = None, ectr: str | None = None, last: str = ""
+) -> str:
+    """A clean Hudi requested (and did not run), deleting ``paths``; ``last``: the plan's
+    lastCompletedCommitTimestamp."""
     loaded = open_table(str(table))
     action = loaded.snapshot.timeline.completed_commits()[0].action.value
     per_partition: dict[str, list[CleanFileInfo]] = {}
@@ -210,6 +213,7 @@ def _pending_clean(table: Path, paths: list[str], plan_id: str | None = None, ec
         else None,
         file_paths_to_be_deleted_per_partition={k: tuple(v) for k, v in per_partition.items()},
         extra_metadata={PLAN_ID_KEY: plan_id} if plan_id else None,
+        last_completed_commit_timestamp=last,
     )
     writer = TimelineWriter(loaded.storage, loaded.snapshot.config)
     return writer.create_requested(Action.CLEAN, encode_avro(plan)).timestamp
@@ -234,6 +238,28 @@ def test_a_pending_clean_of_hudi_named_in_the_plan_is_finished_first(tmp_path: P
     assert finished.instant_time == pending_time and deleted_by(finished) == set(hudis)
     assert finished.metadata is not None and finished.metadata["extraMetadata"] is None
     assert deleted_by(ours) == planned(saved, "t")
+
+
+def test_a_new_clean_planned_beside_a_pending_one_is_not_turned_into_drift_by_the_trigger(
+    tmp_path: Path, spark: Any
+) -> None:
+    """CleanPlanActionExecutor.needsCleaning decides when a clean is scheduled, and Hudi schedules
+    while another clean is still pending (counting from the last *completed* clean). The plan
+    does the same; apply finishes the pending clean first, whose lastCompletedCommitTimestamp is
+    the latest commit, and must not then ask the trigger again: the reviewed deletions go."""
+    table = datagen(tmp_path / "t", 8, commits=8)
+    spec = table_spec("t", table)
+    first = make_plan(tmp_path / "probe", spec)
+    latest = open_table(str(table)).snapshot.timeline.completed_commits()[-1].timestamp
+    hudis = sorted(planned(first, "t"))[:2]
+    _pending_clean(table, hudis, ectr=ectr_of(first, "t"), last=latest)
+    saved = make_plan(tmp_path / "plan", spec)
+    assert planned(saved, "t")
+    before = data_files(table)
+    node = only_node(run(saved, spark, spec))
+    assert node.status is NodeRunStatus.SUCCESS, node.message
+    assert not node.drift
+    assert before - data_files(table) == set(hudis) | planned(saved, "t")
 
 
 def test_a_pending_clean_that_appeared_after_the_plan_fails_the_node(tmp_path: Path, spark: Any) -> None:
