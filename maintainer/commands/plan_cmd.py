@@ -18,7 +18,7 @@ from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import MaintainerError
-from maintainer.plan.artifact import write_plan
+from maintainer.plan.artifact import plan_key, write_plan
 from maintainer.plan.builder import BuiltPlan, build_plan, requests_from_nodes
 from maintainer.plan.render import render_markdown, render_text
 
@@ -58,9 +58,16 @@ def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
 
 
 def save(built: BuiltPlan, directory: Path) -> None:
-    meta = {"maintainer_version": __version__, "format": "maintainer plan directory"}
+    """Write the plan directory, signed when a plan key is set (the key itself goes nowhere)."""
+    key = plan_key()
+    meta = {
+        "maintainer_version": __version__,
+        "format": "maintainer plan directory",
+        "signed": key is not None,
+    }
+    review = render_markdown(built.plan, built.plan_id)
     try:
-        write_plan(directory, built.plan, built.payloads, render_markdown(built.plan, built.plan_id), meta)
+        write_plan(directory, built.plan, built.payloads, review, meta, key)
     except OSError as exc:
         raise MaintainerError(
             f"cannot write the plan to {directory}: {exc}",

@@ -9,19 +9,27 @@ Reading a plan checks everything apply relies on: the format version, the plan i
 the canonical body, and every payload the nodes name against its recorded hash (apply also
 rebuilds each payload from the body and compares bytes). Run-time facts (when, by whom,
 which tool version) live in ``plan_meta.json``, outside the hash.
+
+Tamper evidence for teams that want it: with ``MAINTAINER_PLAN_KEY`` (or a file named by
+``MAINTAINER_PLAN_KEY_FILE``) set at plan time, ``plan.json`` carries a ``signature``, an
+HMAC-SHA256 over the canonical body and the payload hashes (so the payload bytes are covered),
+also outside the hash. The plan id alone is an unkeyed hash anyone who can edit the plan can
+recompute; the signature needs the key. The key is never written anywhere.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from maintainer.errors import PlanError
-from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id, pretty_json
+from maintainer.plan.canonical import PLAN_ID_FIELD, canonical_json, compute_plan_id, pretty_json
 from maintainer.plan.model import FORMAT_VERSION, Plan
 
 PLAN_FILE = "plan.json"
@@ -30,6 +38,12 @@ META_FILE = "plan_meta.json"
 PAYLOAD_DIR = "payloads"
 PAYLOAD_HASHES_FIELD = "payloads"
 """Top-level field of plan.json: payload name -> sha256 (outside the hashed body)."""
+SIGNATURE_FIELD = "signature"
+"""Top-level field of plan.json: ``hmac-sha256:<hex>`` (outside the hashed body)."""
+SIGNATURE_ALGORITHM = "hmac-sha256"
+PLAN_KEY_ENV = "MAINTAINER_PLAN_KEY"
+PLAN_KEY_FILE_ENV = "MAINTAINER_PLAN_KEY_FILE"
+UNVERIFIED_WARNING = f"signature not verified: {PLAN_KEY_ENV} is not set"
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,65 @@ class SavedPlan:
     plan_id: str
     payloads: Mapping[str, bytes]
     directory: Path
+    warnings: tuple[str, ...] = ()
+    """What reading could not check (e.g. a signed plan read without the key)."""
+
+
+def plan_key() -> bytes | None:
+    """The signing key: ``MAINTAINER_PLAN_KEY``, else the file ``MAINTAINER_PLAN_KEY_FILE``
+    names (its content, surrounding whitespace stripped); None when neither is set."""
+    value = os.environ.get(PLAN_KEY_ENV)
+    if value:
+        return value.encode()
+    file_name = os.environ.get(PLAN_KEY_FILE_ENV)
+    if not file_name:
+        return None
+    try:
+        key = Path(file_name).read_bytes().strip()
+    except OSError as exc:
+        raise PlanError(
+            f"cannot read the plan key: {exc.strerror or exc}",
+            where=file_name,
+            hint=f"point {PLAN_KEY_FILE_ENV} at a readable file holding the key, or unset it",
+        ) from exc
+    if not key:
+        raise PlanError(
+            "the plan key file is empty",
+            where=file_name,
+            hint=f"put the key in it, or unset {PLAN_KEY_FILE_ENV}",
+        )
+    return key
+
+
+def sign(body: Mapping[str, Any], payload_hashes: Mapping[str, str], key: bytes) -> str:
+    """``hmac-sha256:<hex>`` over the canonical body and the payload hashes."""
+    message = canonical_json({"body": dict(body), PAYLOAD_HASHES_FIELD: dict(payload_hashes)})
+    return f"{SIGNATURE_ALGORITHM}:{hmac.new(key, message, hashlib.sha256).hexdigest()}"
+
+
+def verify_signature(
+    body: Mapping[str, Any], payload_hashes: Mapping[str, str], signature: object, key: bytes | None,
+    where: Path,
+) -> tuple[str, ...]:  # fmt: skip
+    """PlanError when a key is given and the plan is unsigned or signed otherwise; the warnings
+    (a signed plan read without a key: only its plan id was checked)."""
+    if key is None:
+        return (UNVERIFIED_WARNING,) if signature is not None else ()
+    if not isinstance(signature, str) or not signature:
+        raise PlanError(
+            f"the plan is not signed, and {PLAN_KEY_ENV} is set: only signed plans are applied",
+            where=str(where),
+            hint=f"make the plan again with {PLAN_KEY_ENV} set (the same key), and review it",
+        )
+    expected = sign(body, payload_hashes, key)
+    if not hmac.compare_digest(signature.encode(), expected.encode()):
+        raise PlanError(
+            "the plan's signature does not match: it was changed after planning, or signed with another key",
+            where=str(where),
+            hint=f"make the plan again with this {PLAN_KEY_ENV} and review it; "
+            "never apply a plan you did not review",
+        )
+    return ()
 
 
 def sha256_hex(data: bytes) -> str:
@@ -50,14 +123,16 @@ def plan_id_of(plan: Plan) -> str:
 
 
 def _unsigned_body(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k not in (PLAN_ID_FIELD, PAYLOAD_HASHES_FIELD)}
+    return {k: v for k, v in data.items() if k not in (PLAN_ID_FIELD, PAYLOAD_HASHES_FIELD, SIGNATURE_FIELD)}
 
 
 def write_plan(
-    directory: Path, plan: Plan, payloads: Mapping[str, bytes], review: str, meta: Mapping[str, Any]
-) -> str:
+    directory: Path, plan: Plan, payloads: Mapping[str, bytes], review: str, meta: Mapping[str, Any],
+    key: bytes | None = None,
+) -> str:  # fmt: skip
     """Write the plan directory (replacing an older plan there); returns the plan id.
-    ``payloads`` must hold exactly the payloads the nodes name."""
+    ``payloads`` must hold exactly the payloads the nodes name; given a ``key``, the plan is
+    signed with it."""
     body = plan.body()
     plan_id = compute_plan_id(body)
     if sorted(payloads) != plan.payload_names():
@@ -75,6 +150,8 @@ def write_plan(
     for name, data in sorted(payloads.items()):
         (payload_dir / name).write_bytes(data)
     stored = {**body, PLAN_ID_FIELD: plan_id, PAYLOAD_HASHES_FIELD: hashes}
+    if key is not None:
+        stored[SIGNATURE_FIELD] = sign(body, hashes, key)
     (directory / PLAN_FILE).write_text(pretty_json(stored), encoding="utf-8")
     (directory / REVIEW_FILE).write_text(review, encoding="utf-8")
     (directory / META_FILE).write_text(pretty_json({**meta, PLAN_ID_FIELD: plan_id}), encoding="utf-8")
@@ -120,8 +197,9 @@ def _check_payloads(directory: Path, plan: Plan, hashes: Mapping[str, str]) -> d
     return payloads
 
 
-def read_plan(directory: Path) -> SavedPlan:
-    """Load and verify a saved plan; PlanError for anything tampered, truncated or foreign."""
+def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
+    """Load and verify a saved plan; PlanError for anything tampered, truncated or foreign, and
+    (given the signing ``key``) for a plan not signed with it."""
     path = directory / PLAN_FILE
     data = _load_json(path)
     version = data.get("format_version")
@@ -144,4 +222,5 @@ def read_plan(directory: Path) -> SavedPlan:
     except (KeyError, TypeError, ValueError) as exc:
         raise PlanError(f"plan.json is malformed: {exc}", where=str(path)) from exc
     hashes = _payload_hashes(data, path)
-    return SavedPlan(plan, actual_id, _check_payloads(directory, plan, hashes), directory)
+    warnings = verify_signature(_unsigned_body(data), hashes, data.get(SIGNATURE_FIELD), key, path)
+    return SavedPlan(plan, actual_id, _check_payloads(directory, plan, hashes), directory, warnings)
