@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
+from maintainer.hudi.integrity import verify_table
 from maintainer.hudi.projection import Projection
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.hudi.view_inputs import load_view_inputs
@@ -31,8 +32,11 @@ def open_table(
     path: str, storage_options: Mapping[str, Any] | None = None, partitions: Iterable[str] | None = None
 ) -> LoadedTable:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
-    TableFormatError for anything that is not a readable Hudi table of a supported version."""
+    TableFormatError for anything that is not a readable Hudi table of a supported version, and
+    CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
+    that neither planning nor apply relies on them."""
     storage = Storage(path, storage_options)
     snapshot = load_snapshot(storage, partitions)
+    verify_table(storage, snapshot)
     inputs = load_view_inputs(storage, snapshot)
     return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))

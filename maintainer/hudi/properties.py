@@ -175,6 +175,9 @@ class TableConfig:
     database: str
     create_schema: str | None
     raw: Mapping[str, str] = field(repr=False)
+    properties_problem: str | None = None
+    """Why ``hoodie.properties`` itself was not used (missing or corrupt) when the config was read
+    from ``hoodie.properties.backup``, as Hudi reads it; None when it was read from the file."""
 
     @property
     def is_mor(self) -> bool:
@@ -246,18 +249,69 @@ def _layout(raw: Mapping[str, str], version: int, where: str) -> int:
     return int(text)
 
 
+CHECKSUM_KEY = "hoodie.table.checksum"
+CHECKSUM_SINCE_VERSION = 4
+"""Hudi writes ``hoodie.table.checksum`` since 0.11.0 (table version 4), as the file's last line."""
+
+_CUT_SHORT_HINT = (
+    "the file is incomplete or was edited; Hudi reads .hoodie/hoodie.properties.backup instead when "
+    "that one is valid: check it and copy it over hoodie.properties, or restore the file from a backup"
+)
+
+
+def _declared_version(raw: Mapping[str, str]) -> int | None:
+    text = raw.get("hoodie.table.version", "")
+    return int(text) if text.strip().isdigit() else None
+
+
+_JAVA_LONG = re.compile(r"^[+-]?[0-9]+$")
+
+
+def _java_long(text: str) -> int | None:
+    """``Long.parseLong``: an optional sign and decimal digits, nothing else (None: it throws)."""
+    if not _JAVA_LONG.match(text):
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
 def verify_checksum(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> None:
-    """Check ``hoodie.table.checksum`` where present (Hudi refuses a file whose checksum does
-    not match, and falls back to ``hoodie.properties.backup``)."""
-    text = raw.get("hoodie.table.checksum")
+    """Check ``hoodie.table.checksum`` as Hudi's ``HoodieTableConfig.validateChecksum`` does
+    (CRC32 of ``"<database>.<table>"``; a value that is not a number is invalid too). Hudi
+    accepts a file without it; it always writes it last since table version 4, so on those
+    versions a missing checksum means the file was cut short (e.g. before the partition fields)
+    and it is refused here."""
+    text = raw.get(CHECKSUM_KEY)
     if text is None:
+        version = _declared_version(raw)
+        if version is not None and version >= CHECKSUM_SINCE_VERSION:
+            raise CorruptFileError(
+                f"{CHECKSUM_KEY} is missing, but table version {version} always writes it (as the "
+                "last line): the file was cut short",
+                where=where,
+                hint=_CUT_SHORT_HINT,
+            )
         return
-    expected = table_checksum(raw.get("hoodie.database.name", ""), raw.get("hoodie.table.name", ""))
-    if text.strip() != str(expected):
+    if not raw.get("hoodie.table.name"):
+        raise CorruptFileError("hoodie.table.name is missing", where=where, hint=_CUT_SHORT_HINT)
+    expected = table_checksum(raw.get("hoodie.database.name", ""), raw["hoodie.table.name"])
+    if _java_long(text) != expected:
         raise CorruptFileError(
-            f"hoodie.table.checksum is {text!r}, but the table name gives {expected}",
+            f"{CHECKSUM_KEY} is {text!r}, but the table name gives {expected}",
             where=where,
-            hint="the file was changed or cut short; restore it from hoodie.properties.backup",
+            hint=_CUT_SHORT_HINT,
+        )
+
+
+REQUIRED_KEYS = ("hoodie.table.name", "hoodie.table.type", "hoodie.table.version")
+"""Keys Hudi writes in every ``hoodie.properties`` (``HoodieTableConfig.create``)."""
+
+
+def verify_required_keys(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> None:
+    missing = [key for key in REQUIRED_KEYS if not raw.get(key, "").strip()]
+    if missing:
+        raise CorruptFileError(
+            f"required key(s) missing: {', '.join(missing)}", where=where, hint=_CUT_SHORT_HINT
         )
 
 
@@ -322,4 +376,5 @@ def parse_table_config(data: bytes, where: str = PROPERTIES_FILE) -> TableConfig
             hint="restore it from .hoodie/hoodie.properties.backup or from a backup of the table",
         )
     verify_checksum(raw, where)
+    verify_required_keys(raw, where)
     return table_config_from_properties(raw, where)

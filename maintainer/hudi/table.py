@@ -8,7 +8,7 @@ non-partitioned table).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
 from maintainer.hudi.archived import ArchivedCompletionTimes
@@ -57,17 +57,27 @@ class TableSnapshot:
 
 def load_config(storage: Storage) -> TableConfig:
     """Read ``hoodie.properties``; where it is missing or corrupt (empty, cut short, checksum
-    mismatch) read ``hoodie.properties.backup``, as Hudi does when an update was cut short."""
-    first_error: CorruptFileError | None = None
-    for path in (PROPERTIES_FILE, PROPERTIES_BACKUP):
-        if not storage.exists(path):
-            continue
+    mismatch) read ``hoodie.properties.backup``, as Hudi's ``ConfigUtils.fetchConfigs`` does when
+    an update was cut short (never written here: the config then says why, in
+    ``properties_problem``, and :mod:`maintainer.hudi.integrity` refuses to maintain the table
+    until it is recovered)."""
+    problem: CorruptFileError | None = None
+    if storage.exists(PROPERTIES_FILE):
         try:
-            return parse_table_config(storage.read_bytes(path), where=storage.uri(path))
+            return parse_table_config(storage.read_bytes(PROPERTIES_FILE), where=storage.uri(PROPERTIES_FILE))
         except CorruptFileError as exc:
-            first_error = first_error or exc
-    if first_error is not None:
-        raise first_error
+            problem = exc
+    if storage.exists(PROPERTIES_BACKUP):
+        try:
+            config = parse_table_config(
+                storage.read_bytes(PROPERTIES_BACKUP), where=storage.uri(PROPERTIES_BACKUP)
+            )
+        except CorruptFileError as exc:
+            raise problem or exc from exc
+        why = problem.message if problem is not None else "it is missing (a properties update was cut short)"
+        return replace(config, properties_problem=why)
+    if problem is not None:
+        raise problem
     raise TableFormatError(
         "not a Hudi table: .hoodie/hoodie.properties not found",
         where=storage.base_uri,

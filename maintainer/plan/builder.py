@@ -18,6 +18,7 @@ from datetime import datetime
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.fsview import build_view
+from maintainer.hudi.integrity import CorruptTableError, verify_table
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.table import (
     MetadataTableInfo,
@@ -122,6 +123,7 @@ def open_for_services(
     timeline = load_timeline(storage, config)
     partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
     snapshot = load_snapshot(storage, partitions)
+    verify_table(storage, snapshot)
     inputs = load_view_inputs(storage, snapshot)
     return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))
 
@@ -166,6 +168,8 @@ def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime)
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(unsupported_reason(service),))
     try:
         return entry.plan(table, spec, now)
+    except CorruptTableError:
+        raise  # damage a planner found (e.g. a compaction input) blocks the whole table
     except MaintainerError as exc:
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
 

@@ -34,6 +34,7 @@ from maintainer.services.compaction.executor import (
     run_in_process,
     spark_runner,
 )
+from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.model import PlannedOperation
 from maintainer.services.compaction.node import (
     EXECUTE_PENDING,
@@ -158,7 +159,12 @@ class CompactionApply:
 
     # -- the node ----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
-        table = self.handle_metadata_table(self.open())
+        table = self.open()
+        # before the first write: the base files the approved and pending compactions read
+        verify_inputs(
+            table, approved_operations(self.ctx.node.effect), table.snapshot.timeline.pending_compactions()
+        )
+        table = self.handle_metadata_table(table)
         table, own_finished = self.finish_pending(table)
         if not own_finished:
             self.new_compaction(table)

@@ -17,6 +17,7 @@ from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec
+from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.model import CompactionPlanResult, PlannedOperation, PlanStatus, SliceFile
 from maintainer.services.compaction.payload import encode_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
@@ -122,8 +123,14 @@ def node_from_result(table_name: str, result: CompactionPlanResult) -> NodePlan:
 
 def plan_compaction_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
     """The compaction node of one table (the registry's planner); planned on a projection (after
-    this plan's rollbacks), its reasons say so first."""
-    node = node_from_result(spec.name, plan_compaction_node(table, spec, now))
+    this plan's rollbacks), its reasons say so first. A base file it would read that is not
+    complete Parquet raises CorruptTableError (the whole table is blocked)."""
+    result = plan_compaction_node(table, spec, now)
+    pending = [
+        i for i in table.snapshot.timeline.pending_compactions() if i.timestamp in result.pending_instants
+    ]
+    verify_inputs(table, result.operations, pending)
+    node = node_from_result(spec.name, result)
     if table.projection is None or node.status is NodeStatus.NO_OP:
         return node
     return replace(node, reasons=(table.projection.description, *node.reasons))

@@ -33,6 +33,10 @@ def props(**overrides: str) -> dict[str, str]:
 
 
 def encoded(values: dict[str, str]) -> bytes:
+    """As Hudi writes it: the checksum last (unless the test gives one)."""
+    if "hoodie.table.checksum" not in values and values.get("hoodie.table.name"):
+        checksum = table_checksum(values.get("hoodie.database.name", ""), values["hoodie.table.name"])
+        values = {**values, "hoodie.table.checksum": str(checksum)}
     return format_java_properties(values, ("Updated at 2025-01-01T00:00:00Z",)).encode("latin-1")
 
 
@@ -122,8 +126,8 @@ def test_checksum_mismatch_is_corrupt() -> None:
         parse_table_config(encoded(raw))
 
 
-def test_checksum_match_and_absence_are_accepted() -> None:
-    verify_checksum(props())
+def test_checksum_match_is_accepted_and_absence_only_before_version_4() -> None:
+    verify_checksum(props(hoodie__table__version="3"))
     good = props(hoodie__table__checksum=str(table_checksum("", "trips")))
     assert parse_table_config(encoded(good)).name == "trips"
     with_db = props(hoodie__database__name="db", hoodie__table__checksum=str(table_checksum("db", "trips")))
@@ -209,3 +213,34 @@ def test_malformed_escape_in_file_is_corrupt() -> None:
 def test_errors_are_table_format_errors() -> None:
     assert issubclass(CorruptFileError, TableFormatError)
     assert issubclass(UnsupportedTableError, TableFormatError)
+
+
+@pytest.mark.parametrize("version", ["4", "6", "8", "9"])
+def test_missing_checksum_is_a_cut_file_on_versions_that_write_it(version: str) -> None:
+    """Hudi writes the checksum as the last line: without it the file was cut short (and may
+    have lost, e.g., the partition fields, which would make a partitioned table look flat)."""
+    raw = props(hoodie__table__version=version)
+    with pytest.raises(CorruptFileError, match=r"checksum is missing.*cut short") as info:
+        verify_checksum(raw, "t/.hoodie/hoodie.properties")
+    assert info.value.where == "t/.hoodie/hoodie.properties"
+    assert "hoodie.properties.backup" in (info.value.hint or "")
+
+
+@pytest.mark.parametrize("value", ["+1", " 1", "1 ", "0x1", "", "99999999999999999999"])
+def test_checksum_must_parse_as_a_java_long(value: str) -> None:
+    """``Long.parseLong`` semantics: a sign is fine, whitespace, hex or overflow are not."""
+    name_checksum = table_checksum("", "trips")
+    text = value.replace("1", str(name_checksum)) if value != "99999999999999999999" else value
+    raw = props(hoodie__table__checksum=text)
+    if text == f"+{name_checksum}":
+        verify_checksum(raw)
+        return
+    with pytest.raises(CorruptFileError, match="checksum"):
+        verify_checksum(raw)
+
+
+@pytest.mark.parametrize("key", ["hoodie.table.type", "hoodie.table.version"])
+def test_a_required_key_missing_is_corrupt(key: str) -> None:
+    raw = {k: v for k, v in props().items() if k != key}
+    with pytest.raises(CorruptFileError, match=f"{key}"):
+        parse_table_config(encoded(raw), "t/.hoodie/hoodie.properties")

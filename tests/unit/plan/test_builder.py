@@ -4,6 +4,7 @@ pending clean, fingerprints and payloads (carrying the plan id), determinism."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -12,8 +13,9 @@ import pytest
 from maintainer.graph import NodeId
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Action
+from maintainer.hudi.integrity import CorruptTableError, Finding
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan import builder
 from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
@@ -218,3 +220,40 @@ def test_registry_resolves_the_clean_executor_and_knows_no_unregistered_service(
     assert executor is not None and callable(executor)
     assert registry.resolve_executor("no_such_service") is None
     assert registry.unsupported_reason("x") == "x is not supported by this version of maintainer yet"
+
+
+def test_damage_a_planner_finds_blocks_every_node_of_the_table(
+    cow: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CorruptTableError from one planner (e.g. the compaction reading a base file without
+    footer) is not one blocked node: every node of the table is blocked, naming the file."""
+    finding = Finding("p/f.parquet", "base file does not end with the Parquet magic PAR1", "restore it")
+
+    def damaged(table: object, spec: TableSpec, now: datetime) -> NodePlan:
+        raise CorruptTableError([finding], str(cow))
+
+    monkeypatch.setitem(registry.SERVICES, "clean", replace(registry.SERVICES["clean"], plan=damaged))
+    built = build(TableRequest(spec("t", cow), ("rollback", "clean", "archive")))
+    for service in ("rollback", "clean", "archive"):
+        blocked = node(built, "t", service)
+        assert blocked.status is NodeStatus.BLOCKED and not blocked.actions
+        assert "p/f.parquet: base file does not end with the Parquet magic PAR1" in blocked.reasons[0]
+    assert len(built.errors) == 1
+
+
+def test_a_truncated_commit_blocks_every_node_of_the_table(cow: Path, tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    shutil.copytree(cow, table)
+    storage = Storage(str(table))
+    timeline = load_timeline(storage, load_config(storage))
+    relative = timeline.file_path(timeline.completed_commits()[1])
+    data = (table / relative).read_bytes()
+    (table / relative).write_bytes(data[: len(data) // 2])
+    built = build(TableRequest(spec("t", table), ("rollback", "clean", "archive")))
+    for service in ("rollback", "clean", "archive"):
+        blocked = node(built, "t", service)
+        assert blocked.status is NodeStatus.BLOCKED and not blocked.actions
+        assert (
+            f"{relative}: the commit instant" in blocked.reasons[0]
+            and "does not decode" in blocked.reasons[0]
+        )

@@ -1,0 +1,313 @@
+"""Is the table intact enough to maintain? One check shared by planning and apply.
+
+Maintenance trusts the timeline and the data files: a service that reads a truncated commit as
+"no files", a cut log file as "one corrupt block, skipped", or a zero-byte base file as empty
+deletes or rewrites rows for good. So before any planner or executor relies on a table, every
+instant file it may read is decoded completely, and every data file a completed commit recorded
+is checked against the size its write stat says (``fileSizeInBytes``): a base file must have
+exactly that size; a log file at least the size after its last committed append (bytes beyond it
+are a crashed append, which Hudi's reader skips, and so may we). Sizes come from the listing
+already made, so the check adds no I/O per data file; instant files are read once each.
+
+Base files the compaction is about to read are checked further (Parquet magic at both ends, a
+footer that fits in the file): :func:`verify_parquet_footers`, two small reads per file.
+
+Problems are typed :class:`Finding` s; :class:`CorruptTableError` carries them all, so that one
+message names every damaged file, what is wrong with it and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from maintainer.errors import CorruptFileError, MaintainerError
+from maintainer.hudi import payloads
+from maintainer.hudi.filenames import LogFileName
+from maintainer.hudi.instant import COMMIT_ACTIONS, Action, Instant, State
+from maintainer.hudi.payloads.write_stat import WriteStat
+from maintainer.hudi.properties import PROPERTIES_FILE
+from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
+from maintainer.storage import Storage
+from maintainer.storage.listing import Listings
+
+PARQUET_MAGIC = b"PAR1"
+PARQUET_TAIL = 8
+"""A Parquet file ends with the footer's length (4 bytes, little endian) and the magic."""
+MIN_PARQUET_SIZE = len(PARQUET_MAGIC) + PARQUET_TAIL
+
+_RESTORE_HINT = "restore the file from a backup of the table"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One damaged file: where (relative to the table's base path), what is wrong, what to do."""
+
+    path: str
+    problem: str
+    hint: str
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.problem} ({self.hint})"
+
+
+class CorruptTableError(CorruptFileError):
+    """The table has damaged files: it is not maintained until they are repaired."""
+
+    def __init__(self, findings: Iterable[Finding], where: str) -> None:
+        self.findings = tuple(findings)
+        count = len(self.findings)
+        lines = "; ".join(f.describe() for f in self.findings)
+        super().__init__(
+            f"{count} damaged file(s), so the table is not maintained: {lines}",
+            where=where,
+            hint="nothing was changed; repair the files as said, then plan again",
+        )
+
+
+# -- instant files ---------------------------------------------------------------------------
+
+Decoder = Callable[[bytes, str], Any]
+
+_COMPLETED_DECODERS: Mapping[Action, Decoder] = {
+    Action.COMMIT: payloads.decode_commit_metadata,
+    Action.DELTA_COMMIT: payloads.decode_commit_metadata,
+    Action.REPLACE_COMMIT: payloads.decode_replace_commit_metadata,
+    Action.CLEAN: payloads.decode_clean_metadata,
+    Action.ROLLBACK: payloads.decode_rollback_metadata,
+    Action.SAVEPOINT: payloads.decode_savepoint_metadata,
+}
+"""The payload of each completed action a service may read (restore, indexing and schema
+instants are not read by any service)."""
+
+_REQUESTED_DECODERS: Mapping[Action, Decoder] = {
+    Action.CLEAN: payloads.decode_cleaner_plan,
+    Action.ROLLBACK: payloads.decode_rollback_plan,
+    Action.COMPACTION: payloads.decode_compaction_plan,
+    Action.LOG_COMPACTION: payloads.decode_compaction_plan,
+    Action.CLUSTERING: payloads.decode_requested_replace_metadata,
+    Action.REPLACE_COMMIT: payloads.decode_requested_replace_metadata,
+}
+"""The requested plans of pending services (what finishing or respecting them reads)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InstantFile:
+    instant: Instant
+    state: State
+    decode: Decoder
+
+
+def instant_files_to_decode(snapshot: TableSnapshot) -> Iterator[InstantFile]:
+    """Every instant file a planner or executor may decode: the completed file of each completed
+    instant, the requested plan of each pending table service, clean and rollback."""
+    for instant in snapshot.timeline.instants:
+        if instant.is_completed:
+            decode = _COMPLETED_DECODERS.get(instant.completed_action)
+            if decode is not None:
+                yield InstantFile(instant, State.COMPLETED, decode)
+        elif instant.action is not Action.REPLACE_COMMIT or instant.state is State.REQUESTED:
+            decode = _REQUESTED_DECODERS.get(instant.action)
+            if decode is not None:
+                yield InstantFile(instant, State.REQUESTED, decode)
+
+
+def _undecodable(exc: MaintainerError, instant: Instant) -> str:
+    return f"the {instant.action.value} instant {instant.timestamp} does not decode: {exc.message}"
+
+
+def _instant_hint(instant: Instant) -> str:
+    if instant.is_completed and instant.action in COMMIT_ACTIONS:
+        return (
+            f"{_RESTORE_HINT}; Hudi cannot read it either (roll back or restore {instant.timestamp} "
+            "with Hudi only once its data files are accounted for)"
+        )
+    return _RESTORE_HINT
+
+
+def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[dict[str, Any], list[Finding]]:
+    """Decode every instant file a service may read: (decoded payloads of completed commits by
+    instant time, findings for the files that do not decode)."""
+    commits: dict[str, Any] = {}
+    findings: list[Finding] = []
+    for item in instant_files_to_decode(snapshot):
+        path = snapshot.timeline.file_path(item.instant, item.state)
+        try:
+            decoded = item.decode(storage.read_bytes(path), storage.uri(path))
+        except CorruptFileError as exc:
+            findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
+            continue
+        if item.state is State.COMPLETED and item.instant.action in COMMIT_ACTIONS:
+            commits[item.instant.timestamp] = decoded
+    return commits, findings
+
+
+# -- data file sizes -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedSize:
+    """The size a completed commit recorded for a data file (for a log file appended by several
+    deltacommits, the largest: the size after the last committed append)."""
+
+    path: str
+    size: int
+    instant: str
+    is_log: bool
+
+
+def committed_sizes(commits: Mapping[str, Any]) -> dict[str, CommittedSize]:
+    """Path -> the size its write stats recorded, from decoded commit metadata."""
+    found: dict[str, CommittedSize] = {}
+    for instant, metadata in sorted(commits.items()):
+        for stats in (metadata.partition_to_write_stats or {}).values():
+            for stat in stats:
+                _record(found, stat, instant)
+    return found
+
+
+def _record(found: dict[str, CommittedSize], stat: WriteStat, instant: str) -> None:
+    path, size = stat.path, stat.file_size_in_bytes
+    if not path or size is None or size <= 0:
+        return
+    name = path.rpartition("/")[2]
+    earlier = found.get(path)
+    if earlier is None or size >= earlier.size:
+        found[path] = CommittedSize(path, size, instant, LogFileName.parse(name) is not None)
+
+
+def _listed_sizes(listings: Mapping[str, Any], partition: str) -> dict[str, int | None]:
+    if isinstance(listings, Listings):
+        columns = listings.dir_listing(partition)
+        return dict(zip(columns.names, columns.sizes, strict=True))
+    return {info.name: info.size for info in listings[partition]}
+
+
+def size_findings(listings: Mapping[str, Any], committed: Mapping[str, CommittedSize]) -> list[Finding]:
+    """Listed data files whose size contradicts their write stats (files not listed, e.g. cleaned
+    or in partitions not read, are not judged)."""
+    by_partition: dict[str, list[CommittedSize]] = {}
+    for item in committed.values():
+        partition = item.path.rpartition("/")[0]
+        if partition in listings:
+            by_partition.setdefault(partition, []).append(item)
+    findings: list[Finding] = []
+    for partition, items in sorted(by_partition.items()):
+        sizes = _listed_sizes(listings, partition)
+        for item in sorted(items, key=lambda i: i.path):
+            actual = sizes.get(item.path.rpartition("/")[2])
+            if actual is None:
+                continue
+            finding = _size_finding(item, actual)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _size_finding(item: CommittedSize, actual: int) -> Finding | None:
+    if item.is_log and actual < item.size:
+        return Finding(
+            item.path,
+            f"log file is {actual} bytes, but deltacommit {item.instant} committed it at {item.size} "
+            "bytes: committed log blocks are missing (damage, not a crashed append)",
+            f"restore the file from a backup, or roll back deltacommit {item.instant} with Hudi, "
+            "then plan again",
+        )
+    if not item.is_log and actual != item.size:
+        return Finding(
+            item.path,
+            f"base file is {actual} bytes, but commit {item.instant} recorded {item.size} bytes",
+            f"restore the file from a backup, or roll back commit {item.instant} with Hudi, then plan again",
+        )
+    return None
+
+
+# -- the check -------------------------------------------------------------------------------
+
+
+def properties_findings(snapshot: TableSnapshot) -> list[Finding]:
+    """``hoodie.properties`` unusable, the config read from its backup (as Hudi reads it): the
+    table is not maintained until the file is recovered (maintainer never writes the backup, and
+    its own properties updates start from the main file)."""
+    problem = snapshot.config.properties_problem
+    if problem is None:
+        return []
+    return [
+        Finding(
+            PROPERTIES_FILE,
+            f"{problem}; Hudi reads {PROPERTIES_BACKUP} instead, which is valid, and so did "
+            "maintainer (read-only: it never writes the backup)",
+            f"check {PROPERTIES_BACKUP} and copy it over {PROPERTIES_FILE} (Hudi's own recovery), "
+            "then plan again",
+        )
+    ]
+
+
+def find_damage(storage: Storage, snapshot: TableSnapshot) -> list[Finding]:
+    """Every problem :func:`verify_table` would report (empty: the table may be maintained)."""
+    commits, findings = decode_instant_files(storage, snapshot)
+    sizes = size_findings(snapshot.listings, committed_sizes(commits))
+    return properties_findings(snapshot) + findings + sizes
+
+
+def verify_table(storage: Storage, snapshot: TableSnapshot) -> None:
+    """Raise :class:`CorruptTableError` naming every damaged file; planning and apply call it
+    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table."""
+    findings = find_damage(storage, snapshot)
+    if findings:
+        raise CorruptTableError(findings, storage.base_uri)
+
+
+# -- base files the compaction reads -----------------------------------------------------------
+
+
+def parquet_footer_problem(head: bytes, tail: bytes, size: int) -> str | None:
+    """Why a file of ``size`` bytes starting with ``head`` and ending with ``tail`` (its last 8
+    bytes) is not a complete Parquet file, or None."""
+    if size < MIN_PARQUET_SIZE:
+        return f"is {size} bytes, too small to be a Parquet file"
+    if head[: len(PARQUET_MAGIC)] != PARQUET_MAGIC:
+        return "does not start with the Parquet magic PAR1"
+    if tail[-len(PARQUET_MAGIC) :] != PARQUET_MAGIC:
+        return "does not end with the Parquet magic PAR1 (cut short?)"
+    footer = int.from_bytes(tail[: PARQUET_TAIL - len(PARQUET_MAGIC)], "little")
+    if footer <= 0 or footer + MIN_PARQUET_SIZE > size:
+        return f"has a footer length of {footer} bytes that does not fit in its {size} bytes"
+    return None
+
+
+def _read_ends(storage: Storage, path: str) -> tuple[bytes, bytes, int]:
+    with storage.open_input_file(path) as handle:
+        size = handle.size()
+        head = handle.read_at(min(size, len(PARQUET_MAGIC)), 0)
+        tail = handle.read_at(min(size, PARQUET_TAIL), max(0, size - PARQUET_TAIL))
+    return head, tail, size
+
+
+def footer_findings(storage: Storage, paths: Iterable[str]) -> list[Finding]:
+    """Parquet base files among ``paths`` (relative to the table) that are not complete."""
+    findings = []
+    for path in sorted(set(paths)):
+        if not path.endswith(".parquet"):
+            continue
+        head, tail, size = _read_ends(storage, path)
+        problem = parquet_footer_problem(head, tail, size)
+        if problem is not None:
+            findings.append(
+                Finding(
+                    path,
+                    f"base file {problem}",
+                    "restore the file from a backup, or roll back the commit that wrote it with Hudi, "
+                    "then plan again",
+                )
+            )
+    return findings
+
+
+def verify_parquet_footers(storage: Storage, paths: Iterable[str]) -> None:
+    """Raise :class:`CorruptTableError` when a base file the compaction will read is not a
+    complete Parquet file (a compaction would fail half-way, or read it as empty)."""
+    findings = footer_findings(storage, paths)
+    if findings:
+        raise CorruptTableError(findings, storage.base_uri)
