@@ -15,17 +15,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
-from maintainer.console import print_error, stderr, stdout
+from maintainer.console import print_error, print_warning, stderr, stdout
 from maintainer.errors import UsageError
 from maintainer.graph import NodeId
-from maintainer.plan.artifact import SavedPlan, read_plan
-from maintainer.runner.apply import (
-    PlanRunner,
-    apply_plan,
-    needs_spark,
-    refuse_if_applied,
-    refuse_other_target,
-)
+from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
+from maintainer.runner.apply import PlanRunner, apply_plan, needs_spark, preflight, refuse_other_target
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, summarize, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.spark.session import create_session
@@ -62,7 +56,9 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
     spark = LazySpark(lambda: create_session(project.target.settings.spark))
     runner = PlanRunner(saved, project.tables_by_name, spark, project.target.settings.storage_options)
     refuse_other_target(saved, project.config.name, project.target.name)
-    done = refuse_if_applied(saved, runner.storage_options)
+    for warning in saved.warnings:
+        print_warning(warning)
+    done = preflight(saved, runner)  # before Spark starts and before any node runs
     if done:
         names = ", ".join(str(node) for node in sorted(done))
         stdout.print(f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {escape(names)}")
@@ -87,7 +83,7 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
         if needs_spark(saved):
             stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
         return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
-                          events=on_event)  # fmt: skip
+                          events=on_event, checked=True)  # fmt: skip
 
 
 @click.command("apply")
@@ -115,7 +111,7 @@ def command(options: CommonOptions, directory: str | None, fail_fast: bool, auto
         )
     loaded = load_from_options(options)
     plan_dir = _plan_now(loaded) if auto_approve else Path(directory or loaded.project.target_dir / PLAN_DIR)
-    saved = read_plan(plan_dir)
+    saved = read_plan(plan_dir, plan_key())
     results = run(saved, loaded, fail_fast)
     path = write_run_results(loaded.project.target_dir, results)
     counts = summarize(results.nodes)

@@ -1,9 +1,11 @@
 """Apply a saved plan: verify it, refuse it when already applied, walk its DAG on one Spark.
 
-The plan is read (format version, plan id and payload hashes verified by ``read_plan``). The
-table itself is the ledger: a plan whose every recording node already completed an instant
-carrying its id is refused; after an interrupted apply, the nodes already done are skipped and
-the rest runs (pending instants of the plan are finished by their executors). The nodes are
+The plan is read (format version, plan id, signature and payload hashes verified by
+``read_plan``), then every node is validated before the first one runs (``validate.py``). The
+table itself is the ledger: every node with changes is recorded there once done (``ledger.py``);
+a plan whose every such node is recorded is refused; after an interrupted apply, the nodes
+already done are skipped and the rest runs (pending instants of the plan are finished by their
+executors). The nodes are
 the project graph restricted to the plan's nodes; nodes of different tables run concurrently
 (``threads``), each under its table's lock, through the executor its service registers.
 ``no_op`` nodes succeed at once, ``blocked`` ones are skipped.
@@ -20,16 +22,17 @@ import networkx as nx
 
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
-from maintainer.hudi.instant import Instant
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.runner.context import NodeContext, utc_now
 from maintainer.runner.dag import EventSink, NodeOutcome, walk
-from maintainer.runner.ledger import SERVICE_ACTIONS, is_applied
-from maintainer.runner.lock import TableLock
+from maintainer.runner.faults import maybe_fail
+from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, is_applied, read_record, write_record
+from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
+from maintainer.runner.validate import validate_plan
 from maintainer.storage import Storage
 
 NodeExecutor = Callable[[NodeContext], NodeOutcome]
@@ -53,59 +56,70 @@ def executor_for(service: str) -> NodeExecutor | None:
     return _import(fallback) if fallback else None
 
 
-def _writes_ledger(node: NodePlan) -> bool:
-    """Does applying the node write an instant carrying the plan id (its payload)?"""
-    return node.status is NodeStatus.CHANGES and node.service in SERVICE_ACTIONS and bool(node.payloads)
+def _recorded(node: NodePlan) -> bool:
+    """Is the node recorded in its table once applied? Every node with changes is."""
+    return node.status is NodeStatus.CHANGES
 
 
-def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, Instant]:
-    """The plan's nodes that a table already shows as applied from this plan (a completed
-    instant of the node's service carries the plan id), with that instant."""
-    applied: dict[NodeId, Instant] = {}
+def _applied_how(storage: Storage, plan_id: str, node: NodePlan) -> str | None:
+    """How the table shows the node applied from this plan: its ledger record, else (clean and
+    compaction, recorded by Hudi instants too) a completed instant carrying the plan id."""
+    record = read_record(storage, plan_id, node.service)
+    if record is not None:
+        return f"recorded {record.finished_at}"
+    actions = SERVICE_ACTIONS.get(node.service)
+    if actions is None or not node.payloads:
+        return None
+    try:
+        timeline = load_timeline(storage, load_config(storage))
+    except MaintainerError:
+        return None  # unreadable now: the node fails with the reason when it runs
+    instant = is_applied(storage, timeline, plan_id, actions)
+    return f"{instant.action.value} {instant.timestamp}" if instant is not None else None
+
+
+def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, str]:
+    """The plan's nodes with changes that their table already shows as applied from this plan,
+    with how it shows it."""
+    applied: dict[NodeId, str] = {}
     for table in saved.plan.tables:
-        nodes = [node for node in table.nodes if _writes_ledger(node)]
-        if not nodes:
-            continue
         storage = Storage(table.path, storage_options)
-        try:
-            timeline = load_timeline(storage, load_config(storage))
-        except MaintainerError:
-            continue  # unreadable now: its nodes fail with the reason when they run
-        for node in nodes:
-            instant = is_applied(storage, timeline, saved.plan_id, SERVICE_ACTIONS[node.service])
-            if instant is not None:
-                applied[NodeId(node.table, node.service)] = instant
+        for node in table.nodes:
+            how = _applied_how(storage, saved.plan_id, node) if _recorded(node) else None
+            if how is not None:
+                applied[NodeId(node.table, node.service)] = how
     return applied
 
 
-def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, Instant]:
-    """PlanError when every node that records the plan in its table was applied already; else
-    the nodes already applied (an interrupted apply: they are skipped, the rest runs)."""
+def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, str]:
+    """PlanError when every node with changes was applied already; else the nodes already
+    applied (an interrupted apply: they are skipped, the rest runs)."""
     applied = applied_nodes(saved, storage_options)
-    ledger = [NodeId(n.table, n.service) for n in saved.plan.nodes() if _writes_ledger(n)]
-    if ledger and all(node in applied for node in ledger):
-        node, instant = sorted(applied.items())[0]
+    recorded = [NodeId(n.table, n.service) for n in saved.plan.nodes() if _recorded(n)]
+    if recorded and all(node in applied for node in recorded):
+        node, how = sorted(applied.items())[0]
         raise PlanError(
-            f"plan {saved.plan_id[:12]} was already applied to table {node.table} "
-            f"({instant.action.value} {instant.timestamp})",
+            f"plan {saved.plan_id[:12]} was already applied: every node with changes is done "
+            f"({len(recorded)} node(s); {node} {how})",
             where=str(saved.directory),
             hint="a plan is applied once; make a new plan for the table's current state",
         )
     return applied
 
 
-def node_applied(ctx: NodeContext) -> Instant | None:
-    """Under the table lock: the completed instant showing this node was already applied from
-    this plan (by an earlier, interrupted apply, or a concurrent one), else None."""
-    actions = SERVICE_ACTIONS.get(ctx.node.service)
-    if actions is None or not _writes_ledger(ctx.node):
-        return None
-    storage = ctx.storage()
-    try:
-        timeline = load_timeline(storage, load_config(storage))
-    except MaintainerError:
-        return None  # unreadable: the executor reports why
-    return is_applied(storage, timeline, ctx.plan_id, actions)
+def node_applied(ctx: NodeContext) -> str | None:
+    """Under the table lock: how the table shows this node already applied from this plan (by
+    an earlier, interrupted apply, or a concurrent one), else None."""
+    return _applied_how(ctx.storage(), ctx.plan_id, ctx.node) if _recorded(ctx.node) else None
+
+
+def record_node(ctx: NodeContext, summary: str) -> None:
+    """Under the table lock, once the node's work is done: the ledger record (the fault point
+    ``<service>:before_record`` lets tests crash between the two)."""
+    maybe_fail(ctx.node.service, "before_record")
+    write_record(
+        ctx.storage(), NodeRecord(ctx.plan_id, ctx.table.name, ctx.node.service, utc_timestamp(), summary)
+    )
 
 
 def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
@@ -173,11 +187,28 @@ class PlanRunner:
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
             applied = node_applied(ctx)
             if applied is not None:
-                return NodeOutcome(
-                    message=f"already applied from this plan ({applied.action.value} {applied.timestamp})",
-                    skipped=True,
-                )
-            return executor(ctx)
+                record_node(ctx, f"found applied ({applied})")
+                return NodeOutcome(message=f"already applied from this plan ({applied})", skipped=True)
+            maybe_fail(node.service, "before_start")
+            outcome = executor(ctx)
+            if _recorded(node) and not outcome.skipped:
+                record_node(ctx, outcome.message)
+            return outcome
+
+
+def check_locks(saved: SavedPlan, storage_options: Mapping[str, Any]) -> None:
+    """ApplyError when another apply holds the lock of a table the plan changes."""
+    for table in saved.plan.tables:
+        if any(node.status is NodeStatus.CHANGES for node in table.nodes):
+            check_free(Storage(table.path, storage_options))
+
+
+def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
+    """Before Spark and before any node: the whole plan is valid, no table is locked by another
+    apply, and the plan is not applied already; the nodes done by an interrupted apply."""
+    validate_plan(saved, runner.specs, runner.storage_options)
+    check_locks(saved, runner.storage_options)
+    return refuse_if_applied(saved, runner.storage_options)
 
 
 def needs_spark(saved: SavedPlan) -> bool:
@@ -192,10 +223,13 @@ def apply_plan(
     threads: int = 1,
     fail_fast: bool = False,
     events: EventSink | None = None,
+    checked: bool = False,
 ) -> RunResults:
-    """Refuse an applied plan, then run every node; the results say what happened to each."""
+    """Check the plan (``preflight``, unless the caller did: ``checked``), then run every node;
+    the results say what happened to each."""
     started = utc_timestamp()
-    refuse_if_applied(saved, runner.storage_options)
+    if not checked:
+        preflight(saved, runner)
     graph = plan_graph(saved, project_graph)
     kwargs: dict[str, Any] = {"events": events} if events is not None else {}
     results = walk(graph, runner.run_node, threads=threads, fail_fast=fail_fast, **kwargs)

@@ -5,7 +5,9 @@ heartbeat in epoch ms), created write-once: atomically on local disk; on object 
 check-then-write, then read back after a short settle time, so that two applies racing for it
 cannot both go on. While held, a background thread refreshes the heartbeat; a lock without a
 heartbeat for ``expiry_ms`` (10 minutes by default) is stale (its owner died) and is broken with
-a warning. A live lock makes :meth:`TableLock.acquire` fail with an error naming its owner.
+a warning; so, at once, is a lock whose owner ran on this host and whose process is gone (a
+killed apply). A live lock makes :meth:`TableLock.acquire` fail with an error naming its owner;
+:func:`check_free` says so before an apply starts anything (Spark, the first node).
 """
 
 from __future__ import annotations
@@ -40,6 +42,47 @@ def epoch_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+def pid_alive(pid: int) -> bool:
+    """Is there a process ``pid`` on this host? (One we may not signal is alive.)"""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return True  # cannot tell: assume it is alive, the heartbeat expiry still applies
+    return True
+
+
+def read_lock(storage: Storage) -> LockRecord | None:
+    """The lock record of the table, None when unlocked or unreadable."""
+    try:
+        return LockRecord.decode(storage.read_bytes(LOCK_PATH))
+    except StorageError:
+        return None
+
+
+def check_free(storage: Storage, clock: Clock = epoch_ms) -> None:
+    """ApplyError naming the owner when another apply holds the table's lock now (a stale lock,
+    or one whose owner's process is gone, is taken over when the node runs)."""
+    record = read_lock(storage)
+    if record is not None and record.is_live(clock(), socket.gethostname()):
+        raise _locked_error(storage, record, clock())
+
+
+def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyError:
+    return ApplyError(
+        f"the table is locked by another apply: {record.owner()}, "
+        f"last heartbeat {(now_ms - record.heartbeat_ms) // 1000} s ago",
+        where=storage.uri(LOCK_PATH),
+        hint="wait for that apply to finish (a dead owner's lock expires "
+        f"{record.expiry_ms // 60000} min after its last heartbeat, at once when it ran on this host)",
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class LockRecord:
     host: str
@@ -54,6 +97,13 @@ class LockRecord:
 
     def is_stale(self, now_ms: int) -> bool:
         return now_ms - self.heartbeat_ms > self.expiry_ms
+
+    def owner_is_gone(self, host: str) -> bool:
+        """Did the owner run on ``host`` (this one) in a process that no longer exists?"""
+        return self.host == host and not pid_alive(self.pid)
+
+    def is_live(self, now_ms: int, host: str) -> bool:
+        return not self.is_stale(now_ms) and not self.owner_is_gone(host)
 
     def encode(self) -> bytes:
         return json.dumps(asdict(self), sort_keys=True).encode()
@@ -155,16 +205,17 @@ class TableLock:
             if found is None:
                 return
             data, record = found
+        host = socket.gethostname()
+        if record is not None and record.is_live(self.clock(), host):
+            raise _locked_error(self.storage, record, self.clock())
         if record is not None and not record.is_stale(self.clock()):
-            raise ApplyError(
-                f"the table is locked by another apply: {record.owner()}, "
-                f"last heartbeat {(self.clock() - record.heartbeat_ms) // 1000} s ago",
-                where=self.storage.uri(LOCK_PATH),
-                hint="wait for that apply to finish (a dead owner's lock expires "
-                f"{record.expiry_ms // 60000} min after its last heartbeat)",
+            print_warning(
+                f"taking over the lock of {record.owner()} on {self.storage.base_uri}: "
+                f"process {record.pid} no longer runs on this host (a killed apply)"
             )
-        owner = record.owner() if record is not None else "unreadable lock file"
-        print_warning(f"breaking the stale lock of {owner} on {self.storage.base_uri}")
+        else:
+            owner = record.owner() if record is not None else "unreadable lock file"
+            print_warning(f"breaking the stale lock of {owner} on {self.storage.base_uri}")
         again = self._read()
         if again is not None and again[0] == data:
             self.storage.delete(LOCK_PATH)

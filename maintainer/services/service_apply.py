@@ -158,24 +158,35 @@ def _targets_of_removal(names: Iterable[str]) -> list[str]:
 
 
 def execute_archive(ctx: NodeContext) -> NodeOutcome:
+    """Archive the approved instants still archivable; the count is what this run archived (an
+    approved instant already off the active timeline, e.g. archived by an interrupted apply of
+    this plan, is reported as such, not counted again)."""
     effects: dict[str, Any] = {}
     table = open_for_apply(ctx, effects)
     approved = _approved(ctx, "archive_instant")
+    before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
     fault = functools.partial(maybe_fail, "archive")
     outcome = apply_archive_node(table, ctx.spec, ctx.node, ctx.clock(), fault=fault)
     after = open_table(ctx.table.path, ctx.storage_options).snapshot.timeline
     still_active = {i.timestamp for i in after.instants if i.is_completed}
-    archived = [t for t in approved if t not in still_active]
+    archived = [t for t in approved if t in before and t not in still_active]
+    gone_before = [t for t in approved if t not in before]
     effects.update(
         archive_file=outcome.archive_file,
         records_written=outcome.records_written,
         instants_archived=archived,
+        already_archived=gone_before,
         deleted_files=list(outcome.deleted_files),
     )
     drift = _drift(
-        approved, archived, "no longer archivable (a pending write, savepoint or clean since the plan)"
+        [t for t in approved if t in before],
+        archived,
+        "no longer archivable (a pending write, savepoint or clean since the plan)",
     )
-    return NodeOutcome(effects, drift, _summary(len(archived), "instant(s) archived", drift))
+    message = _summary(len(archived), "instant(s) archived", drift)
+    if gone_before:
+        message += f"; {len(gone_before)} already archived before this run (off the active timeline)"
+    return NodeOutcome(effects, drift, message)
 
 
 # -- savepoints ----------------------------------------------------------------------------------

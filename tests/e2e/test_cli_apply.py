@@ -244,7 +244,9 @@ def test_a_payload_that_does_not_match_the_plan_body_is_refused(
     plan_file.write_text(json.dumps(data, indent=2))
     files = data_files(one_table.tables["t"])
     assert one_table.cli("apply") == 1
-    assert "does not match the approved plan body" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert "refused before any node runs" in err
+    assert "payload t.clean.requested" in err and "does not match what the node's body builds" in err
     assert data_files(one_table.tables["t"]) == files
 
 
@@ -291,8 +293,9 @@ def test_a_second_concurrent_apply_fails_clearly(
     before = data_files(table)
     with TableLock(Storage(str(table)), "another-plan-running"):
         assert one_table.cli("apply") == 1
-        out = capsys.readouterr().out
-        assert "ERROR t.clean" in out and "locked by another apply" in out and "another-pla" in out
+        captured = capsys.readouterr()
+        assert "locked by another apply" in captured.err and "another-pla" in captured.err
+        assert "t.clean" not in captured.out  # refused before any node ran
         assert data_files(table) == before
     assert not (table / LOCK_PATH).exists()
     assert one_table.cli("apply") == 0

@@ -67,13 +67,14 @@ def tamper(plan_dir: Path, extra_deletes: list[str]) -> None:
 
 
 def test_an_edited_plan_makes_the_rollback_delete_only_the_failed_writes_files(
-    project: Callable[[Path, str], Path], tmp_path: Path
+    project: Callable[[Path, str], Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The edited rollback asks to delete (a) a live base file of a completed commit, (b)
     ``<table>/../victim/<hudi name>`` outside the table and (c) another table's file (a copy of
     this one, so taking it "by partition and file name" would hit this table's live file). The
-    edited plan is accepted (its id and payload hash recomputed); apply exits 0 with the three as
-    drift, deletes exactly the failed write's files, and the table reads the same rows."""
+    edited plan's id and payload hash are recomputed; apply validates the whole plan before its
+    first node and refuses it, naming the three, and deletes nothing (the rollback executor's own
+    intersection with the table, the defence behind it, is tested in test_rollback_approval.py)."""
     table, other = tmp_path / "t", tmp_path / "other"
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=5, rows_per_commit=10, seed=3)
     generated = generate(str(table), DatagenSpec("t", "cow", 6, workload, failed_write=True))
@@ -95,17 +96,13 @@ def test_an_edited_plan_makes_the_rollback_delete_only_the_failed_writes_files(
     plan_dir = root / "target" / "plan"
     attacks = [str(table / live[0]), f"{table}/../victim/{victim.name}", str(other / live[1])]
     tamper(plan_dir, attacks)
-    assert main(["apply", "--project-dir", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["apply", "--project-dir", str(root)]) == 1
 
-    results = json.loads((root / "target" / "run_results.json").read_text())
-    (node,) = [n for n in results["nodes"] if n["id"] == "t.rollback"]
-    assert node["status"] == "success" and node["effects"]["rolled_back"] == [failed]
-    drift = {d["path"]: d["reason"] for d in node["drift"]}
-    assert set(drift) == set(attacks), drift
-    assert "not a file of the rolled-back instant" in drift[attacks[0]]
-    assert "outside the table" in drift[attacks[1]]
-    assert "outside the table" in drift[attacks[2]]
+    err = capsys.readouterr().err
+    assert "refused before any node runs" in err
+    assert "not a file of the rolled-back instant" in err and "outside the table" in err
     assert victim.exists()
     assert base_files(other).keys() == other_files.keys()
-    assert sorted(base_files(table)) == live
+    assert sorted(base_files(table)) == sorted(files)
     assert oracle.snapshot_rows(table, drop=META) == rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import networkx as nx
@@ -16,6 +17,7 @@ from maintainer.project.models import TableSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, plan_graph, refuse_other_target
 from maintainer.runner.context import NodeContext
 from maintainer.runner.dag import NodeOutcome
+from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, TableLock
 from maintainer.runner.results import NodeRunStatus
 from maintainer.storage import Storage
@@ -51,13 +53,14 @@ def graph_of(saved: SavedPlan) -> nx.DiGraph:
 
 
 class FakeExecutors:
-    def __init__(self, fail: str | None = None) -> None:
+    def __init__(self, fail: str | None = None, archive: bool = False) -> None:
         self.fail = fail
+        self.archive = archive
         self.ran: list[str] = []
         self.locked: list[bool] = []
 
     def __call__(self, service: str) -> object:
-        if service == "archive":
+        if service == "archive" and not self.archive:
             return None
 
         def execute(ctx: NodeContext) -> NodeOutcome:
@@ -115,17 +118,20 @@ def test_a_failed_node_skips_its_table_downstream_and_others_go_on(tmp_path: Pat
 @pytest.mark.parametrize(
     ("specs", "message"),
     [
-        ({}, "table a is in the plan but not in the project"),
-        ({"a": "elsewhere"}, "in the project but at"),
+        ({}, "not a table of the project"),
+        ({"a": "elsewhere"}, "the project has the table at"),
     ],
 )
-def test_a_table_the_project_does_not_have_where_the_plan_says_fails(
+def test_a_table_the_project_does_not_have_where_the_plan_says_is_refused_before_any_node(
     tmp_path: Path, specs: dict[str, str], message: str
 ) -> None:
-    saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES))
+    saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES), ("b", "clean", NodeStatus.CHANGES))
     table_specs = {name: spec(tmp_path, name, tmp_path / where) for name, where in specs.items()}
-    status, text = run(saved, table_specs, FakeExecutors())["a.clean"]
-    assert status is NodeRunStatus.ERROR and message in text
+    table_specs["b"] = spec(tmp_path, "b")
+    executors = FakeExecutors()
+    with pytest.raises(PlanError, match=message):
+        run(saved, table_specs, executors)
+    assert executors.ran == []
 
 
 def test_a_service_without_executor_fails_its_node(tmp_path: Path) -> None:
@@ -134,13 +140,40 @@ def test_a_service_without_executor_fails_its_node(tmp_path: Path) -> None:
     assert status is NodeRunStatus.ERROR and "cannot be applied by this version" in text
 
 
-def test_a_table_locked_by_another_apply_fails_clearly(tmp_path: Path) -> None:
-    saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES))
+def test_a_table_locked_by_another_apply_is_refused_before_any_node(tmp_path: Path) -> None:
+    saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES), ("b", "clean", NodeStatus.CHANGES))
     executors = FakeExecutors()
-    with TableLock(Storage(str(tmp_path / "a")), "other"):
-        status, text = run(saved, {"a": spec(tmp_path, "a")}, executors)["a.clean"]
-    assert status is NodeRunStatus.ERROR and "locked by another apply" in text
+    with TableLock(Storage(str(tmp_path / "b")), "other"), pytest.raises(ApplyError) as refused:
+        run(saved, {"a": spec(tmp_path, "a"), "b": spec(tmp_path, "b")}, executors)
+    assert "locked by another apply" in str(refused.value) and f"pid {os.getpid()}" in str(refused.value)
     assert executors.ran == []
+
+
+def test_every_node_with_changes_is_recorded_and_a_fully_applied_plan_is_refused(tmp_path: Path) -> None:
+    saved = saved_plan(tmp_path, ("a", "rollback", NodeStatus.CHANGES), ("a", "clean", NodeStatus.NO_OP),
+                       ("b", "archive", NodeStatus.CHANGES))  # fmt: skip
+    specs = {"a": spec(tmp_path, "a"), "b": spec(tmp_path, "b")}
+    executors = FakeExecutors(archive=True)
+    run(saved, specs, executors)
+    assert executors.ran == ["a.rollback", "b.archive"]
+    assert (tmp_path / "a" / record_path("f" * 64, "rollback")).is_file()
+    assert not (tmp_path / "a" / record_path("f" * 64, "clean")).exists()
+    assert (tmp_path / "b" / record_path("f" * 64, "archive")).is_file()
+    with pytest.raises(PlanError, match="already applied: every node with changes is done"):
+        run(saved, specs, executors)
+    assert executors.ran == ["a.rollback", "b.archive"]
+
+
+def test_a_resume_runs_exactly_the_nodes_not_recorded(tmp_path: Path) -> None:
+    saved = saved_plan(tmp_path, ("a", "rollback", NodeStatus.CHANGES), ("a", "clean", NodeStatus.CHANGES))
+    specs = {"a": spec(tmp_path, "a")}
+    first = run(saved, specs, FakeExecutors(fail="a.clean"))
+    assert first["a.clean"][0] is NodeRunStatus.ERROR
+    executors = FakeExecutors()
+    second = run(saved, specs, executors)
+    assert executors.ran == ["a.clean"]
+    assert second["a.rollback"][0] is NodeRunStatus.SKIPPED
+    assert "already applied from this plan (recorded" in second["a.rollback"][1]
 
 
 def test_plans_of_another_project_or_target_are_refused(tmp_path: Path) -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import PlanError
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import (
@@ -17,7 +20,17 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.ledger import PLAN_ID_KEY, SERVICE_ACTIONS, find_plan, is_applied, plan_id_of_instant
+from maintainer.runner.ledger import (
+    PLAN_ID_KEY,
+    SERVICE_ACTIONS,
+    NodeRecord,
+    find_plan,
+    is_applied,
+    plan_id_of_instant,
+    read_record,
+    record_path,
+    write_record,
+)
 from maintainer.services.clean.payload import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
 
 
@@ -106,3 +119,31 @@ def test_a_compaction_carries_the_plan_id_in_its_plan_and_in_its_commit(tmp_path
         assert applied.action is Action.COMPACTION
         assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["clean"]) is None
         assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["compaction"]) == applied
+
+
+def test_a_node_record_is_written_once_read_back_and_ignored_by_the_timeline(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 6)
+    storage = writer.storage
+    instants = [i.timestamp for i in writer.timeline().instants]
+    plan_id = "ab" * 32
+    assert read_record(storage, plan_id, "archive") is None
+    write_record(storage, NodeRecord(plan_id, "t", "archive", "2026-01-01T00:00:00.000Z", "2 archived"))
+    write_record(storage, NodeRecord(plan_id, "t", "archive", "later", "again"))  # write-once: kept
+    record = read_record(storage, plan_id, "archive")
+    assert record == NodeRecord(plan_id, "t", "archive", "2026-01-01T00:00:00.000Z", "2 archived")
+    assert storage.exists(f".hoodie/.maintainer/applied/{plan_id}/archive.json")
+    assert [i.timestamp for i in open_table(storage.base_uri).snapshot.timeline.instants] == instants
+
+
+def test_an_unreadable_record_still_counts_as_applied(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 8)
+    writer.storage.write_bytes(record_path("cd" * 32, "rollback"), b"{not json")
+    record = read_record(writer.storage, "cd" * 32, "rollback")
+    assert record is not None and record.summary == "unreadable"
+
+
+def test_record_paths_take_plain_names_only() -> None:
+    assert record_path("ef" * 32, "savepoint_create").endswith("/savepoint_create.json")
+    for plan_id, service in (("../x", "clean"), ("ef" * 32, "../../victim"), ("ef" * 32, "a/b")):
+        with pytest.raises(PlanError, match="cannot name a ledger record"):
+            record_path(plan_id, service)

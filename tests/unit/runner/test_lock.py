@@ -1,13 +1,17 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from maintainer.errors import ApplyError
-from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock
+from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock, check_free, pid_alive
 from maintainer.storage import Storage
 
 
@@ -127,3 +131,53 @@ def test_on_an_object_store_the_lock_is_read_back_before_the_apply_goes_on(tmp_p
     with pytest.raises(ApplyError, match=r"another apply took the table lock at the same moment.*other-pla"):
         TableLock(store, "plan-1", clock=Clock(), settle_s=0).acquire()
     assert _record(store)["token"] == "someone-else", "the winner's lock is left alone"
+
+
+def _dead_pid() -> int:
+    """The pid of a process that ran on this host and exited (reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _write_owner(storage: Storage, host: str, pid: int, heartbeat_ms: int) -> None:
+    record = LockRecord(host, pid, "plan-killed", "t0", heartbeat_ms, 600_000)
+    storage.write_if_absent(LOCK_PATH, record.encode())
+
+
+def test_a_fresh_lock_of_a_dead_process_on_this_host_is_taken_over_naming_it(
+    storage: Storage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    pid = _dead_pid()
+    _write_owner(storage, socket.gethostname(), pid, clock.now)  # heartbeat 0 s ago: not stale
+    check_free(storage, clock)  # the pre-check lets it through
+    with TableLock(storage, "plan-2", clock=clock):
+        assert _record(storage)["plan_id"] == "plan-2"
+    err = capsys.readouterr().err
+    assert "taking over the lock of" in err and f"pid {pid}" in err and "plan-killed" in err
+
+
+def test_a_fresh_lock_of_another_host_or_a_live_process_is_not_taken_over(storage: Storage) -> None:
+    clock = Clock()
+    _write_owner(storage, "another-host", _dead_pid(), clock.now)
+    with pytest.raises(ApplyError, match="locked by another apply: another-host pid"):
+        check_free(storage, clock)
+    with pytest.raises(ApplyError, match="locked by another apply: another-host pid"):
+        TableLock(storage, "plan-2", clock=clock).acquire()
+    storage.delete(LOCK_PATH)
+    _write_owner(storage, socket.gethostname(), os.getppid(), clock.now)
+    with pytest.raises(ApplyError, match=f"pid {os.getppid()} "):
+        check_free(storage, clock)
+
+
+def test_pid_alive_tells_a_running_process_from_a_gone_one() -> None:
+    assert pid_alive(os.getpid()) and not pid_alive(_dead_pid()) and not pid_alive(0)
+
+
+def test_check_free_passes_an_unlocked_or_stale_table(storage: Storage) -> None:
+    clock = Clock()
+    check_free(storage, clock)
+    _write_owner(storage, "another-host", 1, clock.now)
+    clock.now += 10 * 60 * 1000 + 1
+    check_free(storage, clock)
