@@ -33,6 +33,7 @@ from maintainer.runner.context import NodeContext
 from maintainer.runner.dag import NodeOutcome
 from maintainer.runner.ledger import plan_id_of_instant
 from maintainer.runner.results import Drift
+from maintainer.runner.validate import data_file_problem
 from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
 from maintainer.services.clean.metadata_table import drop_metadata_table
@@ -198,7 +199,7 @@ class CleanExecutor:
         current = self.planner(table, self.ctx.spec, self.ctx.clock())
         deletable = {f.path for f in current.files}
         keep = [path for path in approved_files if path in deletable]
-        self.drift += [Drift(path, _drift_reason(table, current, path)) for path in approved_files
+        self.drift += [Drift(path, drift_reason(table, current, path)) for path in approved_files
                        if path not in deletable]  # fmt: skip
         kept_partitions = {partition_of(path) for path in approved_files if path not in deletable}
         emptied = [p for p in approved_partitions
@@ -269,7 +270,12 @@ class CleanExecutor:
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
 
-def _drift_reason(table: LoadedTable, current: CleanPlanResult, path: str) -> str:
+def drift_reason(table: LoadedTable, current: CleanPlanResult, path: str) -> str:
+    """Why an approved file is not deleted now: first what is wrong with the path itself (an
+    edited plan: outside the table, not a Hudi data file), then what changed in the table."""
+    problem = data_file_problem(path)
+    if problem is not None:
+        return f"refused: {problem}"
     partition, _, name = path.rpartition("/")
     present = {f.name for f in table.snapshot.listings.get(partition, ())}
     if partition in table.snapshot.listings and name not in present:
@@ -298,4 +304,4 @@ def execute_clean(ctx: NodeContext) -> NodeOutcome:
     return CleanExecutor(ctx).execute()
 
 
-__all__ = ["PLAN_ID_KEY", "CleanExecutor", "CurrentPlanner", "execute_clean"]
+__all__ = ["PLAN_ID_KEY", "CleanExecutor", "CurrentPlanner", "drift_reason", "execute_clean"]

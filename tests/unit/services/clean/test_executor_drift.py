@@ -1,0 +1,37 @@
+"""The clean executor's drift reasons say what is wrong with an approved path."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.loading import open_table
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec
+from maintainer.services.clean.executor import drift_reason, recheck_planner
+
+
+def test_edited_paths_are_refused_as_outside_or_not_hudi_and_a_gone_file_is_gone(tmp_path: Path) -> None:
+    table_dir = tmp_path / "t"
+    workload = WorkloadSpec(partitions=1, file_groups=1, commits=3, rows_per_commit=5, seed=2)
+    generate(str(table_dir), DatagenSpec("t", "cow", 6, workload))
+    victim = tmp_path / "victim" / "keep_1-0-1_20240101000000000.parquet"
+    victim.parent.mkdir()
+    victim.write_bytes(b"PAR1")
+    table = open_table(str(table_dir))
+    (partition,) = table.snapshot.listings
+    (table_dir / partition / "notes.txt").write_text("not data")
+    clean = CleanSpec(commits_retained=1)
+    spec = TableSpec(name="t", path=str(table_dir), manifest="m.yml", line=1, clean=clean)
+    current = recheck_planner(table, spec, datetime.now(timezone.utc))
+
+    assert drift_reason(table, current, str(victim)).startswith("refused: outside the table")
+    assert drift_reason(table, current, f"{partition}/../../victim/{victim.name}").startswith(
+        "refused: outside the table"
+    )
+    assert drift_reason(table, current, f"{partition}/notes.txt") == "refused: not a Hudi data file"
+    gone = f"{partition}/00000000-0000-0000-0000-000000000000-0_1-0-1_20240101000000000.parquet"
+    assert drift_reason(table, current, gone) == "the file is already gone"
+    assert victim.exists() and (table_dir / partition / "notes.txt").exists()
