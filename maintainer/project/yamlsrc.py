@@ -4,6 +4,11 @@ PyYAML's composer gives nodes with marks; we build plain Python values from them
 (only the safe scalar types) and record, per path from the document root, the
 line and column of the value and of its key. Duplicate keys are an error, not a
 silent overwrite. Timestamps stay strings (instant times and dates are text here).
+
+A manifest may come from anyone who can open a pull request, so parsing is bounded
+(``YamlLimits``): the file size is checked before reading, and a cheap pass over the
+parser's events (iterative, no recursion) refuses deep nesting and documents whose
+aliases would expand past a node budget before anything is composed or built.
 """
 
 from __future__ import annotations
@@ -24,6 +29,27 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 _TEXT_TAGS = frozenset({"tag:yaml.org,2002:str", _TIMESTAMP_TAG})
+_OPENING_EVENTS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSING_EVENTS = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+@dataclass(frozen=True, slots=True)
+class YamlLimits:
+    """Bounds on one YAML file, so a hostile file is refused in well under a second.
+
+    The defaults are far above any real manifest (a table is about 10 values, nested 5 deep)
+    and low enough that parsing and building stay below ~1.5 s on a slow machine.
+    """
+
+    max_bytes: int = 1024 * 1024
+    """File size; a larger manifest should be split into several files."""
+    max_depth: int = 64
+    """Nesting of lists and mappings; deeper input would exhaust the C stack in the composer."""
+    max_values: int = 100_000
+    """Values (scalars, lists, mappings) once every alias is expanded: bounds billion-laughs files."""
+
+
+DEFAULT_LIMITS = YamlLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +87,10 @@ class YamlDocument:
         return Mark(self.file, *found) if found is not None else self.mark(path)
 
 
-def load_yaml_file(path: Path, display_name: str) -> YamlDocument:
+def load_yaml_file(path: Path, display_name: str, limits: YamlLimits = DEFAULT_LIMITS) -> YamlDocument:
     """Read and parse one YAML file; every failure is a ManifestError naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_bounded(path, display_name, limits.max_bytes)
     except FileNotFoundError as exc:
         raise ManifestError(
             "file not found", where=display_name, hint="check the path and the project folder"
@@ -73,10 +99,30 @@ def load_yaml_file(path: Path, display_name: str) -> YamlDocument:
         raise ManifestError(
             f"cannot read file: {exc}", where=display_name, hint="the file must be readable UTF-8 text"
         ) from exc
-    return load_yaml_text(text, display_name)
+    return load_yaml_text(text, display_name, limits)
 
 
-def load_yaml_text(text: str, display_name: str) -> YamlDocument:
+def _read_bounded(path: Path, display_name: str, max_bytes: int) -> str:
+    """The file's text, reading at most ``max_bytes + 1`` bytes (a FIFO or device never fills memory)."""
+    with path.open("rb") as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _too_large(display_name, max_bytes)
+    return data.decode("utf-8")
+
+
+def _too_large(display_name: str, max_bytes: int) -> ManifestError:
+    return ManifestError(
+        f"file is larger than {max_bytes} bytes",
+        where=f"{display_name}:1",
+        hint="split the tables over several manifest files",
+    )
+
+
+def load_yaml_text(text: str, display_name: str, limits: YamlLimits = DEFAULT_LIMITS) -> YamlDocument:
+    if len(text) > limits.max_bytes:
+        raise _too_large(display_name, limits.max_bytes)
+    _check_shape(text, display_name, limits)
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
@@ -94,6 +140,101 @@ def load_yaml_text(text: str, display_name: str) -> YamlDocument:
 
 
 _YAML_HINT = "fix the YAML syntax (indentation, quoting, a missing ':' or closing bracket)"
+
+
+def _check_shape(text: str, display_name: str, limits: YamlLimits) -> None:
+    """Refuse too deep or too large (alias-expanded) documents from the event stream alone."""
+    scan = _ShapeScan(display_name, limits)
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            scan.add(event)
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax_error(exc, display_name) from exc
+    except yaml.YAMLError as exc:
+        raise ManifestError(f"invalid YAML: {exc}", where=display_name, hint=_YAML_HINT) from exc
+
+
+class _ShapeScan:
+    """Depth and value count of a document, event by event, without building it.
+
+    Every open list or mapping counts the values it holds; closing one records that count
+    for its anchor, so an alias adds its anchor's full size: an expansion is measured, never
+    materialized. Stops at the first event past a limit, so a hostile file costs at most
+    ``max_values`` events.
+    """
+
+    def __init__(self, display_name: str, limits: YamlLimits) -> None:
+        self.display_name = display_name
+        self.limits = limits
+        self.anchored: dict[str, int] = {}
+        self.open: list[tuple[str | None, int]] = []
+        self.total = 0
+        self.through_aliases = 0
+
+    def add(self, event: yaml.Event) -> None:
+        if isinstance(event, _OPENING_EVENTS):
+            self._open(event)
+        elif isinstance(event, _CLOSING_EVENTS):
+            anchor, size = self.open.pop()
+            self._remember(anchor, size)
+            self._count_in_parent(size)
+        elif isinstance(event, yaml.ScalarEvent):
+            self._remember(event.anchor, 1)
+            self._count_in_parent(1)
+            self._count_total(1, event)
+        elif isinstance(event, yaml.AliasEvent):
+            size = self.anchored.get(str(event.anchor), 1)
+            self.through_aliases += size
+            self._count_in_parent(size)
+            self._count_total(size, event)
+
+    def _open(self, event: yaml.Event) -> None:
+        if len(self.open) >= self.limits.max_depth:
+            raise _shape_error(
+                f"nesting deeper than {self.limits.max_depth} levels",
+                self.display_name,
+                event,
+                "manifests need a few levels: flatten the lists and mappings",
+            )
+        self.open.append((getattr(event, "anchor", None), 1))
+        self._count_total(1, event)
+
+    def _remember(self, anchor: str | None, size: int) -> None:
+        if anchor is not None:
+            self.anchored[anchor] = size
+
+    def _count_in_parent(self, size: int) -> None:
+        if self.open:
+            anchor, held = self.open[-1]
+            self.open[-1] = (anchor, held + size)
+
+    def _count_total(self, size: int, event: yaml.Event) -> None:
+        self.total += size
+        if self.total > self.limits.max_values:
+            raise _too_many_values(self.display_name, event, self.limits.max_values, self.through_aliases)
+
+
+def _too_many_values(
+    display_name: str, event: yaml.Event, max_values: int, through_aliases: int
+) -> ManifestError:
+    if isinstance(event, yaml.AliasEvent):
+        message = f"aliases expand the document past {max_values} values (alias '*{event.anchor}')"
+    elif through_aliases:
+        message = (
+            f"more than {max_values} values in one file, {through_aliases} of them copies made by aliases"
+        )
+    else:
+        message = f"more than {max_values} values in one file"
+    hint = (
+        "an anchor/alias chain that multiplies values is refused: write the values out or use fewer aliases"
+        if through_aliases
+        else "split the tables over several manifest files"
+    )
+    return _shape_error(message, display_name, event, hint)
+
+
+def _shape_error(message: str, display_name: str, event: yaml.Event, hint: str) -> ManifestError:
+    return ManifestError(message, where=str(_mark(display_name, event.start_mark)), hint=hint)
 
 
 def _syntax_error(exc: yaml.MarkedYAMLError, display_name: str) -> ManifestError:
@@ -131,7 +272,14 @@ class _Builder:
     def _scalar(self, node: yaml.Node) -> Any:
         if node.tag in _TEXT_TAGS:
             return str(node.value)
-        return self.loader.construct_object(node, deep=True)
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise ManifestError(
+                f"invalid value: {exc}",
+                where=str(_mark(self.file, node.start_mark)),
+                hint="write a shorter number, or quote the value to keep it as text",
+            ) from None
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[str, Any]:
         result: dict[str, Any] = {}
