@@ -26,6 +26,8 @@ from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi import payloads
 from maintainer.hudi.filenames import LogFileName
 from maintainer.hudi.instant import COMMIT_ACTIONS, Action, Instant, State
+from maintainer.hudi.logformat.model import LogBlock
+from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.write_stat import WriteStat
 from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
@@ -244,19 +246,56 @@ def properties_findings(snapshot: TableSnapshot) -> list[Finding]:
     ]
 
 
-def find_damage(storage: Storage, snapshot: TableSnapshot) -> list[Finding]:
-    """Every problem :func:`verify_table` would report (empty: the table may be maintained)."""
-    commits, findings = decode_instant_files(storage, snapshot)
-    sizes = size_findings(snapshot.listings, committed_sizes(commits))
-    return properties_findings(snapshot) + findings + sizes
+def inspect_table(
+    storage: Storage, snapshot: TableSnapshot
+) -> tuple[list[Finding], dict[str, CommittedSize]]:
+    """Every problem of the table (empty: it may be maintained), and the committed sizes of its
+    data files (what :func:`log_block_findings` checks against)."""
+    commits, undecodable = decode_instant_files(storage, snapshot)
+    committed = committed_sizes(commits)
+    findings = properties_findings(snapshot) + undecodable + size_findings(snapshot.listings, committed)
+    return findings, committed
 
 
-def verify_table(storage: Storage, snapshot: TableSnapshot) -> None:
+def verify_table(storage: Storage, snapshot: TableSnapshot) -> dict[str, CommittedSize]:
     """Raise :class:`CorruptTableError` naming every damaged file; planning and apply call it
-    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table."""
-    findings = find_damage(storage, snapshot)
+    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table. Returns
+    the committed sizes of the data files."""
+    findings, committed = inspect_table(storage, snapshot)
     if findings:
         raise CorruptTableError(findings, storage.base_uri)
+    return committed
+
+
+# -- log files the compaction reads --------------------------------------------------------------
+
+
+def _block_finding(path: str, committed: CommittedSize, block: LogBlock) -> Finding:
+    return Finding(
+        path,
+        f"corrupt log block at byte {block.offset} ({block.corrupt_reason}), inside the {committed.size} "
+        f"bytes deltacommit {committed.instant} committed: damage, not a crashed append (Hudi would skip "
+        "its records; maintainer does not compact past them nor clean the file)",
+        f"restore the file from a backup, or roll back deltacommit {committed.instant} with Hudi, "
+        "then plan again",
+    )
+
+
+def log_block_findings(
+    storage: Storage, paths: Iterable[str], committed: Mapping[str, CommittedSize]
+) -> list[Finding]:
+    """Log files among ``paths`` with a corrupt block that starts inside their committed length.
+    A corrupt block after it is what a crashed append leaves: Hudi skips it, and so may we."""
+    findings = []
+    for path in sorted(set(paths)):
+        size = committed.get(path)
+        if size is None:
+            continue
+        for block in iter_log_blocks(storage.read_bytes(path), storage.uri(path)):
+            if block.is_corrupt and block.offset < size.size:
+                findings.append(_block_finding(path, size, block))
+                break
+    return findings
 
 
 # -- base files the compaction reads -----------------------------------------------------------
@@ -305,9 +344,17 @@ def footer_findings(storage: Storage, paths: Iterable[str]) -> list[Finding]:
     return findings
 
 
-def verify_parquet_footers(storage: Storage, paths: Iterable[str]) -> None:
+def verify_compaction_reads(
+    storage: Storage,
+    base_files: Iterable[str],
+    log_files: Iterable[str] = (),
+    committed: Mapping[str, CommittedSize] | None = None,
+) -> None:
     """Raise :class:`CorruptTableError` when a base file the compaction will read is not a
-    complete Parquet file (a compaction would fail half-way, or read it as empty)."""
-    findings = footer_findings(storage, paths)
+    complete Parquet file (a compaction would fail half-way, or read it as empty), or, given the
+    committed sizes, a log file it reads has a corrupt block inside its committed length."""
+    findings = footer_findings(storage, base_files)
+    if committed is not None:
+        findings += log_block_findings(storage, log_files, committed)
     if findings:
         raise CorruptTableError(findings, storage.base_uri)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
-from maintainer.hudi.integrity import verify_table
+from maintainer.hudi.integrity import CommittedSize, verify_table
 from maintainer.hudi.projection import Projection
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.hudi.view_inputs import load_view_inputs
@@ -23,6 +23,8 @@ class LoadedTable:
     snapshot: TableSnapshot
     view: FileSystemView
     projection: Projection | None = None
+    committed: Mapping[str, CommittedSize] = field(default_factory=dict, repr=False, compare=False)
+    """Data file path -> the size its write stats recorded (from the integrity check)."""
 
     def view_as_of(self, timestamp: str) -> FileSystemView:
         return view_as_of(self.view, self.snapshot.listings, timestamp)
@@ -37,6 +39,7 @@ def open_table(
     that neither planning nor apply relies on them."""
     storage = Storage(path, storage_options)
     snapshot = load_snapshot(storage, partitions)
-    verify_table(storage, snapshot)
+    committed = verify_table(storage, snapshot)
     inputs = load_view_inputs(storage, snapshot)
-    return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))
+    view = build_view(snapshot.timeline, snapshot.listings, inputs)
+    return LoadedTable(storage, snapshot, view, committed=committed)

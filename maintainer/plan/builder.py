@@ -123,9 +123,10 @@ def open_for_services(
     timeline = load_timeline(storage, config)
     partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
     snapshot = load_snapshot(storage, partitions)
-    verify_table(storage, snapshot)
+    committed = verify_table(storage, snapshot)
     inputs = load_view_inputs(storage, snapshot)
-    return LoadedTable(storage, snapshot, build_view(snapshot.timeline, snapshot.listings, inputs))
+    view = build_view(snapshot.timeline, snapshot.listings, inputs)
+    return LoadedTable(storage, snapshot, view, committed=committed)
 
 
 # -- nodes -----------------------------------------------------------------------------------

@@ -252,3 +252,37 @@ def test_a_corrupt_hoodie_properties_with_a_valid_backup_is_read_from_it_and_not
         assert "reads .hoodie/hoodie.properties.backup instead" in reason and "never writes" in reason
     assert main(["apply", "--project-dir", str(root)]) == 0
     assert table_files(table) == before
+
+
+def overwrite_first_block_magic(table: Path) -> str:
+    """Same size (the write stats agree): only reading the file shows the damage."""
+    loaded = open_table(str(table))
+    logs = [f for s in loaded.view.latest_slices() for f in s.log_files]
+    latest = max(logs, key=lambda f: (LogFileName.parse(f.name).instant_time, f.path))  # type: ignore[union-attr]
+    path = table / latest.path
+    data = path.read_bytes()
+    path.write_bytes(b"XXXXXX" + data[6:])
+    return latest.path
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_corrupt_block_inside_the_committed_length_is_not_compacted_past(
+    project: ProjectWriter, tmp_path: Path, capsys: pytest.CaptureFixture[str], version: int
+) -> None:
+    """Beyond Hudi: a corrupt block that starts inside the length the deltacommit committed is
+    damage, not a crashed append. Planning does not read logs; apply reads those of the approved
+    slices before its first write, refuses the compaction naming the file and what to do, and the
+    clean keeps the file (its slice was not compacted): nothing in the table changes."""
+    table = make_table(tmp_path / "t", "mor", version)
+    root = project(table, "compaction: {trigger: {max_delta_commits: 2}}\nclean: {commits_retained: 1}")
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    assert {n["service"]: n["status"] for n in nodes_of(root)}["compaction"] == "changes"
+    damaged = overwrite_first_block_magic(table)
+    before = table_files(table)
+    capsys.readouterr()
+    assert main(["apply", "--project-dir", str(root)]) == 1
+    out = capsys.readouterr()
+    text = " ".join((out.out + out.err).split())
+    assert table_files(table) == before
+    assert damaged.rsplit("/", 1)[-1] in text and "corrupt log block at byte 0" in text
+    assert "damage, not a crashed append" in text and "roll back deltacommit" in text

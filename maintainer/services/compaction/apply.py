@@ -160,10 +160,9 @@ class CompactionApply:
     # -- the node ----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
         table = self.open()
-        # before the first write: the base files the approved and pending compactions read
-        verify_inputs(
-            table, approved_operations(self.ctx.node.effect), table.snapshot.timeline.pending_compactions()
-        )
+        # before the first write: the files the approved and pending compactions read are intact
+        pending = table.snapshot.timeline.pending_compactions()
+        verify_inputs(table, approved_operations(self.ctx.node.effect), pending, read_logs=True)
         table = self.handle_metadata_table(table)
         table, own_finished = self.finish_pending(table)
         if not own_finished:

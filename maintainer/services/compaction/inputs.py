@@ -1,4 +1,4 @@
-"""The base files a compaction will read must be complete Parquet files.
+"""The files a compaction will read must be intact.
 
 A zero-byte or cut base file is read by the merge as an error half-way through the compaction
 (leaving an inflight instant behind) or, worse, as no rows at all. Its size alone may still match
@@ -6,6 +6,11 @@ the listing (no write stat recorded it in the active timeline), so the ends of t
 two small reads per base file, only for the slices about to be compacted. Planning checks the
 slices it schedules and the pending compactions it will execute; apply checks again before its
 first write.
+
+Apply also reads the log files of those slices before its first write: a corrupt block inside
+the length their deltacommit committed is damage (Hudi would skip its records, and the clean
+after the compaction would delete the only copy). Planning does not read logs (their sizes are
+checked against the write stats when the table is opened), to keep plan time a listing's.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Iterable
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.integrity import verify_parquet_footers
+from maintainer.hudi.integrity import verify_compaction_reads
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.payloads.compaction import CompactionPlan
 from maintainer.services.compaction.model import PlannedOperation
@@ -29,28 +34,50 @@ def operation_base_files(operations: Iterable[PlannedOperation]) -> list[str]:
     return [_in_partition(op.partition, op.base_file.name) for op in operations if op.base_file]
 
 
-def plan_base_files(plan: CompactionPlan | None) -> list[str]:
-    """The base files a stored compaction plan reads (version 1 full paths cut to names)."""
-    found = []
+def operation_log_files(operations: Iterable[PlannedOperation]) -> list[str]:
+    return [_in_partition(op.partition, log.name) for op in operations for log in op.log_files]
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def plan_files(plan: CompactionPlan | None) -> tuple[list[str], list[str]]:
+    """The base and log files a stored compaction plan reads (version 1 full paths cut to names)."""
+    bases: list[str] = []
+    logs: list[str] = []
     for op in (plan.operations or ()) if plan else ():
+        partition = op.partition_path or ""
         if op.data_file_path:
-            found.append(_in_partition(op.partition_path or "", op.data_file_path.rsplit("/", 1)[-1]))
-    return found
+            bases.append(_in_partition(partition, _name(op.data_file_path)))
+        logs += [_in_partition(partition, _name(path)) for path in op.delta_file_paths or ()]
+    return bases, logs
 
 
-def pending_base_files(table: LoadedTable, instants: Iterable[Instant]) -> list[str]:
-    """The base files the pending compactions ``instants`` will read."""
+def pending_files(table: LoadedTable, instants: Iterable[Instant]) -> tuple[list[str], list[str]]:
+    """The base and log files the pending compactions ``instants`` will read."""
     storage, timeline = table.storage, table.snapshot.timeline
-    found: list[str] = []
+    bases: list[str] = []
+    logs: list[str] = []
     for instant in instants:
         path = timeline.file_path(instant, State.REQUESTED)
-        found += plan_base_files(payloads.decode_compaction_plan(storage.read_bytes(path), storage.uri(path)))
-    return found
+        plan = payloads.decode_compaction_plan(storage.read_bytes(path), storage.uri(path))
+        more_bases, more_logs = plan_files(plan)
+        bases += more_bases
+        logs += more_logs
+    return bases, logs
 
 
 def verify_inputs(
-    table: LoadedTable, operations: Iterable[PlannedOperation], pending: Iterable[Instant]
+    table: LoadedTable,
+    operations: Iterable[PlannedOperation],
+    pending: Iterable[Instant],
+    read_logs: bool = False,
 ) -> None:
-    """CorruptTableError when a base file the compaction will read is not complete Parquet."""
-    paths = operation_base_files(operations) + pending_base_files(table, pending)
-    verify_parquet_footers(table.storage, paths)
+    """CorruptTableError when a base file the compaction will read is not complete Parquet, or
+    (``read_logs``: apply) a log file it reads is damaged within its committed length."""
+    chosen = list(operations)
+    pending_bases, pending_logs = pending_files(table, pending)
+    bases = operation_base_files(chosen) + pending_bases
+    logs = operation_log_files(chosen) + pending_logs
+    verify_compaction_reads(table.storage, bases, logs, table.committed if read_logs else None)

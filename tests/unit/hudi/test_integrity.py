@@ -14,13 +14,15 @@ from maintainer.hudi.integrity import (
     CommittedSize,
     CorruptTableError,
     committed_sizes,
-    find_damage,
     footer_findings,
+    inspect_table,
+    log_block_findings,
     parquet_footer_problem,
     size_findings,
     verify_table,
 )
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.logformat.writer import rollback_command_block
 from maintainer.hudi.payloads.write_stat import WriteStat
 from maintainer.hudi.table import load_snapshot
 from maintainer.storage import Storage
@@ -65,7 +67,7 @@ def mor_table(root: Path, base: bytes, log: bytes, base_stat: int, log_stats: tu
 def test_an_intact_table_has_no_findings(tmp_path: Path) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (200, 300))
-    assert find_damage(storage, load_snapshot(storage)) == []
+    assert inspect_table(storage, load_snapshot(storage))[0] == []
     assert open_table(str(tmp_path)).snapshot.timeline.completed_commits()
 
 
@@ -73,7 +75,7 @@ def test_bytes_beyond_the_committed_length_of_a_log_are_a_crashed_append(tmp_pat
     """A failed append leaves bytes after the last committed one: Hudi skips them, so do we."""
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 350, len(base), (200, 300))
-    assert find_damage(storage, load_snapshot(storage)) == []
+    assert inspect_table(storage, load_snapshot(storage))[0] == []
 
 
 def test_a_log_shorter_than_its_last_committed_append_is_damage(tmp_path: Path) -> None:
@@ -92,7 +94,7 @@ def test_a_log_shorter_than_its_last_committed_append_is_damage(tmp_path: Path) 
 def test_a_base_file_of_another_size_than_committed_is_damage(tmp_path: Path, size: int) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base[:size], b"x" * 300, len(base), (300,))
-    (finding,) = find_damage(storage, load_snapshot(storage))
+    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
     assert finding.path == BASE
     assert f"base file is {size} bytes, but commit {T1} recorded {len(base)} bytes" in finding.problem
 
@@ -102,7 +104,7 @@ def test_a_truncated_completed_commit_is_a_finding_not_a_crash(tmp_path: Path) -
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     commit = tmp_path / ".hoodie" / f"{T2}.deltacommit"
     commit.write_bytes(commit.read_bytes()[:40])
-    (finding,) = find_damage(storage, load_snapshot(storage))
+    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
     assert finding.path == f".hoodie/{T2}.deltacommit"
     assert f"the deltacommit instant {T2} does not decode" in finding.problem
     with pytest.raises(CorruptTableError, match=f"{T2}.deltacommit"):
@@ -113,7 +115,7 @@ def test_a_garbage_pending_clean_plan_is_a_finding(tmp_path: Path) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     touch(tmp_path, f".hoodie/{T3}.clean.requested", b"Obj\x01garbage")
-    (finding,) = find_damage(storage, load_snapshot(storage))
+    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
     assert finding.path == f".hoodie/{T3}.clean.requested"
 
 
@@ -125,7 +127,7 @@ def test_a_properties_file_read_from_its_backup_is_a_finding(tmp_path: Path) -> 
     touch(tmp_path, ".hoodie/hoodie.properties", good[: good.index(b"hoodie.table.partition")])
     snapshot = load_snapshot(storage)
     assert snapshot.config.partition_fields == ("region",)  # read from the backup, as Hudi does
-    (finding,) = find_damage(storage, snapshot)
+    (finding,) = inspect_table(storage, snapshot)[0]
     assert finding.path == ".hoodie/hoodie.properties"
     assert "checksum is missing" in finding.problem and "hoodie.properties.backup instead" in finding.problem
     assert (tmp_path / ".hoodie" / "hoodie.properties.backup").read_bytes() == good
@@ -169,3 +171,23 @@ def test_footer_findings_read_only_the_parquet_files_asked(tmp_path: Path) -> No
         ("p/cut.parquet", "does not end with th"),
         ("p/empty.parquet", "is 0 bytes, too smal"),
     ]
+
+
+def test_a_corrupt_block_inside_the_committed_length_is_damage_beyond_it_a_crashed_append(
+    tmp_path: Path,
+) -> None:
+    """Two committed blocks (the second appended by T3), then a crashed append: tolerated. The
+    same file with garbage inside the second block: damage, naming the offset and T3."""
+    first, second = rollback_command_block(T2, T1), rollback_command_block(T3, T1)
+    committed = {LOG: CommittedSize(LOG, len(first) + len(second), T3, is_log=True)}
+    touch(tmp_path, LOG, first + second + b"#HUDI#\x00\x00cut")
+    storage = Storage(str(tmp_path))
+    assert log_block_findings(storage, [LOG], committed) == []
+
+    touch(tmp_path, LOG, first + b"garbage!" + second[8:])
+    (finding,) = log_block_findings(storage, [LOG, f"region=eu/.other_{T1}.log.1_0-1-1"], committed)
+    assert finding.path == LOG
+    # as Hudi's reader, the first block is corrupt already: no magic follows it
+    assert "corrupt log block at byte 0 (no magic right after the block)" in finding.problem
+    assert f"inside the {len(first) + len(second)} bytes deltacommit {T3} committed" in finding.problem
+    assert f"roll back deltacommit {T3}" in finding.hint
