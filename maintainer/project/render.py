@@ -2,20 +2,21 @@
 
 Rendering happens after YAML parsing, on string values only (never keys), so a
 template cannot change the structure of a file. An undefined variable is an error,
-and the sandbox refuses access to Python internals.
+and the sandbox refuses access to Python internals, calls outside a short allowlist,
+and any work or size past ``TemplateLimits`` (see ``maintainer.project.sandbox``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from maintainer.errors import ManifestError
+from maintainer.project.sandbox import BoundedSandbox, TemplateLimitError, TemplateLimits, WorkBudget
 from maintainer.project.yamlsrc import Path_, YamlDocument
 
 _MISSING = object()
@@ -32,9 +33,19 @@ class _RenderProblem(Exception):
 class Renderer:
     """Renders the string values of parsed YAML with the project's vars and the chosen target."""
 
-    def __init__(self, variables: Mapping[str, Any], target: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        variables: Mapping[str, Any],
+        target: Mapping[str, Any] | None = None,
+        *,
+        limits: TemplateLimits | None = None,
+        budget: WorkBudget | None = None,
+    ) -> None:
+        """``budget`` is shared by the renderers of one project load (``with_target`` keeps it)."""
         self.variables = dict(variables)
-        self.environment = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False)
+        self.budget = budget or WorkBudget(limits or TemplateLimits())
+        self.limits = self.budget.limits
+        self.environment = BoundedSandbox(self.budget, undefined=jinja2.StrictUndefined, autoescape=False)
         self.environment.globals.update(var=self._var, env_var=_env_var)
         if target is not None:
             self.environment.globals["target"] = dict(target)
@@ -42,7 +53,7 @@ class Renderer:
         self._expressions: dict[str, Callable[[], Any]] = {}
 
     def with_target(self, target: Mapping[str, Any]) -> Renderer:
-        return Renderer(self.variables, target)
+        return Renderer(self.variables, target, budget=self.budget)
 
     def render_tree(
         self, document: YamlDocument, data: Any, path: Path_, skip: frozenset[str] = frozenset()
@@ -60,14 +71,19 @@ class Renderer:
         return data
 
     def render_string(self, source: str, where: str) -> str:
+        self.budget.start()
         try:
             render = self._compiled.get(source)
             if render is None:
                 render = self._compile(source)
                 self._compiled[source] = render
             return render()
-        except _RenderProblem as exc:
+        except (_RenderProblem, TemplateLimitError) as exc:
             raise ManifestError(str(exc), where=where, hint=exc.hint) from None
+        except RecursionError:
+            raise ManifestError(
+                "template recursion too deep", where=where, hint="remove the recursive macro or loop"
+            ) from None
         except jinja2.exceptions.SecurityError as exc:
             raise ManifestError(
                 f"template refused by the sandbox: {exc}",
@@ -93,10 +109,18 @@ class Renderer:
                 where=where,
                 hint="simplify the expression; templates should only substitute values",
             ) from None
+        finally:
+            self.budget.stop()
 
     def _compile(self, source: str) -> Callable[[], str]:
         """A renderer for ``source``. Plain ``{{ expression }}`` substitutions (the common case) are
-        compiled per expression and shared between strings; anything else is a full template."""
+        compiled per expression and shared between strings; anything else is a full template.
+        Either way the rendered text is bounded by ``max_value_chars``."""
+        if len(source) > self.limits.max_template_chars:
+            raise TemplateLimitError(
+                f"templated value of {len(source)} characters (at most {self.limits.max_template_chars})",
+                "keep templated values short: substitute vars, do not write programs",
+            )
         parts = _EXPRESSION.split(source)
         literal_braces = any("{{" in part for part in parts[::2])
         if "{%" not in source and "{#" not in source and not literal_braces:
@@ -105,10 +129,25 @@ class Renderer:
             except jinja2.exceptions.TemplateSyntaxError:
                 pass
             else:
-                return lambda: "".join(
+                return lambda: self._bounded_join(
                     piece if isinstance(piece, str) else _text(piece()) for piece in pieces
                 )
-        return self.environment.from_string(source).render
+        template = self.environment.from_string(source)
+        return lambda: self._bounded_join(template.generate())
+
+    def _bounded_join(self, pieces: Iterable[str]) -> str:
+        """The rendered pieces joined, refused as soon as they pass ``max_value_chars``."""
+        kept: list[str] = []
+        size = 0
+        for piece in pieces:
+            size += len(piece)
+            if size > self.limits.max_value_chars:
+                raise TemplateLimitError(
+                    f"rendered value longer than {self.limits.max_value_chars} characters",
+                    "manifest templates should only substitute values: make the output shorter",
+                )
+            kept.append(piece)
+        return "".join(kept)
 
     def _expression(self, text: str) -> Callable[[], Any]:
         compiled = self._expressions.get(text)
