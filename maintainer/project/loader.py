@@ -7,6 +7,7 @@ independent tables are collected and reported together.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -249,8 +250,41 @@ def _blocks_present(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _cross_table_errors(tables: list[TableSpec], provenance: dict[str, Provenance]) -> list[ManifestError]:
+def table_location_key(path: str) -> str:
+    """The place a table path names, as the storage layer will open it (``Storage``): a local
+    path without ``file://``, with ``~`` expanded and made absolute (``..``, ``.`` and repeated
+    ``/`` resolved as text; the file system is not consulted, so symlinks are not followed);
+    a remote URI without trailing ``/``, ``s3a://`` read as ``s3://``. Two entries with the
+    same key would maintain one table twice."""
+    if "://" not in path or path.startswith("file://"):
+        local = path[len("file://") :] if path.startswith("file://") else path
+        return "file://" + os.path.abspath(os.path.expanduser(local))
+    scheme, rest = path.split("://", 1)
+    scheme = scheme.lower()
+    return f"{'s3' if scheme == 's3a' else scheme}://{rest.rstrip('/')}"
+
+
+def _duplicate_path_errors(tables: list[TableSpec]) -> list[ManifestError]:
     errors: list[ManifestError] = []
+    first: dict[str, TableSpec] = {}
+    for spec in tables:
+        key = table_location_key(spec.path)
+        earlier = first.setdefault(key, spec)
+        if earlier is spec:
+            continue
+        errors.append(
+            ManifestError(
+                f"tables '{earlier.name}' ({earlier.location}, path {earlier.path!r}) and "
+                f"'{spec.name}' ({spec.location}, path {spec.path!r}) are the same table ({key})",
+                where=spec.location,
+                hint=f"keep one entry for the table: remove '{spec.name}' or merge it into '{earlier.name}'",
+            )
+        )
+    return errors
+
+
+def _cross_table_errors(tables: list[TableSpec], provenance: dict[str, Provenance]) -> list[ManifestError]:
+    errors = _duplicate_path_errors(tables)
     first: dict[str, TableSpec] = {}
     for spec in tables:
         if spec.name in first:
