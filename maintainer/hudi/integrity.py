@@ -24,11 +24,10 @@ from typing import Any
 
 from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi import payloads
-from maintainer.hudi.filenames import LogFileName
 from maintainer.hudi.instant import COMMIT_ACTIONS, Action, Instant, State
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.logformat.reader import iter_log_blocks
-from maintainer.hudi.payloads.write_stat import WriteStat
+from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
 from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
 from maintainer.storage import Storage
@@ -73,15 +72,16 @@ class CorruptTableError(CorruptFileError):
 Decoder = Callable[[bytes, str], Any]
 
 _COMPLETED_DECODERS: Mapping[Action, Decoder] = {
-    Action.COMMIT: payloads.decode_commit_metadata,
-    Action.DELTA_COMMIT: payloads.decode_commit_metadata,
-    Action.REPLACE_COMMIT: payloads.decode_replace_commit_metadata,
+    Action.COMMIT: decode_committed_files,
+    Action.DELTA_COMMIT: decode_committed_files,
+    Action.REPLACE_COMMIT: decode_committed_files,
     Action.CLEAN: payloads.decode_clean_metadata,
     Action.ROLLBACK: payloads.decode_rollback_metadata,
     Action.SAVEPOINT: payloads.decode_savepoint_metadata,
 }
 """The payload of each completed action a service may read (restore, indexing and schema
-instants are not read by any service)."""
+instants are not read by any service); commits only as far as the files they wrote and their
+sizes (decoded completely all the same, see :mod:`maintainer.hudi.payloads.commit_sizes`)."""
 
 _REQUESTED_DECODERS: Mapping[Action, Decoder] = {
     Action.CLEAN: payloads.decode_cleaner_plan,
@@ -128,10 +128,14 @@ def _instant_hint(instant: Instant) -> str:
     return _RESTORE_HINT
 
 
-def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[dict[str, Any], list[Finding]]:
-    """Decode every instant file a service may read: (decoded payloads of completed commits by
-    instant time, findings for the files that do not decode)."""
-    commits: dict[str, Any] = {}
+CommitFiles = Mapping[str, list[CommittedFile]]
+"""Instant time of a completed commit -> the files it wrote, with their sizes."""
+
+
+def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[CommitFiles, list[Finding]]:
+    """Decode every instant file a service may read: (the files each completed commit wrote,
+    findings for the instant files that do not decode)."""
+    commits: dict[str, list[CommittedFile]] = {}
     findings: list[Finding] = []
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
@@ -159,24 +163,22 @@ class CommittedSize:
     is_log: bool
 
 
-def committed_sizes(commits: Mapping[str, Any]) -> dict[str, CommittedSize]:
-    """Path -> the size its write stats recorded, from decoded commit metadata."""
+def committed_sizes(commits: CommitFiles) -> dict[str, CommittedSize]:
+    """Path -> the size its write stats recorded (zero or negative: not recorded)."""
     found: dict[str, CommittedSize] = {}
-    for instant, metadata in sorted(commits.items()):
-        for stats in (metadata.partition_to_write_stats or {}).values():
-            for stat in stats:
-                _record(found, stat, instant)
+    for instant, files in sorted(commits.items()):
+        for path, size in files:
+            earlier = found.get(path)
+            if size > 0 and (earlier is None or size >= earlier.size):
+                found[path] = CommittedSize(path, size, instant, _is_log(path))
     return found
 
 
-def _record(found: dict[str, CommittedSize], stat: WriteStat, instant: str) -> None:
-    path, size = stat.path, stat.file_size_in_bytes
-    if not path or size is None or size <= 0:
-        return
+def _is_log(path: str) -> bool:
+    """A log file name (``.{fileId}_{instant}.log.{version}_{token}``), told cheaply: this runs
+    once per write stat of the active timeline."""
     name = path.rpartition("/")[2]
-    earlier = found.get(path)
-    if earlier is None or size >= earlier.size:
-        found[path] = CommittedSize(path, size, instant, LogFileName.parse(name) is not None)
+    return name.startswith(".") and ".log." in name
 
 
 def _listed_sizes(listings: Mapping[str, Any], partition: str) -> dict[str, int | None]:

@@ -23,6 +23,7 @@ from maintainer.hudi.integrity import (
 )
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.writer import rollback_command_block
+from maintainer.hudi.payloads.commit_sizes import decode_committed_files
 from maintainer.hudi.payloads.write_stat import WriteStat
 from maintainer.hudi.table import load_snapshot
 from maintainer.storage import Storage
@@ -135,8 +136,8 @@ def test_a_properties_file_read_from_its_backup_is_a_finding(tmp_path: Path) -> 
 
 def test_committed_sizes_keep_the_last_append_and_skip_stats_without_size() -> None:
     commits = {
-        T2: payloads.decode_commit_metadata(commit_json(stat(LOG, 200), stat(BASE, 0)), "t2"),
-        T3: payloads.decode_commit_metadata(commit_json(stat(LOG, 300)), "t3"),
+        T2: decode_committed_files(commit_json(stat(LOG, 200), stat(BASE, 0)), "t2"),
+        T3: decode_committed_files(commit_json(stat(LOG, 300)), "t3"),
     }
     assert committed_sizes(commits) == {LOG: CommittedSize(LOG, 300, T3, is_log=True)}
 
