@@ -71,8 +71,8 @@ class Renderer:
         return data
 
     def render_string(self, source: str, where: str) -> str:
-        self.budget.start()
         try:
+            self.budget.start()
             render = self._compiled.get(source)
             if render is None:
                 render = self._compile(source)

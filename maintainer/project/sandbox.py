@@ -47,7 +47,7 @@ class TemplateLimits:
     """Length of ``range()``."""
     max_steps: int = 500_000
     """Loop iterations, calls, filters and operators over one project load."""
-    max_seconds: float = 1.5
+    max_seconds: float = 1.0
     """Time spent rendering over one project load (a backstop to ``max_steps``)."""
 
 
@@ -66,6 +66,8 @@ class WorkBudget:
         self._started: float | None = None
 
     def start(self) -> None:
+        """Called before each value is rendered (compiling a template takes time without steps)."""
+        self._check_time()
         self._started = time.perf_counter()
 
     def stop(self) -> None:
@@ -81,10 +83,15 @@ class WorkBudget:
                 "operators) in this project",
                 _BUDGET_HINT,
             )
-        if self.steps % 256 == 0 and self._elapsed() > self.limits.max_seconds:
+        if self.steps % 256 == 0:
+            self._check_time()
+
+    def _check_time(self) -> None:
+        if self._elapsed() > self.limits.max_seconds:
             raise TemplateLimitError(
                 f"templates took more than {self.limits.max_seconds:g} s to render in this project",
-                _BUDGET_HINT,
+                "manifest templates should only substitute values (var(), env_var(), target): "
+                "remove loops and heavy expressions, and share one template between tables",
             )
 
     def _elapsed(self) -> float:

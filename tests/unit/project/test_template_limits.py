@@ -125,3 +125,16 @@ def test_rendering_time_is_bounded_when_each_step_is_expensive() -> None:
 )
 def test_substitutions_still_render(source: str, expected: str) -> None:
     assert Renderer({"root": "s3://lake"}).render_string(source, WHERE) == expected
+
+
+def test_rendering_time_is_bounded_when_values_take_no_steps() -> None:
+    """Many distinct templates cost compile time without a single step."""
+    renderer = Renderer({}, limits=TemplateLimits(max_seconds=0.2))
+
+    started = time.perf_counter()
+    with pytest.raises(ManifestError) as caught:
+        for number in range(100_000):
+            renderer.render_string(f"{{{{ {number} }}}}", WHERE)
+
+    assert caught.value.message == "templates took more than 0.2 s to render in this project"
+    assert time.perf_counter() - started < 2
