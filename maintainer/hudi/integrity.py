@@ -61,9 +61,9 @@ class CorruptTableError(CorruptFileError):
         count = len(self.findings)
         lines = "; ".join(f.describe() for f in self.findings)
         super().__init__(
-            f"{count} damaged file(s), so the table is not maintained: {lines}",
+            f"{count} damaged file(s): {lines}",
             where=where,
-            hint="nothing was changed; repair the files as said, then plan again",
+            hint="maintainer does not change a damaged table: repair the files as said, then plan again",
         )
 
 

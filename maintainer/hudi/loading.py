@@ -31,15 +31,19 @@ class LoadedTable:
 
 
 def open_table(
-    path: str, storage_options: Mapping[str, Any] | None = None, partitions: Iterable[str] | None = None
+    path: str,
+    storage_options: Mapping[str, Any] | None = None,
+    partitions: Iterable[str] | None = None,
+    verify: bool = True,
 ) -> LoadedTable:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
-    that neither planning nor apply relies on them."""
+    that neither planning nor apply relies on them; ``verify=False`` skips that check, for
+    commands that only look at a table (``inspect`` shows a damaged table as it is)."""
     storage = Storage(path, storage_options)
     snapshot = load_snapshot(storage, partitions)
-    committed = verify_table(storage, snapshot)
+    committed = verify_table(storage, snapshot) if verify else {}
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)
     return LoadedTable(storage, snapshot, view, committed=committed)

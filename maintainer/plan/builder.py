@@ -266,6 +266,10 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
             ),
             storage,
         )
+    except CorruptTableError as exc:
+        message = f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}"
+        nodes = _blocked(spec.name, request.services, message)
+        return BuiltTable(TablePlan(spec.name, spec.path, UNKNOWN, 0, empty, nodes), None, message)
     except MaintainerError as exc:
         message = f"table {spec.name} ({spec.path}) cannot be read: {exc}"
         nodes = _blocked(spec.name, request.services, message)
