@@ -30,6 +30,7 @@ from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
 from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
+from maintainer.hudi.timeline import TimelineEntry
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 
@@ -79,19 +80,37 @@ _COMPLETED_DECODERS: Mapping[Action, Decoder] = {
     Action.ROLLBACK: payloads.decode_rollback_metadata,
     Action.SAVEPOINT: payloads.decode_savepoint_metadata,
 }
-"""The payload of each completed action a service may read (restore, indexing and schema
-instants are not read by any service); commits only as far as the files they wrote and their
-sizes (decoded completely all the same, see :mod:`maintainer.hudi.payloads.commit_sizes`)."""
+"""The completed file of each action a service may read (restore, indexing and schema instants
+are read by none); commits only as far as the files they wrote and their sizes (decoded
+completely all the same, see :mod:`maintainer.hudi.payloads.commit_sizes`)."""
 
-_REQUESTED_DECODERS: Mapping[Action, Decoder] = {
-    Action.CLEAN: payloads.decode_cleaner_plan,
-    Action.ROLLBACK: payloads.decode_rollback_plan,
-    Action.COMPACTION: payloads.decode_compaction_plan,
-    Action.LOG_COMPACTION: payloads.decode_compaction_plan,
-    Action.CLUSTERING: payloads.decode_requested_replace_metadata,
-    Action.REPLACE_COMMIT: payloads.decode_requested_replace_metadata,
+_PENDING_STATE_DECODERS: Mapping[tuple[Action, State], Decoder] = {
+    (Action.COMMIT, State.REQUESTED): decode_committed_files,
+    (Action.COMMIT, State.INFLIGHT): decode_committed_files,
+    (Action.DELTA_COMMIT, State.REQUESTED): decode_committed_files,
+    (Action.DELTA_COMMIT, State.INFLIGHT): decode_committed_files,
+    (Action.REPLACE_COMMIT, State.REQUESTED): payloads.decode_requested_replace_metadata,
+    (Action.REPLACE_COMMIT, State.INFLIGHT): decode_committed_files,
+    (Action.CLUSTERING, State.REQUESTED): payloads.decode_requested_replace_metadata,
+    (Action.CLUSTERING, State.INFLIGHT): payloads.decode_requested_replace_metadata,
+    (Action.COMPACTION, State.REQUESTED): payloads.decode_compaction_plan,
+    (Action.COMPACTION, State.INFLIGHT): payloads.decode_compaction_plan,
+    (Action.LOG_COMPACTION, State.REQUESTED): payloads.decode_compaction_plan,
+    (Action.LOG_COMPACTION, State.INFLIGHT): payloads.decode_compaction_plan,
+    (Action.CLEAN, State.REQUESTED): payloads.decode_cleaner_plan,
+    (Action.CLEAN, State.INFLIGHT): payloads.decode_cleaner_plan,
+    (Action.ROLLBACK, State.REQUESTED): payloads.decode_rollback_plan,
+    (Action.ROLLBACK, State.INFLIGHT): payloads.decode_rollback_plan,
+    (Action.SAVEPOINT, State.INFLIGHT): payloads.decode_savepoint_metadata,
 }
-"""The requested plans of pending services (what finishing or respecting them reads)."""
+"""The requested and inflight files of each action: archival moves them with the completed file
+(so it reads them), finishing a pending service reads its plan."""
+
+_PENDING_READ = frozenset(
+    {Action.CLEAN, Action.ROLLBACK, Action.COMPACTION, Action.LOG_COMPACTION, Action.CLUSTERING}
+)
+"""Pending instants whose requested plan a service reads (finishes, or respects); a pending
+write's files are left alone: a crashed writer's may be partial, and its rollback reads none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,18 +120,25 @@ class InstantFile:
     decode: Decoder
 
 
-def instant_files_to_decode(snapshot: TableSnapshot) -> Iterator[InstantFile]:
-    """Every instant file a planner or executor may decode: the completed file of each completed
-    instant, the requested plan of each pending table service, clean and rollback."""
-    for instant in snapshot.timeline.instants:
-        if instant.is_completed:
+def _state_files(entry: TimelineEntry) -> Iterator[InstantFile]:
+    instant = entry.instant
+    for state in entry.state_files:
+        if state is State.COMPLETED:
             decode = _COMPLETED_DECODERS.get(instant.completed_action)
-            if decode is not None:
-                yield InstantFile(instant, State.COMPLETED, decode)
-        elif instant.action is not Action.REPLACE_COMMIT or instant.state is State.REQUESTED:
-            decode = _REQUESTED_DECODERS.get(instant.action)
-            if decode is not None:
-                yield InstantFile(instant, State.REQUESTED, decode)
+        elif instant.is_completed or (state is State.REQUESTED and instant.action in _PENDING_READ):
+            decode = _PENDING_STATE_DECODERS.get((instant.action, state))
+        else:
+            decode = None
+        if decode is not None:
+            yield InstantFile(instant, state, decode)
+
+
+def instant_files_to_decode(snapshot: TableSnapshot) -> Iterator[InstantFile]:
+    """Every instant file a planner or executor may decode: each state file of a completed
+    instant (what archival moves), the requested plan of a pending table service, clean or
+    rollback. Only files that exist (a savepoint has no requested file, for one)."""
+    for entry in snapshot.timeline.entries:
+        yield from _state_files(entry)
 
 
 def _undecodable(exc: MaintainerError, instant: Instant) -> str:

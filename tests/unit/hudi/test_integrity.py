@@ -192,3 +192,16 @@ def test_a_corrupt_block_inside_the_committed_length_is_damage_beyond_it_a_crash
     assert "corrupt log block at byte 0 (no magic right after the block)" in finding.problem
     assert f"inside the {len(first) + len(second)} bytes deltacommit {T3} committed" in finding.problem
     assert f"roll back deltacommit {T3}" in finding.hint
+
+
+def test_every_state_file_of_a_completed_instant_is_decoded_not_those_of_a_pending_write(
+    tmp_path: Path,
+) -> None:
+    """Archival moves the requested and inflight files with the completed one, so it reads them;
+    a failed write's inflight file is left to its rollback (a crashed writer may have cut it)."""
+    base = parquet_bytes()
+    storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
+    touch(tmp_path, f".hoodie/{T2}.deltacommit.inflight", b'{"partitionToWriteStats": {')
+    touch(tmp_path, f".hoodie/{T3}.deltacommit.inflight", b'{"partitionToWriteStats": {')
+    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
+    assert finding.path == f".hoodie/{T2}.deltacommit.inflight"
