@@ -130,12 +130,12 @@ def rows_as_of_every_commit(path: Path) -> dict[str, list[dict[str, Any]]]:
     return {ts: oracle.snapshot_rows(path, as_of=ts, drop=META) for ts in oracle.completed_commit_times(path)}
 
 
-def recover(root: Path) -> None:
+def recover(root: Path, context: str) -> None:
     """What a user does after a crash: apply the same plan again (it resumes, or says it was
     applied), then plan and apply once more; the second round must succeed."""
     main(["apply", "--project-dir", str(root)])
-    assert main(["plan", "--project-dir", str(root)]) in (0, 2)
-    assert main(["apply", "--project-dir", str(root)]) == 0
+    assert main(["plan", "--project-dir", str(root)]) in (0, 2), f"plan after recovery failed: {context}"
+    assert main(["apply", "--project-dir", str(root)]) == 0, f"apply after recovery failed: {context}"
 
 
 def time_travel_floor(path: Path) -> str:
@@ -178,7 +178,7 @@ def test_apply_killed_at_a_random_moment_recovers_every_row(
     context = f"{scenario} {outcome}"
     assert oracle.snapshot_rows(table, drop=META) == rows, f"rows changed right after the kill: {context}"
 
-    recover(root)
+    recover(root, context)
     assert oracle.snapshot_rows(table, drop=META) == rows, f"rows changed after recovery: {context}"
     floor = time_travel_floor(table)
     for timestamp in oracle.completed_commit_times(table):
