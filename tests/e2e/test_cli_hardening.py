@@ -64,6 +64,36 @@ def test_a_linked_partition_of_another_table_is_never_cleaned(
     assert oracle.snapshot_rows(table, drop=META) == rows
 
 
+def test_a_linked_file_in_a_partition_is_never_deleted_through_and_the_error_says_why(
+    project: Callable[[Path, str], Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The oldest base file of a partition replaced by a link to the same file in a copy of the
+    table: the clean that removes that old version deletes every other file it planned, never
+    the link nor what it points to, and fails naming the link as the reason (not a storage
+    permission). The copy reads the same after; so does the table."""
+    table, other = tmp_path / "t", tmp_path / "other"
+    cow_table(table, seed=2)
+    shutil.copytree(table, other)
+    partition = table / "city=city_0000"
+    oldest = min(partition.glob("*.parquet"), key=lambda p: p.stem.rsplit("_", 1)[1])
+    oldest.unlink()
+    os.symlink(other / "city=city_0000" / oldest.name, oldest)
+    other_files, other_rows = files_below(other), oracle.snapshot_rows(other, drop=META)
+    rows = oracle.snapshot_rows(table, drop=META)
+    root = project(table, "clean: {commits_retained: 1}\narchive: {enabled: false}")
+
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["apply", "--project-dir", str(root)]) == 1
+    out = capsys.readouterr()
+    assert "could not be deleted" in out.out + out.err
+    assert "symbolic link" in out.out + out.err
+    assert oldest.is_symlink()
+    assert files_below(other) == other_files
+    assert oracle.snapshot_rows(other, drop=META) == other_rows
+    assert oracle.snapshot_rows(table, drop=META) == rows
+
+
 def test_a_pending_clean_rewritten_after_the_plan_is_refused_and_deletes_nothing(
     project: Callable[[Path, str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

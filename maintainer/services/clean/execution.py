@@ -51,8 +51,15 @@ class CleanRun:
 
     @property
     def failed(self) -> list[str]:
+        return [path for path, _ in self.failures]
+
+    @property
+    def failures(self) -> list[tuple[str, str]]:
+        """(path, why) of each file that could not be deleted."""
         return [
-            f"{r.partition}/{name}" if r.partition else name for r in self.results for name, _ in r.failed
+            (f"{r.partition}/{name}" if r.partition else name, error)
+            for r in self.results
+            for name, error in r.failed
         ]
 
 

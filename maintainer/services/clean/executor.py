@@ -261,11 +261,14 @@ class CleanExecutor:
             "files_failed": failed,
         }
         if failed:
+            failures = [f"{path} ({why})" for run in self.runs for path, why in run.failures]
             raise ApplyError(
                 f"{len(failed)} file(s) could not be deleted (recorded as failed in the clean): "
-                + ", ".join(failed[:5]),
+                + "; ".join(failures[:5]),
                 where=self.ctx.table.path,
-                hint="check the storage permissions; the next clean plans them again",
+                hint="fix what each reason names (storage permissions; a symbolic link, which "
+                "maintainer never deletes through: put the real file there or remove the link by "
+                "hand); the next clean plans them again",
             )
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
