@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -60,7 +61,7 @@ def plan_json(root: Path) -> dict[str, object]:
 
 
 def nodes_of(root: Path) -> list[dict[str, object]]:
-    (table,) = plan_json(root)["tables"]  # type: ignore[misc]
+    (table,) = cast(list[dict[str, Any]], plan_json(root)["tables"])
     nodes: list[dict[str, object]] = table["nodes"]
     return nodes
 
@@ -247,7 +248,7 @@ def test_a_corrupt_hoodie_properties_with_a_valid_backup_is_read_from_it_and_not
     assert main(["plan", "--project-dir", str(root)]) == 1
     for node in nodes_of(root):
         assert node["status"] == "blocked"
-        (reason,) = node["reasons"]  # type: ignore[misc]
+        (reason,) = cast(list[str], node["reasons"])
         assert "hoodie.properties: hoodie.table.checksum is missing" in reason
         assert "reads .hoodie/hoodie.properties.backup instead" in reason and "never writes" in reason
     assert main(["apply", "--project-dir", str(root)]) == 0

@@ -25,6 +25,7 @@ from maintainer.plan.canonical import compute_plan_id
 from maintainer.runner.faults import FAULT_ENV
 from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock
+from maintainer.spark.session import create_session
 from maintainer.storage import Storage
 from tests.support import oracle
 
@@ -67,7 +68,8 @@ def rewrite_plan(root: Path, data: dict[str, Any]) -> None:
 
 def node_of(data: dict[str, Any], table: str, service: str) -> dict[str, Any]:
     (node,) = [n for t in data["tables"] if t["name"] == table for n in t["nodes"] if n["service"] == service]
-    return node
+    found: dict[str, Any] = node
+    return found
 
 
 def changing_services(data: dict[str, Any]) -> list[str]:
@@ -291,7 +293,7 @@ def test_a_live_lock_fails_the_apply_before_spark_starts(
     root = project(table, CLEAN_ONLY)
     assert main(["plan", "--project-dir", str(root)]) == 0
     sessions: list[object] = []
-    real = apply_cmd.create_session
+    real = create_session
 
     def recording(settings: object) -> object:
         sessions.append(settings)

@@ -43,7 +43,7 @@ def raw_data_files(root: Path) -> set[str]:
 
 
 def listed_files(state: dict[str, Any]) -> list[str]:
-    files = []
+    files: list[str] = []
     for partition in state["partitions"]:
         prefix = f"{partition['path']}/" if partition["path"] else ""
         for group in partition["file_groups"]:
@@ -52,7 +52,8 @@ def listed_files(state: dict[str, Any]) -> list[str]:
                     "log_files"
                 ]
                 files += [prefix + name for name in names]
-    return files + state["uncommitted_files"]
+    uncommitted: list[str] = state["uncommitted_files"]
+    return files + uncommitted
 
 
 def raw_instant_times(root: Path, layout: int) -> tuple[set[str], set[str]]:

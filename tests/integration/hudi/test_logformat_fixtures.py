@@ -195,7 +195,8 @@ def check_prefix_against_oracle(root: Path, group: FileGroupLogs, upto: int, com
 def data_rows(block: LogBlock) -> list[dict[str, Any]]:
     if block.block_type is BlockType.AVRO_DATA:
         return block_records(block)
-    return block_table(block).to_pylist()
+    rows: list[dict[str, Any]] = block_table(block).to_pylist()
+    return rows
 
 
 def test_damaged_real_log_files_give_corrupt_blocks_and_reading_continues(fixture_table: GetTable) -> None:

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import fastavro
 import pytest
@@ -91,7 +91,7 @@ def raw_completed_instants(root: Path) -> set[tuple[str, str, str | None]]:
 def decode_instant_file(data: bytes) -> dict[str, Any]:
     if data[:4] == b"Obj\x01":
         records = list(fastavro.reader(io.BytesIO(data)))
-        return dict(records[0]) if records else {}
+        return dict(cast(dict[str, Any], records[0])) if records else {}
     return dict(json.loads(data)) if data.strip() else {}
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from maintainer.hudi.merge import LogDeletes, LogRecords, MergeRules, format_record_key, merge_file_slice
+from maintainer.hudi.merge import (
+    LogDeletes,
+    LogItem,
+    LogRecords,
+    MergeRules,
+    format_record_key,
+    merge_file_slice,
+)
 from maintainer.hudi.properties import MergeMode
 
 SCHEMA = pa.schema([("_hoodie_record_key", pa.string()), ("ts", pa.int64()), ("v", pa.string())])
@@ -64,14 +71,14 @@ def test_event_time_delete_with_lower_ordering_keeps_the_record() -> None:
 
 def test_record_after_a_delete_is_merged_with_the_base_row_by_ordering() -> None:
     # as Hudi: the log combines to the later record, which then meets the base row
-    items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "older")])]
+    items: list[LogItem] = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "older")])]
     assert merged(merge_file_slice(base(("a", 5, "x")), items, EVENT, SCHEMA)) == {"a": (5, "x")}
     items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 9, "back")])]
     assert merged(merge_file_slice(base(("a", 5, "x")), items, EVENT, SCHEMA)) == {"a": (9, "back")}
 
 
 def test_commit_time_record_after_a_delete_reinserts() -> None:
-    items = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "back")])]
+    items: list[LogItem] = [LogDeletes("2", [("a", None)]), LogRecords("3", [rec("a", 1, "back")])]
     assert merged(merge_file_slice(base(("a", 5, "x")), items, COMMIT, SCHEMA)) == {"a": (1, "back")}
 
 

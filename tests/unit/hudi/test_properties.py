@@ -98,8 +98,8 @@ def test_simple_escapes() -> None:
     assert parse_java_properties("k=a\\tb\\nc\\\\d\\qe\n") == {"k": "a\tb\nc\\dq" + "e"}
 
 
-keys = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FFF, exclude_categories=("Cs",)), min_size=1)
-values = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FFF, exclude_categories=("Cs",)))
+keys = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FFF, exclude_categories=["Cs"]), min_size=1)
+values = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FFF, exclude_categories=["Cs"]))
 
 
 @given(st.dictionaries(keys, values, max_size=8))

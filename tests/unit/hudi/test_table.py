@@ -180,7 +180,7 @@ def test_metadata_table_detected(tmp_path: Path) -> None:
     touch(
         tmp_path,
         ".hoodie/hoodie.properties",
-        properties(version=8, **{"hoodie.table.metadata.partitions": "files"}),
+        properties(8, True, **{"hoodie.table.metadata.partitions": "files"}),
     )
     touch(tmp_path, ".hoodie/metadata/.hoodie/hoodie.properties", b"x=y")
     snapshot = load_snapshot(Storage(str(tmp_path)))

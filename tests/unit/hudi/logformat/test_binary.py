@@ -58,7 +58,9 @@ def test_rollback_command_frame_matches_the_real_105_byte_block() -> None:
 
 
 @given(st.binary(max_size=300), header_entries, header_entries)
-def test_frame_sizes_are_consistent(content: bytes, header: list, footer: list) -> None:
+def test_frame_sizes_are_consistent(
+    content: bytes, header: list[tuple[HeaderKey, str]], footer: list[tuple[HeaderKey, str]]
+) -> None:
     raw = frame_block(
         BlockType.AVRO_DATA, BlockMetadata(tuple(header)), content, BlockMetadata(tuple(footer))
     )

@@ -41,7 +41,7 @@ def test_same_bytes_as_the_record_encoder(records: list[dict[str, object]]) -> N
 def test_non_null_first_unions_and_plain_fields() -> None:
     schema = json.dumps({"type": "record", "name": "r", "fields": [
         {"name": "a", "type": ["long", "null"]}, {"name": "b", "type": "string"}]})  # fmt: skip
-    records = [{"a": 5, "b": "x"}, {"a": None, "b": ""}]
+    records: list[dict[str, object]] = [{"a": 5, "b": "x"}, {"a": None, "b": ""}]
     table = pa.Table.from_pylist(records, schema=pa.schema([("a", pa.int64()), ("b", pa.string())]))
     assert encode_table_content(table, schema, 3) == encode_avro_content(records, schema, 3)
 

@@ -49,7 +49,9 @@ def test_rollback_command_block_headers_and_target() -> None:
         ),
     ],
 )
-def test_incomplete_or_unknown_command_blocks(entries: tuple, error: type[Exception]) -> None:
+def test_incomplete_or_unknown_command_blocks(
+    entries: tuple[tuple[HeaderKey, str], ...], error: type[Exception]
+) -> None:
     (block,) = read_log_blocks(frame_block(BlockType.COMMAND, BlockMetadata(entries), b""), "f")
     with pytest.raises(error, match="f at offset 0"):
         block_rollback(block)

@@ -164,7 +164,7 @@ def test_keep_latest_by_hours_retains_commits_within_the_window() -> None:
     files = [base("a", n) for n in (1, 2, 3, 4)]
     now = datetime(2025, 1, 1, 0, 3, 30, tzinfo=timezone.utc)  # 30 s after commit 3
     settings = CleanSettings(policy=CleanPolicy.KEEP_LATEST_BY_HOURS, hours_retained=0)
-    view = build_view(tl, files and listing(files))
+    view = build_view(tl, listing(files))
     result = plan_clean(CleanInputs(tl, view, FULL), settings, now)
     assert result.earliest_commit_to_retain is not None
     assert result.earliest_commit_to_retain.timestamp == ts(4)
