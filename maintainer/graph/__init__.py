@@ -1,9 +1,6 @@
 """TableSpecs -> a DAG of (table, service) nodes; dbt-style selection; rendering."""
 
 from maintainer.graph.build import (
-    BLOCK_OF,
-    MOR_ONLY_SERVICES,
-    SERVICE_ORDER,
     NodeId,
     build_graph,
     node_sort_key,
@@ -16,10 +13,7 @@ from maintainer.graph.render import FORMATS, render_graph, to_json
 from maintainer.graph.select import SelectionResult, parse_selector, select_nodes
 
 __all__ = [
-    "BLOCK_OF",
     "FORMATS",
-    "MOR_ONLY_SERVICES",
-    "SERVICE_ORDER",
     "NodeId",
     "SelectionResult",
     "build_graph",

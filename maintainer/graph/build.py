@@ -17,26 +17,12 @@ from typing import NamedTuple
 
 import networkx as nx
 
+from maintainer.catalog import SERVICE_ORDER, SERVICES
 from maintainer.errors import ManifestError
 from maintainer.project.models import TableSpec
 
-SERVICE_ORDER: tuple[str, ...] = (
-    "rollback",
-    "compaction",
-    "savepoint_create",
-    "clean",
-    "archive",
-    "savepoint_delete",
-)
-BLOCK_OF: dict[str, str] = {
-    "rollback": "rollback",
-    "compaction": "compaction",
-    "savepoint_create": "savepoints",
-    "clean": "clean",
-    "archive": "archive",
-    "savepoint_delete": "savepoints",
-}
-MOR_ONLY_SERVICES = frozenset({"compaction"})
+BLOCK_OF: dict[str, str] = {service.name: service.block for service in SERVICES}
+MOR_ONLY_SERVICES = frozenset(service.name for service in SERVICES if service.mor_only)
 _RANK = {service: index for index, service in enumerate(SERVICE_ORDER)}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from maintainer.catalog import ACTION_LABELS
 from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TablePlan
@@ -19,21 +20,8 @@ FILES_SHOWN = 10
 """Files listed per node in the text and markdown views (plan.json has them all)."""
 PARTITIONS_SHOWN = 20
 
-_ACTION_LABELS = {
-    "delete_file": ("file to delete", "files to delete"),
-    "delete_partition": ("partition to delete", "partitions to delete"),
-    "finish_pending_clean": ("pending clean to finish", "pending cleans to finish"),
-    "drop_metadata_table": ("metadata table to drop", "metadata tables to drop"),
-    "rollback": ("failed write to roll back", "failed writes to roll back"),
-    "revert_table_service": ("inflight table service to revert", "inflight table services to revert"),
-    "finish_pending_rollback": ("pending rollback to finish", "pending rollbacks to finish"),
-    "remove_rolled_back_instant": ("rolled-back instant to remove", "rolled-back instants to remove"),
-    "execute_pending_compaction": ("pending compaction to run", "pending compactions to run"),
-    "compact_slice": ("file slice to compact", "file slices to compact"),
-    "create_savepoint": ("savepoint to create", "savepoints to create"),
-    "delete_savepoint": ("savepoint to delete", "savepoints to delete"),
-    "archive_instant": ("instant to archive", "instants to archive"),
-}
+_ACTION_LABELS = {label.kind: (label.one, label.many) for label in ACTION_LABELS}
+"""In summary order (the catalog's)."""
 
 
 def human_bytes(size: int) -> str:

@@ -4,7 +4,7 @@
 """
 
 from maintainer.project.loader import PROJECT_FILE, Project, load_project
-from maintainer.project.models import SERVICE_BLOCKS, ProjectConfig, TableEntry, TableSpec
+from maintainer.project.models import ProjectConfig, TableEntry, TableSpec
 from maintainer.project.profiles import SparkSettings, Target, TargetSettings
 from maintainer.project.services import (
     ArchiveSpec,
@@ -20,7 +20,6 @@ from maintainer.project.services import (
 
 __all__ = [
     "PROJECT_FILE",
-    "SERVICE_BLOCKS",
     "ArchiveSpec",
     "CleanSpec",
     "CompactionSpec",

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from maintainer.project.models import SERVICE_BLOCKS
+from maintainer.catalog import SERVICE_BLOCKS
 from maintainer.project.yamlsrc import Mark, Path_, YamlDocument
 
 ACCUMULATED_KEYS = frozenset({"tags"})

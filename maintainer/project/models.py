@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from maintainer.catalog import SERVICE_BLOCKS
 from maintainer.project.services import (
     ArchiveSpec,
     CleanSpec,
@@ -25,7 +26,6 @@ TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]
 Tag = Annotated[str, Field(min_length=1, pattern=r"^[^\s,:+@]+$")]
 MetadataTablePolicy = Literal["refuse", "drop"]
-SERVICE_BLOCKS: tuple[str, ...] = ("rollback", "compaction", "clean", "archive", "savepoints")
 
 
 class DefaultsBlock(FrozenModel):

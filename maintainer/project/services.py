@@ -196,11 +196,4 @@ class SavepointsSpec(FrozenModel):
         return value
 
 
-SERVICE_MODELS: dict[str, type[FrozenModel]] = {
-    "rollback": RollbackSpec,
-    "compaction": CompactionSpec,
-    "clean": CleanSpec,
-    "archive": ArchiveSpec,
-    "savepoints": SavepointsSpec,
-}
 ServiceSpec = RollbackSpec | CompactionSpec | CleanSpec | ArchiveSpec | SavepointsSpec

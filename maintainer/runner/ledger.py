@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 
+from maintainer.catalog import SERVICES
 from maintainer.errors import FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.payloads import (
@@ -92,8 +93,9 @@ def plan_id_of_instant(storage: Storage, timeline: Timeline, instant: Instant) -
 
 
 SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
-    "clean": (Action.CLEAN,),
-    "compaction": (Action.COMPACTION,),
+    service.name: tuple(Action(action) for action in service.ledger_actions)
+    for service in SERVICES
+    if service.ledger_actions
 }
 """The actions whose instants record which plan a service node's apply came from."""
 
