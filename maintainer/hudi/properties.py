@@ -35,6 +35,10 @@ _COMMIT_TIME_PAYLOADS = {
 }
 
 
+class _MalformedEscapeError(Exception):
+    """A ``\\uxxxx`` escape without four hex digits (Java's IllegalArgumentException)."""
+
+
 def _unescape(text: str) -> str:
     """Undo Java properties escapes (``\\:``, ``\\=``, ``\\uXXXX``, ``\\t``…)."""
     out: list[str] = []
@@ -50,7 +54,7 @@ def _unescape(text: str) -> str:
         if nxt == "u":
             digits = text[i + 2 : i + 6]
             if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise ValueError(f"malformed \\uxxxx encoding: {text[i : i + 6]!r}")
+                raise _MalformedEscapeError(f"malformed \\uxxxx encoding: {text[i : i + 6]!r}")
             out.append(chr(int(digits, 16)))
             i += 6
             continue
@@ -101,10 +105,13 @@ def _split_key_value(line: str) -> tuple[str, str]:
     return _unescape(key), _unescape(rest)
 
 
-def parse_java_properties(text: str) -> dict[str, str]:
-    """Parse the Java ``Properties.load`` format into a dict (ValueError on a malformed
-    ``\\uXXXX`` escape, as Java's IllegalArgumentException)."""
-    return dict(_split_key_value(line) for line in _logical_lines(text))
+def parse_java_properties(text: str, where: str = PROPERTIES_FILE) -> dict[str, str]:
+    """Parse the Java ``Properties.load`` format into a dict (CorruptFileError on a malformed
+    ``\\uXXXX`` escape, where Java throws IllegalArgumentException)."""
+    try:
+        return dict(_split_key_value(line) for line in _logical_lines(text))
+    except _MalformedEscapeError as exc:
+        raise CorruptFileError(f"hoodie.properties cannot be parsed: {exc}", where=where) from exc
 
 
 def _escape(text: str, is_key: bool) -> str:
@@ -365,10 +372,7 @@ def parse_table_config(data: bytes, where: str = PROPERTIES_FILE) -> TableConfig
         text = data.decode("latin-1")
     except UnicodeDecodeError as exc:  # pragma: no cover - latin-1 decodes everything
         raise CorruptFileError("hoodie.properties is not text", where=where) from exc
-    try:
-        raw = parse_java_properties(text)
-    except ValueError as exc:
-        raise CorruptFileError(f"hoodie.properties cannot be parsed: {exc}", where=where) from exc
+    raw = parse_java_properties(text, where)
     if not raw:
         raise CorruptFileError(
             "hoodie.properties is empty or has no key=value lines",

@@ -55,9 +55,10 @@ def test_unicode_escapes() -> None:
     assert parse_java_properties("k=caf\\u00E9 \\u4e2d\n") == {"k": "café 中"}
 
 
-def test_malformed_unicode_escape_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match="uxxxx"):
-        parse_java_properties("k=\\u12G4\n")
+def test_malformed_unicode_escape_is_a_corrupt_file() -> None:
+    with pytest.raises(CorruptFileError, match=r"cannot be parsed: malformed \\uxxxx") as info:
+        parse_java_properties("k=\\u12G4\n", "t/.hoodie/hoodie.properties")
+    assert info.value.where == "t/.hoodie/hoodie.properties"
 
 
 def test_line_continuations() -> None:
