@@ -114,9 +114,9 @@ class _Generator:
         return f"{uuid.UUID(bytes=digest[:16], version=4)}-0"
 
     def encode_metadata(self, metadata: CommitMetadata) -> bytes:
-        if self.config.timeline_layout == 1:
-            return payloads.encode_commit_metadata_json(metadata)
-        return payloads.encode_avro(metadata)
+        if self.config.timeline_layout.commit_metadata_is_avro:
+            return payloads.encode_avro(metadata)
+        return payloads.encode_commit_metadata_json(metadata)
 
     def tasks(self, work: CommitWork) -> list[FileGroupTask]:
         tasks = []

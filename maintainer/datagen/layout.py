@@ -16,6 +16,7 @@ from maintainer.hudi.properties import (
     table_checksum,
     table_config_from_properties,
 )
+from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import Storage
 
 MERGE_STRATEGY_EVENT_TIME = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
@@ -47,7 +48,7 @@ def table_properties(layout: TableLayout) -> dict[str, str]:
         "hoodie.table.name": layout.name,
         "hoodie.table.type": "MERGE_ON_READ" if layout.is_mor else "COPY_ON_WRITE",
         "hoodie.table.version": str(layout.version),
-        "hoodie.timeline.layout.version": "1" if layout.version < 8 else "2",
+        "hoodie.timeline.layout.version": str(TimelineLayout.for_version(layout.version).value),
         "hoodie.table.recordkey.fields": RECORD_KEY_FIELD,
         "hoodie.table.precombine.field": ORDERING_FIELD,
         "hoodie.compaction.payload.class": DEFAULT_PAYLOAD,

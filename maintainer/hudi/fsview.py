@@ -36,6 +36,7 @@ from maintainer.hudi.filenames import (
     LogFileName,
 )
 from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import FileInfo
 from maintainer.storage.fs import paused_gc
 from maintainer.storage.listing import DirListing, Listings
@@ -307,7 +308,7 @@ class FileSystemView:
 
 def _is_visible(
     data_file: DataFile,
-    layout: int,
+    layout: TimelineLayout,
     first_instant: str | None,
     completions: Mapping[str, str],
     pending_compaction_times: set[str],
@@ -316,7 +317,7 @@ def _is_visible(
     if instant in completions or (first_instant is not None and instant < first_instant):
         return True  # completed, or written before the start of the active timeline
     # v6 log files are named by the slice's base instant, which may be a pending compaction
-    return layout == 1 and data_file.is_log and instant in pending_compaction_times
+    return layout.logs_name_their_slice and data_file.is_log and instant in pending_compaction_times
 
 
 def _open_slice(instant: str, slice_instants: list[str]) -> str:
@@ -348,7 +349,7 @@ def _latest_slice(instant: str, slice_instants: list[str]) -> str:
 def _logs_by_slice(
     logs: list[DataFile],
     slice_instants: list[str],
-    layout: int,
+    layout: TimelineLayout,
     completions: Mapping[str, str],
     archived: ArchivedLookup = _no_archive,
 ) -> dict[str, list[DataFile]]:
@@ -359,6 +360,7 @@ def _logs_by_slice(
     the history is read lazily); with none known, the latest slice."""
     logs.sort(key=_LOG_ORDER)
     bisect_right = bisect.bisect_right
+    logs_name_their_slice = layout.logs_name_their_slice
     by_slice: dict[str, list[DataFile]] = {}
     previous_instant: str | None = None
     files: list[DataFile] = []
@@ -366,7 +368,7 @@ def _logs_by_slice(
         instant = log.instant_time
         if instant != previous_instant:  # logs of one instant share their slice
             previous_instant = instant
-            if layout == 1:
+            if logs_name_their_slice:
                 key = instant
             else:
                 completion = completions.get(instant)
@@ -388,7 +390,7 @@ def _build_group(
     partition: str,
     file_id: str,
     files: list[DataFile],
-    layout: int,
+    layout: TimelineLayout,
     completions: Mapping[str, str],
     pending: PendingOperation | None,
     archived: ArchivedLookup = _no_archive,
@@ -403,7 +405,9 @@ def _build_group(
     slice_instants = sorted(bases) if pending is None else sorted({*bases, pending.instant_time})
     by_slice = _logs_by_slice(logs, slice_instants, layout, completions, archived) if logs else {}
     # layout 2 places every log in ``slice_instants`` (grown as needed, sorted, no duplicates)
-    instants = sorted({*slice_instants, *by_slice}) if by_slice and layout == 1 else slice_instants
+    instants = (
+        sorted({*slice_instants, *by_slice}) if by_slice and layout.logs_name_their_slice else slice_instants
+    )
     new_slice, no_logs = _new_file_slice, ()
     slices = tuple(
         new_slice(partition, file_id, b, bases.get(b), tuple(by_slice[b]) if b in by_slice else no_logs)
@@ -415,7 +419,7 @@ def _build_group(
 def _partition_groups(
     partition: str,
     listing: DirListing,
-    layout: int,
+    layout: TimelineLayout,
     first: str | None,
     completions: Mapping[str, str],
     pending_times: set[str],

@@ -33,7 +33,7 @@ def describe(snapshot: TableSnapshot, view: FileSystemView) -> dict[str, Any]:
             "name": config.name,
             "type": config.table_type.value,
             "version": config.version,
-            "timeline_layout": config.timeline_layout,
+            "timeline_layout": config.timeline_layout.value,
             "base_path": snapshot.base_uri,
             "record_key_fields": list(config.record_key_fields),
             "ordering_fields": list(config.ordering_fields),

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from enum import Enum
 
 from maintainer.errors import CorruptFileError
+from maintainer.hudi.timeline_layout import TimelineLayout
 
 
 class State(str, Enum):
@@ -142,7 +143,7 @@ class Instant:
     def sort_key(self) -> tuple[str, int, str]:
         return (self.timestamp, self.state.rank, self.action.value)
 
-    def file_name(self, layout: int) -> str:
+    def file_name(self, layout: TimelineLayout | int) -> str:
         return instant_file_name(self, layout)
 
     def __str__(self) -> str:
@@ -150,19 +151,16 @@ class Instant:
         return f"{self.timestamp}.{self.action.value} [{self.state.value}]{suffix}"
 
 
-def instant_file_name(instant: Instant, layout: int) -> str:
-    """The timeline file name of an instant in the given layout."""
+def instant_file_name(instant: Instant, layout: TimelineLayout | int) -> str:
+    """The timeline file name of an instant in the given layout (a number is read as one)."""
     ts, action = instant.timestamp, instant.action
     if instant.state is State.REQUESTED:
         return f"{ts}.{action.value}.requested"
     if instant.state is State.INFLIGHT:
         return f"{ts}.inflight" if action is Action.COMMIT else f"{ts}.{action.value}.inflight"
-    completed = instant.completed_action.value
-    if layout == 1:
-        return f"{ts}.{completed}"
-    if not instant.completion_time:
-        raise ValueError(f"completed instant {ts} needs a completion time on timeline layout 2")
-    return f"{ts}_{instant.completion_time}.{completed}"
+    return TimelineLayout(layout).completed_file_name(
+        ts, instant.completed_action.value, instant.completion_time
+    )
 
 
 def _action(text: str, file_name: str) -> Action:

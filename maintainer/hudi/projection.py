@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from maintainer.hudi.instant import Action, Instant, State, format_instant_time, parse_instant_time
 from maintainer.hudi.timeline import Timeline, TimelineEntry
+from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import FileInfo
 from maintainer.storage.listing import Listings
 
@@ -42,9 +43,10 @@ def projected_instant_time(timeline: Timeline, step: int = 1) -> str:
     return format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=step))
 
 
-def completed_entry(timestamp: str, action: Action, layout: int, completion: str) -> TimelineEntry:
+def completed_entry(timestamp: str, action: Action, layout: TimelineLayout, completion: str) -> TimelineEntry:
     """The timeline entry of a completed instant (``completion`` counts on layout 2 only)."""
-    instant = Instant(timestamp, action, State.COMPLETED, completion if layout == 2 else None)
+    recorded = completion if layout.records_completion_time else None
+    instant = Instant(timestamp, action, State.COMPLETED, recorded)
     return TimelineEntry(instant, {State.COMPLETED: instant.file_name(layout)})
 
 

@@ -1,4 +1,5 @@
-"""``.hoodie/hoodie.properties``: Java properties parsing and the typed table config."""
+"""``.hoodie/hoodie.properties``: the typed table config, read through the property registry
+(:mod:`maintainer.hudi.table_properties`) and checked as Hudi checks it."""
 
 from __future__ import annotations
 
@@ -6,28 +7,32 @@ import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
+from maintainer.hudi.java_properties import PROPERTIES_FILE, format_java_properties, parse_java_properties
+from maintainer.hudi.table_properties import REQUIRED_PROPERTIES, HudiTableConfig, MergeMode, TableType
+from maintainer.hudi.timeline_layout import TimelineLayout
 
-PROPERTIES_FILE = ".hoodie/hoodie.properties"
+__all__ = [  # the Java format and the enums live in their own modules; importable from here too
+    "CHECKSUM_KEY",
+    "CHECKSUM_SINCE_VERSION",
+    "PROPERTIES_FILE",
+    "REQUIRED_KEYS",
+    "SUPPORTED_VERSIONS",
+    "MergeMode",
+    "TableConfig",
+    "TableType",
+    "format_java_properties",
+    "parse_java_properties",
+    "parse_table_config",
+    "table_checksum",
+    "table_config_from_properties",
+    "verify_checksum",
+    "verify_required_keys",
+]
+
 SUPPORTED_VERSIONS = (6, 8, 9)
-
-
-class TableType(str, Enum):
-    COPY_ON_WRITE = "COPY_ON_WRITE"
-    MERGE_ON_READ = "MERGE_ON_READ"
-
-    @property
-    def short(self) -> str:
-        return "cow" if self is TableType.COPY_ON_WRITE else "mor"
-
-
-class MergeMode(str, Enum):
-    EVENT_TIME_ORDERING = "EVENT_TIME_ORDERING"
-    COMMIT_TIME_ORDERING = "COMMIT_TIME_ORDERING"
-    CUSTOM = "CUSTOM"
-
+Keys = HudiTableConfig
 
 # payload classes whose merge keeps the latest write regardless of the ordering field
 _COMMIT_TIME_PAYLOADS = {
@@ -35,123 +40,9 @@ _COMMIT_TIME_PAYLOADS = {
 }
 
 
-class _MalformedEscapeError(Exception):
-    """A ``\\uxxxx`` escape without four hex digits (Java's IllegalArgumentException)."""
-
-
-def _unescape(text: str) -> str:
-    """Undo Java properties escapes (``\\:``, ``\\=``, ``\\uXXXX``, ``\\t``…)."""
-    out: list[str] = []
-    i = 0
-    simple = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-    while i < len(text):
-        char = text[i]
-        if char != "\\" or i + 1 >= len(text):
-            out.append(char)
-            i += 1
-            continue
-        nxt = text[i + 1]
-        if nxt == "u":
-            digits = text[i + 2 : i + 6]
-            if len(digits) != 4 or not all(c in "0123456789abcdefABCDEF" for c in digits):
-                raise _MalformedEscapeError(f"malformed \\uxxxx encoding: {text[i : i + 6]!r}")
-            out.append(chr(int(digits, 16)))
-            i += 6
-            continue
-        out.append(simple.get(nxt, nxt))
-        i += 2
-    return "".join(out)
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_JAVA_WHITESPACE = " \t\f"
-
-
-def _logical_lines(text: str) -> list[str]:
-    """Natural lines joined at odd trailing backslashes; comments and blank lines dropped.
-
-    As in Java, only ``\\n``, ``\\r`` and ``\\r\\n`` end a line, leading whitespace is
-    skipped and trailing whitespace belongs to the value.
-    """
-    lines: list[str] = []
-    pending = ""
-    for raw in _LINE_BREAK.split(text):
-        line = raw.lstrip(_JAVA_WHITESPACE)
-        if not pending and (not line or line[0] in "#!"):
-            continue
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending += line[:-1]
-            continue
-        lines.append(pending + line)
-        pending = ""
-    if pending:
-        lines.append(pending)
-    return lines
-
-
-def _split_key_value(line: str) -> tuple[str, str]:
-    i = 0
-    while i < len(line):
-        if line[i] == "\\":
-            i += 2
-            continue
-        if line[i] in "=:" or line[i] in _JAVA_WHITESPACE:
-            break
-        i += 1
-    key, rest = line[:i], line[i:].lstrip(_JAVA_WHITESPACE)
-    if rest[:1] in ("=", ":"):
-        rest = rest[1:].lstrip(_JAVA_WHITESPACE)
-    return _unescape(key), _unescape(rest)
-
-
-def parse_java_properties(text: str, where: str = PROPERTIES_FILE) -> dict[str, str]:
-    """Parse the Java ``Properties.load`` format into a dict (CorruptFileError on a malformed
-    ``\\uXXXX`` escape, where Java throws IllegalArgumentException)."""
-    try:
-        return dict(_split_key_value(line) for line in _logical_lines(text))
-    except _MalformedEscapeError as exc:
-        raise CorruptFileError(f"hoodie.properties cannot be parsed: {exc}", where=where) from exc
-
-
-def _escape(text: str, is_key: bool) -> str:
-    out: list[str] = []
-    for index, char in enumerate(text):
-        if char in "\\=:#!":
-            out.append("\\" + char)
-        elif char == " " and (is_key or index == 0):
-            out.append("\\ ")
-        elif char in "\t\n\r\f":
-            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f"}[char])
-        elif ord(char) < 0x20 or ord(char) > 0x7E:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def format_java_properties(values: Mapping[str, str], header_comments: tuple[str, ...] = ()) -> str:
-    """Write properties the way ``java.util.Properties.store`` does (comments first)."""
-    lines = [f"#{comment}" for comment in header_comments]
-    lines += [f"{_escape(k, True)}={_escape(v, False)}" for k, v in values.items()]
-    return "\n".join(lines) + "\n"
-
-
 def table_checksum(database: str, table_name: str) -> int:
     """``hoodie.table.checksum``: CRC32 of ``"<database>.<table>"``."""
     return zlib.crc32(f"{database}.{table_name}".encode())
-
-
-def _split_fields(value: str | None) -> tuple[str, ...]:
-    if not value:
-        return ()
-    return tuple(part.split(":", 1)[0].strip() for part in value.split(",") if part.strip())
-
-
-def _as_bool(value: str | None, default: bool) -> bool:
-    if value is None or value == "":
-        return default
-    return value.strip().lower() == "true"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +52,7 @@ class TableConfig:
     name: str
     table_type: TableType
     version: int
-    timeline_layout: int
+    timeline_layout: TimelineLayout
     timeline_path: str
     history_path: str
     archive_folder: str
@@ -197,13 +88,11 @@ class TableConfig:
     @property
     def timeline_dir(self) -> str:
         """The active timeline directory, relative to the table base path."""
-        return ".hoodie" if self.timeline_layout == 1 else f".hoodie/{self.timeline_path}"
+        return self.timeline_layout.timeline_dir(self.timeline_path)
 
     @property
     def archive_dir(self) -> str:
-        if self.timeline_layout == 1:
-            return f".hoodie/{self.archive_folder}"
-        return f"{self.timeline_dir}/{self.history_path}"
+        return self.timeline_layout.archive_dir(self.archive_folder, self.timeline_path, self.history_path)
 
     @property
     def has_metadata_table(self) -> bool:
@@ -215,30 +104,16 @@ class TableConfig:
 
 
 def _merge_mode(raw: Mapping[str, str], ordering: tuple[str, ...]) -> MergeMode:
-    explicit = raw.get("hoodie.record.merge.mode")
-    if explicit:
-        try:
-            return MergeMode(explicit.upper())
-        except ValueError:
-            return MergeMode.CUSTOM
-    payload = raw.get("hoodie.compaction.payload.class", "")
-    if payload in _COMMIT_TIME_PAYLOADS or not ordering:
+    explicit = Keys.RECORD_MERGE_MODE.read(raw)
+    if explicit is not None:
+        return explicit
+    if Keys.PAYLOAD_CLASS.read(raw) in _COMMIT_TIME_PAYLOADS or not ordering:
         return MergeMode.COMMIT_TIME_ORDERING
     return MergeMode.EVENT_TIME_ORDERING
 
 
 def _version(raw: Mapping[str, str], where: str) -> int:
-    text = raw.get("hoodie.table.version")
-    if text is None:
-        raise CorruptFileError(
-            "hoodie.table.version is missing",
-            where=where,
-            hint="the file is incomplete; restore it from hoodie.properties.backup if one exists",
-        )
-    try:
-        version = int(text)
-    except ValueError as exc:
-        raise CorruptFileError(f"hoodie.table.version is not a number: {text!r}", where=where) from exc
+    version = Keys.VERSION.read(raw, where)
     if version not in SUPPORTED_VERSIONS:
         supported = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
         raise UnsupportedTableError(
@@ -249,14 +124,22 @@ def _version(raw: Mapping[str, str], where: str) -> int:
     return version
 
 
-def _layout(raw: Mapping[str, str], version: int, where: str) -> int:
-    text = raw.get("hoodie.timeline.layout.version", "1" if version < 8 else "2")
-    if text not in ("1", "2"):
-        raise CorruptFileError(f"hoodie.timeline.layout.version must be 1 or 2, not {text!r}", where=where)
-    return int(text)
+def _layout(raw: Mapping[str, str], version: int, where: str) -> TimelineLayout:
+    declared = Keys.TIMELINE_LAYOUT_VERSION.read(raw, where)
+    return TimelineLayout.for_version(version) if declared is None else declared
 
 
-CHECKSUM_KEY = "hoodie.table.checksum"
+def _ordering_fields(raw: Mapping[str, str]) -> tuple[str, ...]:
+    """``hoodie.table.ordering.fields`` (version 8+), else ``hoodie.table.precombine.field``."""
+    return Keys.ORDERING_FIELDS.read(raw) or Keys.PRECOMBINE_FIELD.read(raw)
+
+
+def _key_generator(raw: Mapping[str, str]) -> str:
+    """``hoodie.table.keygenerator.class`` (version 6), else ``hoodie.table.keygenerator.type``."""
+    return Keys.KEY_GENERATOR_CLASS.read(raw) or Keys.KEY_GENERATOR_TYPE.read(raw)
+
+
+CHECKSUM_KEY = Keys.CHECKSUM.key
 CHECKSUM_SINCE_VERSION = 4
 """Hudi writes ``hoodie.table.checksum`` since 0.11.0 (table version 4), as the file's last line."""
 
@@ -267,7 +150,7 @@ _CUT_SHORT_HINT = (
 
 
 def _declared_version(raw: Mapping[str, str]) -> int | None:
-    text = raw.get("hoodie.table.version", "")
+    text = Keys.VERSION.text(raw) or ""
     return int(text) if text.strip().isdigit() else None
 
 
@@ -299,9 +182,10 @@ def verify_checksum(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> Non
                 hint=_CUT_SHORT_HINT,
             )
         return
-    if not raw.get("hoodie.table.name"):
-        raise CorruptFileError("hoodie.table.name is missing", where=where, hint=_CUT_SHORT_HINT)
-    expected = table_checksum(raw.get("hoodie.database.name", ""), raw["hoodie.table.name"])
+    name = Keys.NAME.text(raw)
+    if not name:
+        raise CorruptFileError(f"{Keys.NAME.key} is missing", where=where, hint=_CUT_SHORT_HINT)
+    expected = table_checksum(Keys.DATABASE_NAME.read(raw), name)
     if _java_long(text) != expected:
         raise CorruptFileError(
             f"{CHECKSUM_KEY} is {text!r}, but the table name gives {expected}",
@@ -310,7 +194,7 @@ def verify_checksum(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> Non
         )
 
 
-REQUIRED_KEYS = ("hoodie.table.name", "hoodie.table.type", "hoodie.table.version")
+REQUIRED_KEYS = tuple(entry.key for entry in REQUIRED_PROPERTIES)
 """Keys Hudi writes in every ``hoodie.properties`` (``HoodieTableConfig.create``)."""
 
 
@@ -325,43 +209,31 @@ def verify_required_keys(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -
 def table_config_from_properties(raw: Mapping[str, str], where: str = PROPERTIES_FILE) -> TableConfig:
     """Build the typed config; refuses unsupported versions and missing required keys."""
     version = _version(raw, where)
-    name = raw.get("hoodie.table.name")
-    if not name:
-        raise CorruptFileError("hoodie.table.name is missing", where=where)
-    type_text = raw.get("hoodie.table.type", TableType.COPY_ON_WRITE.value)
-    try:
-        table_type = TableType(type_text)
-    except ValueError as exc:
-        raise CorruptFileError(f"unknown hoodie.table.type {type_text!r}", where=where) from exc
-    layout = _layout(raw, version, where)
-    ordering = _split_fields(
-        raw.get("hoodie.table.ordering.fields") or raw.get("hoodie.table.precombine.field")
-    )
-    keygen = raw.get("hoodie.table.keygenerator.class") or raw.get("hoodie.table.keygenerator.type", "")
+    ordering = _ordering_fields(raw)
     return TableConfig(
-        name=name,
-        table_type=table_type,
+        name=Keys.NAME.read(raw, where),
+        table_type=Keys.TYPE.read(raw, where),
         version=version,
-        timeline_layout=layout,
-        timeline_path=raw.get("hoodie.timeline.path", "timeline"),
-        history_path=raw.get("hoodie.timeline.history.path", "history"),
-        archive_folder=raw.get("hoodie.archivelog.folder", "archived"),
-        record_key_fields=_split_fields(raw.get("hoodie.table.recordkey.fields")),
+        timeline_layout=_layout(raw, version, where),
+        timeline_path=Keys.TIMELINE_PATH.read(raw),
+        history_path=Keys.TIMELINE_HISTORY_PATH.read(raw),
+        archive_folder=Keys.ARCHIVELOG_FOLDER.read(raw),
+        record_key_fields=Keys.RECORDKEY_FIELDS.read(raw),
         ordering_fields=ordering,
-        partition_fields=_split_fields(raw.get("hoodie.table.partition.fields")),
-        key_generator=keygen,
-        hive_style_partitioning=_as_bool(raw.get("hoodie.datasource.write.hive_style_partitioning"), False),
-        url_encode_partitions=_as_bool(raw.get("hoodie.datasource.write.partitionpath.urlencode"), False),
-        populate_meta_fields=_as_bool(raw.get("hoodie.populate.meta.fields"), True),
-        base_file_format=raw.get("hoodie.table.base.file.format", "PARQUET").upper(),
-        log_file_format=raw.get("hoodie.table.log.file.format", "HOODIE_LOG"),
-        timeline_timezone=raw.get("hoodie.table.timeline.timezone", "LOCAL").upper(),
+        partition_fields=Keys.PARTITION_FIELDS.read(raw),
+        key_generator=_key_generator(raw),
+        hive_style_partitioning=Keys.HIVE_STYLE_PARTITIONING.read(raw),
+        url_encode_partitions=Keys.URL_ENCODE_PARTITIONING.read(raw),
+        populate_meta_fields=Keys.POPULATE_META_FIELDS.read(raw),
+        base_file_format=Keys.BASE_FILE_FORMAT.read(raw),
+        log_file_format=Keys.LOG_FILE_FORMAT.read(raw),
+        timeline_timezone=Keys.TIMELINE_TIMEZONE.read(raw),
         merge_mode=_merge_mode(raw, ordering),
-        payload_class=raw.get("hoodie.compaction.payload.class", ""),
-        metadata_partitions=_split_fields(raw.get("hoodie.table.metadata.partitions")),
-        metadata_partitions_inflight=_split_fields(raw.get("hoodie.table.metadata.partitions.inflight")),
-        database=raw.get("hoodie.database.name", ""),
-        create_schema=raw.get("hoodie.table.create.schema"),
+        payload_class=Keys.PAYLOAD_CLASS.read(raw),
+        metadata_partitions=Keys.METADATA_PARTITIONS.read(raw),
+        metadata_partitions_inflight=Keys.METADATA_PARTITIONS_INFLIGHT.read(raw),
+        database=Keys.DATABASE_NAME.read(raw),
+        create_schema=Keys.CREATE_SCHEMA.read(raw),
         raw=dict(raw),
     )
 

@@ -91,7 +91,8 @@ def load_timeline(storage: Storage, config: TableConfig) -> Timeline:
     completion times (read only if asked)."""
     listing = storage.list_dir_columns(config.timeline_dir)
     names = [name for name, is_dir in zip(listing.names, listing.is_dir, strict=True) if not is_dir]
-    archived = ArchivedCompletionTimes(storage, config.archive_dir) if config.timeline_layout == 2 else None
+    layout = config.timeline_layout
+    archived = ArchivedCompletionTimes(storage, config.archive_dir) if layout.has_lsm_history else None
     return Timeline.from_file_names(names, config.timeline_layout, config.timeline_dir, archived)
 
 

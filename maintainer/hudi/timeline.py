@@ -22,6 +22,7 @@ from maintainer.hudi.instant import (
     instant_file_name,
     parse_instant_file_name,
 )
+from maintainer.hudi.timeline_layout import TimelineLayout
 
 _SERVICE_FOR_COMPLETED = {
     Action.COMMIT: Action.COMPACTION,
@@ -75,9 +76,9 @@ def _group(parsed: Iterable[tuple[str, Instant]]) -> list[TimelineEntry]:
 
 @dataclass(frozen=True)
 class Timeline:
-    """The active timeline of one table (``layout`` 1 or 2), sorted by instant time."""
+    """The active timeline of one table, sorted by instant time."""
 
-    layout: int
+    layout: TimelineLayout
     entries: tuple[TimelineEntry, ...]
     directory: str = ".hoodie"
     archived: CompletionTimeSource | None = field(default=None, repr=False, compare=False)
@@ -88,6 +89,7 @@ class Timeline:
     _completions: dict[str, str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", TimelineLayout(self.layout))
         object.__setattr__(self, "_by_key", {(e.timestamp, e.instant.action): e for e in self.entries})
         writes = (e.timestamp for e in self.entries if e.instant.action in COMMIT_ACTIONS)
         object.__setattr__(self, "_write_start", next(writes, None))
@@ -97,17 +99,18 @@ class Timeline:
     def from_file_names(
         cls,
         names: Iterable[str],
-        layout: int,
+        layout: TimelineLayout | int,
         directory: str = ".hoodie",
         archived: CompletionTimeSource | None = None,
     ) -> Timeline:
         """Build from the names in the timeline directory; other files are ignored."""
+        layout = TimelineLayout(layout)
         parsed = []
         for name in names:
             instant = parse_instant_file_name(name)
             if instant is None:
                 continue
-            if layout == 2 and instant.is_completed and instant.completion_time is None:
+            if layout.records_completion_time and instant.is_completed and instant.completion_time is None:
                 raise CorruptFileError(
                     f"completed instant file {name} has no completion time, but the table uses "
                     "timeline layout 2",

@@ -91,7 +91,7 @@ class TimelineWriter:
     def complete(self, inflight: Instant, content: bytes) -> Instant:
         """Write the completed file; on layout 2 with a fresh completion time."""
         self._require_state(inflight, State.INFLIGHT, State.COMPLETED)
-        completion = self.new_instant_time() if self.config.timeline_layout == 2 else None
+        completion = self.new_instant_time() if self.config.timeline_layout.records_completion_time else None
         completed = inflight.with_state(State.COMPLETED, completion)
         self._write(completed, content)
         return completed

@@ -97,7 +97,7 @@ def run_archive(
     )
     if not entries:
         return ArchiveOutcome(None, 0, ())
-    write = _write_v6 if config.timeline_layout == 1 else _write_lsm
+    write = _write_lsm if config.timeline_layout.has_lsm_history else _write_v6
     archive_file, written = write(storage, config, entries)
     fault("after_archive_written")
     deleted = _delete_states(storage, config, entries, State.REQUESTED)

@@ -33,10 +33,10 @@ def already_archived(table: LoadedTable) -> frozenset[str]:
     first = timeline.first_instant_time()
     if not active or first is None:
         return frozenset()
-    if config.timeline_layout == 1:
-        times = {key[0] for key in v6_log.latest_archived_keys(table.storage, config.archive_dir)}
-    else:
+    if config.timeline_layout.has_lsm_history:
         times = {r.instant_time for r in archived_instants(table.storage, config.archive_dir, first)}
+    else:
+        times = {key[0] for key in v6_log.latest_archived_keys(table.storage, config.archive_dir)}
     return frozenset(t for t in times if t in active)
 
 

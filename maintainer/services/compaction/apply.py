@@ -22,6 +22,7 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.runner.context import NodeContext
 from maintainer.runner.dag import NodeOutcome
@@ -140,7 +141,7 @@ class CompactionApply:
         writer = TimelineWriter(table.storage, table.snapshot.config, self.ctx.clock)
         instant = writer.new_instant_time()
         timeline = table.snapshot.timeline
-        conflicts = v6_scheduling_conflicts(timeline, instant) if timeline.layout == 1 else []
+        conflicts = v6_scheduling_conflicts(timeline, instant) if timeline.layout is TimelineLayout.V1 else []
         if conflicts:
             self.drift += [Drift(slice_target(op), "; ".join(conflicts)) for op in operations]
             return

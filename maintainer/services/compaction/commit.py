@@ -32,6 +32,6 @@ def compaction_commit_metadata(
 
 def encode_commit(metadata: CommitMetadata, config: TableConfig) -> bytes:
     """The bytes of the completed commit file for this table's timeline layout."""
-    if config.timeline_layout == 1:
-        return payloads.encode_commit_metadata_json(metadata)
-    return payloads.encode_avro(metadata)
+    if config.timeline_layout.commit_metadata_is_avro:
+        return payloads.encode_avro(metadata)
+    return payloads.encode_commit_metadata_json(metadata)

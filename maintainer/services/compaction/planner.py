@@ -28,6 +28,7 @@ from maintainer.hudi.instant import (
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.properties import MergeMode, TableConfig
 from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
     OperationsFound,
@@ -102,7 +103,7 @@ def _candidate(
     if latest is None or not latest.log_files:
         return None
     logs = latest.log_files
-    if inputs.timeline.layout == 2:
+    if inputs.timeline.layout.records_completion_time:
         logs = _logs_before(logs, inputs.timeline, instant)
         if not logs:
             return SkippedSlice(group.partition, group.file_id, f"no log file completed before {instant}")
@@ -194,7 +195,7 @@ def plan_compaction(
     trigger = evaluate_trigger(timeline, settings, instant)
     if not trigger.fires:
         return CompactionPlanResult(PlanStatus.NO_OP, instant, (trigger.reason,), trigger)
-    if timeline.layout == 1:
+    if timeline.layout is TimelineLayout.V1:
         conflicts = v6_scheduling_conflicts(timeline, instant)
         if conflicts:
             return CompactionPlanResult(PlanStatus.BLOCKED, instant, (*conflicts, trigger.reason), trigger)
