@@ -33,12 +33,17 @@ from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.plan.artifact import plan_id_of
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
-from maintainer.services.registry import DROPS_METADATA_TABLE, service_entry, unsupported_reason
+from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
 
 METADATA_TABLE_PATH = ".hoodie/metadata"
 UNKNOWN = "unknown"
+
+DROPS_METADATA_TABLE = frozenset(service.descriptor.name for service in SERVICES)
+"""Services whose apply drops the metadata table when its node's first action is
+``drop_metadata_table`` (every registered one: the first node of a table in execution order
+gets that action)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,7 @@ def _partitions_needed(
 ) -> list[str] | None:
     needed: set[str] = set()
     for service in services:
-        entry = service_entry(service)
+        entry = service_for(service)
         if entry is None:
             continue
         partitions = entry.partitions(storage, timeline, request.spec, now, tz)
@@ -164,7 +169,7 @@ def _with_first_action(node: NodePlan, action: PlannedAction) -> NodePlan:
 
 
 def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime) -> NodePlan:
-    entry = service_entry(service)
+    entry = service_for(service)
     if entry is None:
         return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(unsupported_reason(service),))
     try:
@@ -184,11 +189,11 @@ def _plan_in_order(
     nodes: list[NodePlan] = []
     projected = table
     for service in services:
-        entry = service_entry(service)
+        entry = service_for(service)
         planned_on = projected if entry is not None and entry.plans_on_projection else table
         node = _plan_node(planned_on, spec, service, now)
         nodes.append(node)
-        if entry is not None and entry.project is not None:
+        if entry is not None:
             # a projection that cannot be made leaves later nodes on the state before this node
             # (at worst, what they approve drifts at apply)
             with contextlib.suppress(MaintainerError, ValueError):
@@ -280,7 +285,7 @@ def _payloads(tables: Iterable[BuiltTable], plan_id: str) -> dict[str, bytes]:
     payloads: dict[str, bytes] = {}
     for built in tables:
         for node in built.plan.nodes:
-            entry = service_entry(node.service)
+            entry = service_for(node.service)
             if node.payloads and entry is not None and built.storage is not None:
                 payloads.update(entry.payloads(node, built.storage, plan_id))
     return payloads

@@ -13,7 +13,6 @@ the project graph restricted to the plan's nodes; nodes of different tables run 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,34 +25,23 @@ from maintainer.hudi.table import load_config, load_timeline
 from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
-from maintainer.runner.context import NodeContext, utc_now
-from maintainer.runner.dag import EventSink, NodeOutcome, walk
-from maintainer.runner.faults import maybe_fail
-from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, is_applied, read_record, write_record
+from maintainer.runner.dag import EventSink, walk
+from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, write_record
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.validate import validate_plan
+from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail, utc_now
+from maintainer.services.common.ledger import is_applied
+from maintainer.services.registry import service_for
 from maintainer.storage import Storage
 
 NodeExecutor = Callable[[NodeContext], NodeOutcome]
-FALLBACK_EXECUTORS: Mapping[str, str] = {"clean": "maintainer.services.clean.executor:execute_clean"}
-
-
-def _import(path: str) -> NodeExecutor:
-    module_name, _, function = path.partition(":")
-    executor: NodeExecutor = getattr(importlib.import_module(module_name), function)
-    return executor
 
 
 def executor_for(service: str) -> NodeExecutor | None:
-    """The service's executor: from the service registry, else maintainer's built-in ones."""
-    from maintainer.services.registry import resolve_executor
-
-    registered = resolve_executor(service)
-    if registered is not None:
-        return registered
-    fallback = FALLBACK_EXECUTORS.get(service)
-    return _import(fallback) if fallback else None
+    """The apply of the service's ``TableService`` (None: this version has none)."""
+    registered = service_for(service)
+    return registered.apply if registered is not None else None
 
 
 def _recorded(node: NodePlan) -> bool:

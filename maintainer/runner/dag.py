@@ -8,28 +8,15 @@ A failed node makes every node downstream of it ``skipped``; the others go on, u
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
-from typing import Any
 
 import networkx as nx
 
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId, topological_order
-from maintainer.runner.results import Drift, NodeResult, NodeRunStatus, utc_timestamp
-
-
-@dataclass(frozen=True, slots=True)
-class NodeOutcome:
-    """What a node executor reports: what it did, what it dropped, and a one-line summary;
-    ``skipped`` for a node that had nothing to run (e.g. blocked in the plan)."""
-
-    effects: Mapping[str, Any] = field(default_factory=dict)
-    drift: tuple[Drift, ...] = ()
-    message: str = ""
-    skipped: bool = False
-
+from maintainer.runner.results import NodeResult, NodeRunStatus, utc_timestamp
+from maintainer.services.base import NodeOutcome
 
 NodeRunner = Callable[[NodeId], NodeOutcome]
 EventSink = Callable[[str, NodeId, NodeResult | None], None]

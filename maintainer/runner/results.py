@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from maintainer.errors import StorageError
+from maintainer.services.base import Drift
 
 RUN_RESULTS_FILE = "run_results.json"
 
@@ -19,17 +20,6 @@ class NodeRunStatus(str, Enum):
     SUCCESS = "success"
     ERROR = "error"
     SKIPPED = "skipped"
-
-
-@dataclass(frozen=True, slots=True)
-class Drift:
-    """Something the plan approved that apply did not do, and why."""
-
-    path: str
-    reason: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,9 @@ from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.faults import FAULT_ENV
 from maintainer.runner.lock import LOCK_PATH, TableLock
-from maintainer.services.clean.payload import PLAN_ID_KEY
+from maintainer.services.base import FAULT_ENV
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 from tests.support import fixtures as fx
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by, reads

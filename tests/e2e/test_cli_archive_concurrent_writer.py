@@ -20,7 +20,7 @@ import pytest
 
 from maintainer.cli import main
 from maintainer.hudi.loading import open_table
-from maintainer.runner.faults import FAULT_ENV
+from maintainer.services.base import FAULT_ENV
 from tests.support import oracle
 from tests.support.clean_checks import data_files
 from tests.support.concurrent_writer import ConcurrentWriterTable, concurrent_writer_table, log_files_of

@@ -18,8 +18,8 @@ import pytest
 from maintainer.cli import main
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
-from maintainer.runner.faults import FAULT_ENV
-from maintainer.services.compaction.payload import PLAN_ID_KEY
+from maintainer.services.base import FAULT_ENV
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.integration.services.test_compaction_run import COMMIT_SCHEMA, FILE_NAME, reads, without_comments
 from tests.support import fixtures as fx
 from tests.support import oracle

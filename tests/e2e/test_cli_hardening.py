@@ -20,7 +20,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import open_table
-from maintainer.runner.faults import FAULT_ENV
+from maintainer.services.base import FAULT_ENV
 from tests.support import oracle
 
 pytestmark = pytest.mark.spark

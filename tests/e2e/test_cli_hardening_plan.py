@@ -22,9 +22,9 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.plan.artifact import PLAN_KEY_ENV, SIGNATURE_FIELD
 from maintainer.plan.canonical import compute_plan_id
-from maintainer.runner.faults import FAULT_ENV
 from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock
+from maintainer.services.base import FAULT_ENV
 from maintainer.spark.session import create_session
 from maintainer.storage import Storage
 from tests.support import oracle

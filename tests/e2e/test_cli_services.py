@@ -20,7 +20,7 @@ from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_cleaner_plan
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.faults import FAULT_ENV, InjectedFault
+from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from tests.support import oracle

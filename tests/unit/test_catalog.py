@@ -14,3 +14,9 @@ def test_names_and_action_kinds_are_unique() -> None:
     kinds = [label.kind for label in ACTION_LABELS]
     assert len(kinds) == len(set(kinds))
     assert len({label.rank for label in ACTION_LABELS}) == len(kinds)
+
+
+def test_the_registry_has_one_service_per_catalog_entry_in_its_order() -> None:
+    from maintainer.services.registry import SERVICES as IMPLEMENTED
+
+    assert tuple(service.descriptor.name for service in IMPLEMENTED) == SERVICE_ORDER

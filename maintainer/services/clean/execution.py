@@ -22,7 +22,7 @@ from maintainer.hudi.payloads import (
     encode_avro,
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.faults import maybe_fail
+from maintainer.services.base import maybe_fail
 from maintainer.services.clean.deletion import (
     PartitionDeleted,
     PartitionDeletion,

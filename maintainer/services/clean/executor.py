@@ -29,19 +29,17 @@ from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.runner.context import NodeContext
-from maintainer.runner.dag import NodeOutcome
-from maintainer.runner.ledger import plan_id_of_instant
-from maintainer.runner.results import Drift
-from maintainer.runner.validate import data_file_problem
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
-from maintainer.services.clean.metadata_table import drop_metadata_table
 from maintainer.services.clean.node import PROJECTED_INSTANTS, requested_sha256
-from maintainer.services.clean.payload import PLAN_ID_KEY, cleaner_plan_bytes, partition_of
+from maintainer.services.clean.payload import cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings
+from maintainer.services.common.checks import data_file_problem
+from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
+from maintainer.services.common.metadata_table import drop_if_approved
 
 _RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
 """Effect keys that may name a projected instant (both come from the current timeline)."""
@@ -99,20 +97,8 @@ class CleanExecutor:
 
     # -- 1. metadata table ------------------------------------------------------------------------
     def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
-        mdt = table.snapshot.metadata_table
-        dropping = bool(self.ctx.actions("drop_metadata_table"))
-        if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
-            return table
-        if not dropping:
-            partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"
-            raise ApplyError(
-                f"the table has a metadata table ({partitions}) that the plan does not drop",
-                where=self.ctx.table.path,
-                hint="deleting files without updating it would break readers: set "
-                "`metadata_table: drop` in the manifest and make the plan again",
-            )
-        self.effects["metadata_table_dropped"] = drop_metadata_table(table.storage, self.ctx.clock())
-        return self.open()
+        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files")
+        return self.open() if dropped else table
 
     # -- 2. pending cleans --------------------------------------------------------------------------
     def reviewed_requested(self, table: LoadedTable, instant: Instant) -> bytes:

@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 
-PLAN_ID_KEY = "maintainer.plan_id"
 """extraMetadata key of the clean plan and clean metadata: the plan the clean came from."""
 SAVEPOINTED_TIMESTAMPS_KEY = "savepointed_timestamps"
 """extraMetadata key Hudi's CleanerUtils writes: the savepoint times when the clean was planned."""

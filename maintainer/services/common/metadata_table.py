@@ -10,8 +10,10 @@ enabled builds a fresh one from the file system.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import Any
 
 from maintainer.errors import ApplyError, CorruptFileError
+from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.properties import (
     PROPERTIES_FILE,
     format_java_properties,
@@ -20,6 +22,8 @@ from maintainer.hudi.properties import (
     table_checksum,
 )
 from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.services.base import NodeContext
+from maintainer.services.common.checks import DROP_METADATA_TABLE
 from maintainer.storage import Storage
 
 PROPERTIES_BACKUP = f"{PROPERTIES_FILE}.backup"
@@ -49,12 +53,7 @@ def _header(now: datetime) -> tuple[str, ...]:
 
 def _read_properties(storage: Storage) -> tuple[bytes, dict[str, str]]:
     data = storage.read_bytes(PROPERTIES_FILE)
-    try:
-        return data, parse_java_properties(data.decode("latin-1"))
-    except ValueError as exc:
-        raise CorruptFileError(
-            f"cannot parse hoodie.properties: {exc}", where=storage.uri(PROPERTIES_FILE)
-        ) from exc
+    return data, parse_java_properties(data.decode("latin-1"), storage.uri(PROPERTIES_FILE))
 
 
 def rewrite_properties(storage: Storage, updated: dict[str, str], now: datetime) -> None:
@@ -90,3 +89,34 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
         rewrite_properties(storage, properties_without_metadata_table(raw), now or datetime.now(timezone.utc))
     storage.delete_dir(METADATA_TABLE_DIR)
     return partitions
+
+
+def drop_if_approved(ctx: NodeContext, table: LoadedTable, effects: dict[str, Any], doing: str) -> bool:
+    """Before a node changes the table: drop its metadata table when the node's first action
+    says so (True: dropped, open the table again); an unexpected metadata table fails the node
+    (``doing`` the change without updating it would leave it stale)."""
+    mdt = table.snapshot.metadata_table
+    dropping = bool(ctx.actions(DROP_METADATA_TABLE))
+    if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
+        return False
+    if not dropping:
+        partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"
+        raise ApplyError(
+            f"the table has a metadata table ({partitions}) that the plan does not drop",
+            where=ctx.table.path,
+            hint=f"{doing} without updating it would break readers: set "
+            "`metadata_table: drop` in the manifest and make the plan again",
+        )
+    effects["metadata_table_dropped"] = drop_metadata_table(table.storage, ctx.clock())
+    return True
+
+
+def open_for_apply(
+    ctx: NodeContext, effects: dict[str, Any], doing: str = "changing the table"
+) -> LoadedTable:
+    """The table as it is now, its metadata table dropped first when the plan says so (see
+    :func:`drop_if_approved`)."""
+    table = open_table(ctx.table.path, ctx.storage_options)
+    if drop_if_approved(ctx, table, effects, doing):
+        return open_table(ctx.table.path, ctx.storage_options)
+    return table

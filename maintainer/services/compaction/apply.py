@@ -24,10 +24,9 @@ from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.context import NodeContext
-from maintainer.runner.dag import NodeOutcome
-from maintainer.runner.results import Drift
-from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
+from maintainer.services.common.ledger import PLAN_ID_KEY
+from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.services.compaction.executor import (
     CompactionOutcome,
     Runner,
@@ -44,7 +43,7 @@ from maintainer.services.compaction.node import (
     settings_of,
     slice_target,
 )
-from maintainer.services.compaction.payload import PLAN_ID_KEY, build_compaction_plan
+from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
 
 
@@ -82,19 +81,8 @@ class CompactionApply:
 
     # -- 1. metadata table ----------------------------------------------------------------------
     def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
-        mdt = table.snapshot.metadata_table
-        dropping = bool(self.ctx.actions("drop_metadata_table"))
-        if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
-            return table
-        if not dropping:
-            raise ApplyError(
-                "the table has a metadata table that the plan does not drop",
-                where=self.ctx.table.path,
-                hint="compaction without updating it would break readers: set `metadata_table: drop` "
-                "in the manifest and make the plan again",
-            )
-        self.effects["metadata_table_dropped"] = drop_metadata_table(table.storage, self.ctx.clock())
-        return self.open()
+        dropped = drop_if_approved(self.ctx, table, self.effects, "compaction")
+        return self.open() if dropped else table
 
     # -- 2. pending compactions -----------------------------------------------------------------
     def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:

@@ -31,7 +31,7 @@ from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.faults import maybe_fail
+from maintainer.services.base import maybe_fail
 from maintainer.services.compaction.commit import compaction_commit_metadata, encode_commit
 from maintainer.services.compaction.operation import (
     CommittedInstants,

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.model import PlannedOperation
 
-PLAN_ID_KEY = "maintainer.plan_id"
 METRICS_ORDER = (
     "TOTAL_LOG_FILES",
     "TOTAL_IO_MB",

@@ -22,12 +22,11 @@ from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
-from maintainer.runner.context import NodeContext
-from maintainer.runner.faults import FAULT_ENV, InjectedFault
+from maintainer.services.base import FAULT_ENV, InjectedFault, NodeContext
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
 from maintainer.services.compaction.executor import run_in_process
 from maintainer.services.compaction.node import COMPACT_SLICE, compaction_payloads, plan_compaction_service
-from maintainer.services.compaction.payload import PLAN_ID_KEY
 from tests.support import fixtures as fx
 from tests.support import oracle
 
@@ -187,13 +186,8 @@ def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch
     from maintainer.plan.artifact import read_plan, write_plan
     from maintainer.plan.builder import TableRequest, build_plan
     from maintainer.services import registry
-    from maintainer.services.compaction.node import compaction_partitions
 
-    entry = registry.ServiceEntry(
-        "compaction", plan_compaction_service, compaction_partitions, compaction_payloads,
-        "maintainer.services.compaction.apply:execute_compaction",
-    )  # fmt: skip
-    monkeypatch.setitem(registry.SERVICES, "compaction", entry)
+    assert registry.service_for("compaction") is not None
     path = generated(tmp_path)
     spec = spec_for(path)
     built = build_plan("demo", "dev", [TableRequest(spec, ("compaction",))], {}, datetime.now(timezone.utc))

@@ -27,7 +27,7 @@ from maintainer.hudi.payloads import CommitMetadata, WriteStat
 from maintainer.hudi.properties import PROPERTIES_FILE, parse_java_properties
 from maintainer.hudi.reader import read_base_file
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.services.clean.metadata_table import rewrite_properties
+from maintainer.services.common.metadata_table import rewrite_properties
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

@@ -19,7 +19,7 @@ from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import CompactionPlan
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.faults import FAULT_ENV, InjectedFault
+from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.compaction.executor import rollback_inflight, run_compaction
 from maintainer.services.compaction.model import CompactionPlanResult
 from maintainer.services.compaction.payload import build_compaction_plan

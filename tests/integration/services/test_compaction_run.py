@@ -25,12 +25,13 @@ from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
-from maintainer.runner.faults import FAULT_ENV, InjectedFault
-from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.base import FAULT_ENV, InjectedFault
+from maintainer.services.common.ledger import PLAN_ID_KEY
+from maintainer.services.common.metadata_table import drop_metadata_table
 from maintainer.services.compaction import base_merge
 from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.model import CompactionPlanResult, PlanStatus
-from maintainer.services.compaction.payload import PLAN_ID_KEY, build_compaction_plan
+from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from maintainer.storage import Storage

@@ -17,10 +17,11 @@ from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodePlan, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec
-from maintainer.runner.context import NodeContext
+from maintainer.services.archive.apply import execute_archive
 from maintainer.services.archive.node import plan_archive_service
+from maintainer.services.base import NodeContext
+from maintainer.services.rollback.apply import execute_rollback
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
-from maintainer.services.service_apply import execute_archive, execute_rollback
 
 
 def now() -> datetime:

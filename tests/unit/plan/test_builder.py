@@ -4,7 +4,6 @@ pending clean, fingerprints and payloads (carrying the plan id), determinism."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services import registry
 from maintainer.services.clean.payload import cleaner_plan_bytes
+from maintainer.services.clean.service import CleanService
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
 
@@ -70,7 +70,7 @@ def test_requests_group_selected_nodes_by_table_in_order() -> None:
 
 @pytest.fixture
 def rollback_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(registry.SERVICES, "rollback", raising=False)
+    monkeypatch.delitem(registry.BY_NAME, "rollback", raising=False)
 
 
 @pytest.mark.usefixtures("rollback_unsupported")
@@ -216,9 +216,9 @@ def test_same_state_gives_the_same_plan_and_payloads(cow: Path) -> None:
 
 
 def test_registry_resolves_the_clean_executor_and_knows_no_unregistered_service() -> None:
-    executor = registry.resolve_executor("clean")
-    assert executor is not None and callable(executor)
-    assert registry.resolve_executor("no_such_service") is None
+    clean = registry.service_for("clean")
+    assert clean is not None and callable(clean.apply)
+    assert registry.service_for("no_such_service") is None
     assert registry.unsupported_reason("x") == "x is not supported by this version of maintainer yet"
 
 
@@ -229,10 +229,11 @@ def test_damage_a_planner_finds_blocks_every_node_of_the_table(
     footer) is not one blocked node: every node of the table is blocked, naming the file."""
     finding = Finding("p/f.parquet", "base file does not end with the Parquet magic PAR1", "restore it")
 
-    def damaged(table: object, spec: TableSpec, now: datetime) -> NodePlan:
-        raise CorruptTableError([finding], str(cow))
+    class Damaged(CleanService):
+        def plan(self, table: object, spec: TableSpec, now: datetime) -> NodePlan:
+            raise CorruptTableError([finding], str(cow))
 
-    monkeypatch.setitem(registry.SERVICES, "clean", replace(registry.SERVICES["clean"], plan=damaged))
+    monkeypatch.setitem(registry.BY_NAME, "clean", Damaged())
     built = build(TableRequest(spec("t", cow), ("rollback", "clean", "archive")))
     for service in ("rollback", "clean", "archive"):
         blocked = node(built, "t", service)

@@ -15,11 +15,10 @@ from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, TableFingerprint, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, plan_graph, refuse_other_target
-from maintainer.runner.context import NodeContext
-from maintainer.runner.dag import NodeOutcome
 from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, TableLock
 from maintainer.runner.results import NodeRunStatus
+from maintainer.services.base import NodeContext, NodeOutcome
 from maintainer.storage import Storage
 
 FINGERPRINT = TableFingerprint((), (), "0")

@@ -12,8 +12,9 @@ import pytest
 
 from maintainer.errors import ApplyError
 from maintainer.graph import NodeId
-from maintainer.runner.dag import NodeOutcome, walk
-from maintainer.runner.results import Drift, NodeResult, NodeRunStatus
+from maintainer.runner.dag import walk
+from maintainer.runner.results import NodeResult, NodeRunStatus
+from maintainer.services.base import Drift, NodeOutcome
 
 SERVICES = ("rollback", "clean", "archive")
 

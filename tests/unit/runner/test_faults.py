@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from maintainer.errors import ApplyError
-from maintainer.runner.faults import FAULT_ENV, InjectedFault, maybe_fail
+from maintainer.services.base import FAULT_ENV, InjectedFault, maybe_fail
 
 
 def test_nothing_happens_without_the_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:

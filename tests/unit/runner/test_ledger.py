@@ -20,18 +20,9 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.ledger import (
-    PLAN_ID_KEY,
-    SERVICE_ACTIONS,
-    NodeRecord,
-    find_plan,
-    is_applied,
-    plan_id_of_instant,
-    read_record,
-    record_path,
-    write_record,
-)
-from maintainer.services.clean.payload import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
+from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, record_path, write_record
+from maintainer.services.common.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
+from maintainer.services.common.ledger import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
 
 
 def _table(tmp_path: Path, version: int) -> TimelineWriter:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from maintainer.runner.results import (
     RUN_RESULTS_FILE,
-    Drift,
     NodeResult,
     NodeRunStatus,
     RunResults,
@@ -15,6 +14,7 @@ from maintainer.runner.results import (
     utc_timestamp,
     write_run_results,
 )
+from maintainer.services.base import Drift
 
 
 def _results(*statuses: NodeRunStatus) -> RunResults:

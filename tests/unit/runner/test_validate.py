@@ -15,13 +15,8 @@ from maintainer.plan.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec
-from maintainer.runner.validate import (
-    data_file_problem,
-    instant_problem,
-    plan_problems,
-    relative_path_problem,
-    validate_plan,
-)
+from maintainer.runner.validate import plan_problems, validate_plan
+from maintainer.services.common.checks import data_file_problem, instant_problem, relative_path_problem
 
 
 @pytest.fixture(scope="module")

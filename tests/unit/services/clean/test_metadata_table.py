@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from maintainer.hudi.properties import parse_java_properties, parse_table_config, table_checksum
-from maintainer.services.clean.metadata_table import drop_metadata_table
+from maintainer.services.common.metadata_table import drop_metadata_table
 from maintainer.storage import Storage
 
 PROPERTIES = f"""#Properties saved on 2025-01-01T00:00:00Z

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.runner.results import Drift
+from maintainer.services.base import Drift
 from maintainer.services.compaction.apply import _summary
 
 

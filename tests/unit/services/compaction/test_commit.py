@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from maintainer.hudi.payloads import WriteStat
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.commit import compaction_commit_metadata
-from maintainer.services.compaction.payload import PLAN_ID_KEY
 
 SCHEMA = '{"type":"record","name":"r","fields":[]}'
 

@@ -7,9 +7,10 @@ import pytest
 from maintainer.errors import ApplyError
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
+from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.executor import slices_of
 from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
-from maintainer.services.compaction.payload import PLAN_ID_KEY, encode_compaction_plan
+from maintainer.services.compaction.payload import encode_compaction_plan
 
 
 def test_plan_payload_round_trips_with_names_metrics_and_plan_id() -> None:

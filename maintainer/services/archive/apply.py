@@ -1,0 +1,44 @@
+"""Apply an approved archive node: archive the approved instants still archivable."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from maintainer.hudi.loading import open_table
+from maintainer.services.archive.node import apply_archive_node
+from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
+from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.outcome import drift, summary
+
+
+def execute_archive(ctx: NodeContext) -> NodeOutcome:
+    """Archive the approved instants still archivable; the count is what this run archived (an
+    approved instant already off the active timeline, e.g. archived by an interrupted apply of
+    this plan, is reported as such, not counted again)."""
+    effects: dict[str, Any] = {}
+    table = open_for_apply(ctx, effects)
+    approved = ctx.actions("archive_instant")
+    before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
+    fault = functools.partial(maybe_fail, "archive")
+    outcome = apply_archive_node(table, ctx.spec, ctx.node, ctx.clock(), fault=fault)
+    after = open_table(ctx.table.path, ctx.storage_options).snapshot.timeline
+    still_active = {i.timestamp for i in after.instants if i.is_completed}
+    archived = [t for t in approved if t in before and t not in still_active]
+    gone_before = [t for t in approved if t not in before]
+    effects.update(
+        archive_file=outcome.archive_file,
+        records_written=outcome.records_written,
+        instants_archived=archived,
+        already_archived=gone_before,
+        deleted_files=list(outcome.deleted_files),
+    )
+    drifted = drift(
+        [t for t in approved if t in before],
+        archived,
+        "no longer archivable (a pending write, savepoint or clean since the plan)",
+    )
+    message = summary(len(archived), "instant(s) archived", drifted)
+    if gone_before:
+        message += f"; {len(gone_before)} already archived before this run (off the active timeline)"
+    return NodeOutcome(effects, drifted, message)

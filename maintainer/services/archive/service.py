@@ -1,0 +1,35 @@
+"""The archive service's glue: its catalog entry, planner, check, apply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from maintainer.catalog import BY_NAME
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.services.archive import node
+from maintainer.services.archive.apply import execute_archive
+from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.checks import instant_actions
+from maintainer.storage import Storage
+
+
+class ArchiveService(ServiceDefaults):
+    descriptor = BY_NAME["archive"]
+
+    def partitions(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> tuple[str, ...] | None:
+        return ()  # archival reads the timeline only
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        return node.plan_archive_service(table, spec, now)
+
+    def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
+        return instant_actions("archive_instant")(plan, table_uri)
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        return execute_archive(ctx)

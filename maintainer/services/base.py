@@ -1,0 +1,165 @@
+"""The service contract: what every table service provides, and what its apply gets and returns.
+
+A ``TableService`` is the glue of one service package (its ``service.py``): its catalog entry,
+which partitions its planner needs listed, the pure planner, the payload files apply writes,
+the projection of the table after it, the up-front check of an approved node and its apply.
+``maintainer.services.registry.SERVICES`` holds one per catalog entry, in the same order.
+
+Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock)
+and returns a ``NodeOutcome`` (effects, ``Drift``, a summary line). ``maybe_fail`` is the
+fault hook tests arm to crash an apply at a named point.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from maintainer.catalog import ServiceDescriptor
+from maintainer.errors import ApplyError
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import NodePlan, TablePlan
+from maintainer.project.models import TableSpec
+from maintainer.storage import Storage
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class NodeContext:
+    """What a service's apply gets: the approved node, its table, the project's spec, one Spark."""
+
+    plan_id: str
+    table: TablePlan
+    node: NodePlan
+    spec: TableSpec
+    payloads: Mapping[str, bytes]
+    """The plan directory's payloads (verified against plan.json), by name."""
+    spark: Any
+    storage_options: Mapping[str, Any] = field(default_factory=dict)
+    clock: Callable[[], datetime] = utc_now
+
+    def storage(self) -> Storage:
+        return Storage(self.table.path, self.storage_options)
+
+    def actions(self, kind: str) -> list[str]:
+        """The targets of the node's actions of one kind, in plan order."""
+        return [action.target for action in self.node.actions if action.kind == kind]
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """Something the plan approved that apply did not do, and why."""
+
+    path: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOutcome:
+    """What a node's apply reports: what it did, what it dropped, and a one-line summary;
+    ``skipped`` for a node that had nothing to run (e.g. blocked in the plan)."""
+
+    effects: Mapping[str, Any] = field(default_factory=dict)
+    drift: tuple[Drift, ...] = ()
+    message: str = ""
+    skipped: bool = False
+
+
+# -- the fault hook ------------------------------------------------------------------------------
+
+FAULT_ENV = "MAINTAINER_FAULT_INJECT"
+"""``<service>:<point>`` (several separated by commas), e.g. ``clean:after_inflight``."""
+
+
+class InjectedFault(ApplyError):
+    """The failure a test asked for (never raised unless the environment variable is set)."""
+
+
+def _armed_points() -> set[str]:
+    value = os.environ.get(FAULT_ENV, "")
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def maybe_fail(service: str, point: str) -> None:
+    """Raise :class:`InjectedFault` when ``<service>:<point>`` is armed in ``FAULT_ENV``, as a
+    crash at that point would."""
+    name = f"{service}:{point}"
+    if name in _armed_points():
+        raise InjectedFault(
+            f"fault injected at {name}",
+            hint=f"unset {FAULT_ENV} to run normally",
+        )
+
+
+# -- the contract --------------------------------------------------------------------------------
+
+Check = tuple[str, object, "str | None"]
+"""(where in the node, the value, why it is wrong or None)."""
+
+
+class TableService(Protocol):
+    """One table service (see the module docstring)."""
+
+    @property
+    def descriptor(self) -> ServiceDescriptor: ...
+
+    @property
+    def plans_on_projection(self) -> bool:
+        """Planned on the table as earlier nodes of the plan will leave it (else: as read)."""
+        ...
+
+    def partitions(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> tuple[str, ...] | None:
+        """The partitions its planner needs listed (None: all)."""
+        ...
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        """The node, planned on the table (pure: no writes, no clock of its own)."""
+        ...
+
+    def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+        """Payload name -> the bytes apply writes into the table's timeline."""
+        ...
+
+    def project(self, table: LoadedTable, node: NodePlan) -> LoadedTable:
+        """The table as it will be after the node ran (the table itself when it does not change
+        what later nodes plan on)."""
+        ...
+
+    def validate(self, node: NodePlan, table_uri: str) -> Iterator[Check]:
+        """Every value of an approved node checked before any node runs."""
+        ...
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        """Carry out the approved node (under the runner's table lock)."""
+        ...
+
+
+class ServiceDefaults:
+    """What a service that does not say otherwise does: its planner needs every partition
+    listed, it writes no payload files, later nodes plan on the table as read and see it
+    unchanged by this node."""
+
+    plans_on_projection = False
+
+    def partitions(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> tuple[str, ...] | None:
+        return None
+
+    def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+        return {}
+
+    def project(self, table: LoadedTable, node: NodePlan) -> LoadedTable:
+        return table

@@ -1,0 +1,41 @@
+"""The clean service's glue: its catalog entry, planner, payloads, check, apply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from maintainer.catalog import BY_NAME
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.project.services import CleanSpec
+from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.clean import node
+from maintainer.services.clean.executor import execute_clean
+from maintainer.services.clean.state import partitions_to_list
+from maintainer.services.clean.validate import validate_clean
+from maintainer.storage import Storage
+
+
+class CleanService(ServiceDefaults):
+    descriptor = BY_NAME["clean"]
+    plans_on_projection = True
+
+    def partitions(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> tuple[str, ...] | None:
+        return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        return node.plan_clean_service(table, spec, now)
+
+    def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+        return node.clean_payloads(plan, storage, plan_id)
+
+    def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
+        return validate_clean(plan, table_uri)
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        return execute_clean(ctx)

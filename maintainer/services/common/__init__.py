@@ -1,0 +1,1 @@
+"""Pieces several services share (so no service imports another)."""

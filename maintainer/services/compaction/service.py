@@ -1,0 +1,43 @@
+"""The compaction service's glue: its catalog entry, planner, payloads, projection, check, apply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from maintainer.catalog import BY_NAME
+from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.compaction import node
+from maintainer.services.compaction.apply import execute_compaction
+from maintainer.services.compaction.projection import project_after_compaction
+from maintainer.services.compaction.validate import validate_compaction
+from maintainer.storage import Storage
+
+
+class CompactionService(ServiceDefaults):
+    descriptor = BY_NAME["compaction"]
+    plans_on_projection = True
+
+    def partitions(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> tuple[str, ...] | None:
+        return node.compaction_partitions(storage, timeline, spec, now, tz)
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        return node.plan_compaction_service(table, spec, now)
+
+    def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
+        return node.compaction_payloads(plan, storage, plan_id)
+
+    def project(self, table: LoadedTable, plan: NodePlan) -> LoadedTable:
+        return project_after_compaction(table, plan)
+
+    def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
+        return validate_compaction(plan, table_uri)
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        return execute_compaction(ctx)

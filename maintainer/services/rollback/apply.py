@@ -1,0 +1,106 @@
+"""Apply an approved rollback node: re-read the table (under the runner's table lock), drop
+its metadata table first when the node says so, check the approved payloads, roll back what is
+still due (with the fault points of ``MAINTAINER_FAULT_INJECT``) and report the rest as drift."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from maintainer.errors import PlanError
+from maintainer.hudi.instant import State
+from maintainer.hudi.loading import LoadedTable
+from maintainer.plan.model import NodePlan, PlannedAction
+from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
+from maintainer.services.common.checks import DROP_METADATA_TABLE
+from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.outcome import drift, summary
+from maintainer.services.rollback import deletes as rollback_deletes
+from maintainer.services.rollback.model import PlannedRollback, RollbackKind
+from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_result, rollback_payloads
+
+
+def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
+    """The stored ``.rollback.requested`` payloads are the ones the approved body makes."""
+    rebuilt = rollback_payloads(ctx.node, table.storage, ctx.plan_id)
+    for name, data in rebuilt.items():
+        if ctx.payloads.get(name) != data:
+            raise PlanError(
+                f"payload {name} does not match the approved plan body",
+                where=name,
+                hint="plans are applied exactly as reviewed: make the plan again and review it",
+            )
+
+
+def _requested_bytes(table: LoadedTable, planned: PlannedRollback) -> bytes | None:
+    instant = planned.rollback_instant
+    if instant is None:
+        return None
+    path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+    return table.storage.read_bytes(path) if table.storage.exists(path) else None
+
+
+def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) -> PlannedAction | None:
+    """An action approving the rest of this plan's own interrupted rollback of an approved
+    target: its pending rollback carries the approved payload, or it completed and only the
+    target's instant files are left."""
+    approved = [
+        a for a in ctx.node.actions if a.target == planned.target.timestamp and a.details.get("payload")
+    ]
+    if not approved:
+        return None
+    if planned.kind is RollbackKind.FINISH_PENDING_ROLLBACK:
+        if _requested_bytes(table, planned) != ctx.payloads.get(approved[0].details["payload"]):
+            return None
+    elif planned.kind is not RollbackKind.REMOVE_ROLLED_BACK_INSTANT:
+        return None
+    why = "finishes the rollback an interrupted apply of this plan started"
+    return PlannedAction(planned.kind.value, planned.target.timestamp, why, {})
+
+
+def with_resumptions(ctx: NodeContext, table: LoadedTable) -> NodePlan:
+    """The approved node, plus the resumption of its own interrupted rollbacks."""
+    current = plan_rollback_result(table, ctx.spec, ctx.clock()).rollbacks
+    extra = [action for planned in current if (action := _resumption(ctx, table, planned)) is not None]
+    return replace(ctx.node, actions=(*ctx.node.actions, *extra)) if extra else ctx.node
+
+
+def execute_rollback(ctx: NodeContext) -> NodeOutcome:
+    effects: dict[str, Any] = {}
+    table = open_for_apply(ctx, effects)
+    check_rollback_payloads(ctx, table)
+    node = with_resumptions(ctx, table)
+    runner = (
+        rollback_deletes.spark_runner(ctx.spark) if ctx.spark is not None else rollback_deletes.run_locally
+    )
+    fault = functools.partial(maybe_fail, "rollback")
+    outcomes = apply_rollback_node(table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault)
+    rolled_back = [
+        target
+        for outcome in outcomes
+        if outcome.metadata is not None
+        for target in outcome.metadata.commits_rollback
+    ]
+    effects.update(
+        rollbacks=[o.rollback_instant.timestamp for o in outcomes if o.rollback_instant is not None],
+        rolled_back=rolled_back,
+        files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
+        removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
+    )
+    approved = sorted({a.target for a in ctx.node.actions if a.kind != DROP_METADATA_TABLE})
+    drifted = drift(
+        approved,
+        [*rolled_back, *(t for o in outcomes for t in _targets_of_removal(o.removed_instant_files))],
+        "no longer due: the write finished, was rolled back, or its writer is alive again",
+    ) + tuple(
+        Drift(d.path, f"left alone by the rollback of {d.target}: {d.reason}")
+        for o in outcomes
+        for d in o.dropped
+    )
+    return NodeOutcome(effects, drifted, summary(len(outcomes), "rollback(s) done", drifted))
+
+
+def _targets_of_removal(names: Iterable[str]) -> list[str]:
+    return [name.split(".", 1)[0].split("_", 1)[0] for name in names]

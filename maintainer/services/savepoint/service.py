@@ -1,0 +1,46 @@
+"""The savepoint services' glue (create before clean, delete after archive): their catalog
+entries, planners, projection, checks, applies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+
+from maintainer.catalog import BY_NAME
+from maintainer.hudi.loading import LoadedTable
+from maintainer.plan.model import NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.checks import instant_actions
+from maintainer.services.savepoint import node
+from maintainer.services.savepoint.apply import execute_savepoint_create, execute_savepoint_delete
+from maintainer.services.savepoint.projection import project_after_savepoint_create
+
+
+class SavepointCreateService(ServiceDefaults):
+    descriptor = BY_NAME["savepoint_create"]
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        return node.plan_savepoint_create_service(table, spec, now)
+
+    def project(self, table: LoadedTable, plan: NodePlan) -> LoadedTable:
+        return project_after_savepoint_create(table, plan)
+
+    def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
+        return instant_actions("create_savepoint")(plan, table_uri)
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        return execute_savepoint_create(ctx)
+
+
+class SavepointDeleteService(ServiceDefaults):
+    descriptor = BY_NAME["savepoint_delete"]
+
+    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+        return node.plan_savepoint_delete_service(table, spec, now)
+
+    def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
+        return instant_actions("delete_savepoint")(plan, table_uri)
+
+    def apply(self, ctx: NodeContext) -> NodeOutcome:
+        return execute_savepoint_delete(ctx)
