@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from maintainer.hudi import payloads
 from maintainer.hudi.archived import archived_instants
-from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive import v6_log
 from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings
+from maintainer.services.common.clean_history import last_clean_ectr
 
 
 def settings_from_spec(spec: ArchiveSpec) -> ArchiveSettings:
     return ArchiveSettings(spec.keep_min_commits, spec.keep_max_commits, spec.archive_beyond_savepoint)
-
-
-def last_clean_ectr(table: LoadedTable) -> str | None:
-    timeline = table.snapshot.timeline
-    clean = timeline.last_completed_clean()
-    if clean is None:
-        return None
-    path = timeline.file_path(clean, State.COMPLETED)
-    metadata = payloads.decode_clean_metadata(table.storage.read_bytes(path), table.storage.uri(path))
-    return (metadata.earliest_commit_to_retain or None) if metadata else None
 
 
 def already_archived(table: LoadedTable) -> frozenset[str]:

@@ -6,7 +6,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
 from maintainer.project.services import SavepointsSpec
-from maintainer.services.archive.state import last_clean_ectr
+from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.services.savepoint.planner import SavepointInputs, SavepointSettings
 
 
