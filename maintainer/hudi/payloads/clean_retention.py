@@ -17,7 +17,7 @@ from typing import Any
 import fastavro
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.payloads.container import CORRUPT_HINT, is_container
+from maintainer.hudi.payloads.container import CORRUPT_HINT, is_container, undecodable_container
 
 SCHEMA_NAME = "HoodieCleanMetadata"
 RETENTION_FIELDS = frozenset({"earliestCommitToRetain", "lastCompletedCommitTimestamp", "extraMetadata"})
@@ -66,11 +66,7 @@ def _projected_records(data: bytes, where: str) -> tuple[str, list[Any]]:
         projected = fastavro.parse_schema({**writer, "fields": fields})
         return _short_name(writer), list(fastavro.reader(io.BytesIO(data), reader_schema=projected))
     except Exception as error:  # fastavro raises many types on damaged input
-        raise CorruptFileError(
-            f"cannot decode the Avro container: {type(error).__name__}: {error}",
-            where=where,
-            hint=CORRUPT_HINT,
-        ) from error
+        raise undecodable_container(error, where) from error
 
 
 def _short_name(schema: Any) -> str:

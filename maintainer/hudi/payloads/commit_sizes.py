@@ -19,7 +19,7 @@ import fastavro
 
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.payloads import jackson
-from maintainer.hudi.payloads.container import CORRUPT_HINT, is_container
+from maintainer.hudi.payloads.container import CORRUPT_HINT, is_container, undecodable_container
 
 COMMIT_SCHEMAS = frozenset({"HoodieCommitMetadata", "HoodieReplaceCommitMetadata"})
 STATS_FIELD = "partitionToWriteStats"
@@ -100,11 +100,7 @@ def _avro_record(data: bytes, where: str) -> Mapping[str, Any]:
     except CorruptFileError:
         raise
     except Exception as error:  # fastavro raises many types on damaged input
-        raise CorruptFileError(
-            f"cannot decode the Avro container: {type(error).__name__}: {error}",
-            where=where,
-            hint=CORRUPT_HINT,
-        ) from error
+        raise undecodable_container(error, where) from error
     if len(records) != 1 or not isinstance(records[0], dict):
         raise CorruptFileError(
             f"expected exactly one Avro record, found {len(records)}", where=where, hint=CORRUPT_HINT

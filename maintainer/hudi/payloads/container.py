@@ -27,6 +27,13 @@ CORRUPT_HINT = (
 )
 
 
+def undecodable_container(error: Exception, where: str) -> CorruptFileError:
+    """The error for Avro bytes fastavro could not read (it raises many types on damage)."""
+    return CorruptFileError(
+        f"cannot decode the Avro container: {type(error).__name__}: {error}", where=where, hint=CORRUPT_HINT
+    )
+
+
 def is_container(data: bytes) -> bool:
     """Whether ``data`` starts like an Avro object container file."""
     return data.startswith(MAGIC)
@@ -52,11 +59,7 @@ def read_named_container(data: bytes, where: str) -> tuple[str, dict[str, Any]]:
         records = list(reader)
         schema = reader.writer_schema
     except Exception as error:  # fastavro raises many types on damaged input
-        raise CorruptFileError(
-            f"cannot decode the Avro container: {type(error).__name__}: {error}",
-            where=where,
-            hint=CORRUPT_HINT,
-        ) from error
+        raise undecodable_container(error, where) from error
     if len(records) != 1:
         raise CorruptFileError(
             f"expected exactly one Avro record, found {len(records)}", where=where, hint=CORRUPT_HINT
