@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table import load_timeline
 from maintainer.services.archive.node import apply_archive_node
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
@@ -22,7 +22,7 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
     fault = functools.partial(maybe_fail, "archive")
     outcome = apply_archive_node(table, ctx.spec, ctx.node, ctx.clock(), fault=fault)
-    after = open_table(ctx.table.path, ctx.storage_options).snapshot.timeline
+    after = load_timeline(table.storage, table.snapshot.config)  # the timeline only: no listing
     still_active = {i.timestamp for i in after.instants if i.is_completed}
     archived = [t for t in approved if t in before and t not in still_active]
     gone_before = [t for t in approved if t not in before]
