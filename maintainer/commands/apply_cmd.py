@@ -6,13 +6,13 @@ What happened to each node goes to the terminal and to ``<target_path>/run_resul
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.console import print_error, print_warning, stderr, stdout
@@ -33,7 +33,7 @@ _STYLE = {
 
 
 def _plan_now(loaded: LoadedProject) -> Path:
-    built = make_plan(loaded, datetime.now(timezone.utc))
+    built = make_plan(loaded, utc_now())
     directory = loaded.project.target_dir / PLAN_DIR
     save(built, directory)
     stdout.print(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 from rich.markup import escape
 
+from maintainer.clock import utc_now
 from maintainer.commands.apply_cmd import run as run_plan
 from maintainer.commands.init_cmd import create_project
 from maintainer.commands.options import CommonOptions, LoadedProject, load_from_options
@@ -132,7 +132,7 @@ def _plan_show_apply(loaded: LoadedProject, generated: list[GeneratedTable]) -> 
     loaded = _applicable(loaded)
     services = ", ".join(sorted({n.service for n in loaded.selected}))
     plan_dir = loaded.project.target_dir / PLAN_DIR
-    built = make_plan(loaded, datetime.now(timezone.utc))
+    built = make_plan(loaded, utc_now())
     save(built, plan_dir)
     stdout.print(f"[bold]5.[/bold] maintainer plan ({services}) -> {escape(str(plan_dir))}, "
                  f"shown as the pull-request comment (maintainer show --format markdown):")  # fmt: skip

@@ -7,7 +7,7 @@ plan.json, plan.md and the Avro payloads apply will write.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from maintainer import __version__
+from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import MaintainerError
@@ -101,7 +102,7 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     """
     loaded = load_from_options(options)
     directory = Path(out) if out else loaded.project.target_dir / PLAN_DIR
-    built = make_plan(loaded, datetime.now(timezone.utc))
+    built = make_plan(loaded, utc_now())
     save(built, directory)
     stdout.out(render_text(built.plan, built.plan_id), highlight=False, end="")
     stdout.print(f"wrote {escape(str(directory))}")

@@ -11,10 +11,10 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from maintainer.clock import Clock, utc_now
 from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext, write_file_group
 from maintainer.datagen.layout import TableLayout, avro_schema, create_table, partition_metadata
 from maintainer.datagen.workload import PARTITION_FIELD, CommitWork, Workload, WorkloadSpec
@@ -86,9 +86,7 @@ class _GroupState:
 
 
 class _Generator:
-    def __init__(
-        self, storage: Storage, spec: DatagenSpec, clock: Callable[[], datetime], runner: TaskRunner
-    ):
+    def __init__(self, storage: Storage, spec: DatagenSpec, clock: Clock, runner: TaskRunner):
         self.storage = storage
         self.spec = spec
         self.clock = clock
@@ -204,13 +202,13 @@ class _Generator:
 def generate(
     path: str,
     spec: DatagenSpec,
-    clock: Callable[[], datetime] | None = None,
+    clock: Clock = utc_now,
     runner: TaskRunner = run_in_process,
     keep_history: bool = True,
 ) -> GeneratedTable:
     """Write the table at ``path`` (which must not hold a table yet)."""
     storage = Storage(path)
-    generator = _Generator(storage, spec, clock or (lambda: datetime.now(timezone.utc)), runner)
+    generator = _Generator(storage, spec, clock, runner)
     workload = Workload(spec.workload)
     completed: list[str] = []
     expected: dict[str, list[dict[str, Any]]] = {}

@@ -8,9 +8,9 @@ the table (re-read from storage before a new time is issued).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
+from maintainer.clock import Clock, utc_now
 from maintainer.errors import FileExistsInStorageError, TimelineWriteError
 from maintainer.hudi.instant import (
     Action,
@@ -26,18 +26,13 @@ from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
-Clock = Callable[[], datetime]
 _STARTS_INFLIGHT = frozenset({Action.SAVEPOINT})
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class TimelineWriter:
     """Writes instant files of one table; not thread-safe (one writer per table, under a lock)."""
 
-    def __init__(self, storage: Storage, config: TableConfig, clock: Clock = _utc_now) -> None:
+    def __init__(self, storage: Storage, config: TableConfig, clock: Clock = utc_now) -> None:
         self.storage = storage
         self.config = config
         self.clock = clock

@@ -10,6 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from maintainer.clock import utc_now
 from maintainer.errors import StorageError
 from maintainer.services.base import Drift
 
@@ -73,7 +74,7 @@ class RunResults:
 
 def utc_timestamp(moment: datetime | None = None) -> str:
     """ISO-8601 UTC with milliseconds, e.g. ``2026-11-21T05:30:00.123Z``."""
-    moment = moment or datetime.now(timezone.utc)
+    moment = moment or utc_now()
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -13,22 +13,20 @@ fault hook tests arm to crash an apply at a named point.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Protocol
 
 from maintainer.catalog import ServiceDescriptor
+from maintainer.clock import Clock
+from maintainer.clock import utc_now as utc_now  # noqa: PLC0414 (runner/apply.py imports it from here)
 from maintainer.errors import ApplyError
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.storage import Storage
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -43,7 +41,7 @@ class NodeContext:
     """The plan directory's payloads (verified against plan.json), by name."""
     spark: Any
     storage_options: Mapping[str, Any] = field(default_factory=dict)
-    clock: Callable[[], datetime] = utc_now
+    clock: Clock = utc_now
 
     def storage(self) -> Storage:
         return Storage(self.table.path, self.storage_options)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, CorruptFileError
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.properties import (
@@ -86,7 +87,7 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
         if part.strip()
     ]
     if partitions:
-        rewrite_properties(storage, properties_without_metadata_table(raw), now or datetime.now(timezone.utc))
+        rewrite_properties(storage, properties_without_metadata_table(raw), now or utc_now())
     storage.delete_dir(METADATA_TABLE_DIR)
     return partitions
 

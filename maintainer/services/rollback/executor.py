@@ -16,14 +16,14 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
+from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.payloads import InstantInfo, RollbackMetadata, RollbackPartitionMetadata
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
-from maintainer.hudi.timeline_writer import Clock, TimelineWriter
+from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.deletes import (
     RequestContext,
@@ -40,10 +40,6 @@ Fault = Callable[[str], None]
 
 def no_fault(point: str) -> None:
     return None
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -125,7 +121,7 @@ def run_rollback(
     planned: PlannedRollback,
     *,
     runner: Runner = run_locally,
-    clock: Clock = _utc_now,
+    clock: Clock = utc_now,
     fault: Fault = no_fault,
 ) -> RollbackOutcome:
     """Carry out ``planned``; returns the rollback instant and what it recorded."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
+from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
 from maintainer.hudi.filenames import BaseFileName, MarkerType
 from maintainer.hudi.instant import Instant, State
@@ -25,17 +25,12 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.timeline_writer import Clock
 from maintainer.services.rollback.deletes import Runner, run_locally
 from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
 from maintainer.services.rollback.markers import read_markers
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.requests import grouped_deletes, relative_path
 from maintainer.storage import Storage
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +118,7 @@ def rollback_table_service(
     partitions: Iterable[str],
     *,
     runner: Runner = run_locally,
-    clock: Clock = _utc_now,
+    clock: Clock = utc_now,
     fault: Fault = no_fault,
 ) -> RollbackOutcome | None:
     """Roll back ``target``'s failed attempt and revert it to requested (None: nothing to do)."""

@@ -10,8 +10,8 @@ inflight is finished. Delete: the savepoint's timeline files are removed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
 
+from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
 from maintainer.hudi.fsview import FileSlice
 from maintainer.hudi.instant import Action, Instant, State
@@ -19,13 +19,8 @@ from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata
 from maintainer.hudi.timeline_writer import TimelineWriter
 
-Clock = Callable[[], datetime]
 Fault = Callable[[str], None]
 DEFAULT_USER = "maintainer"
-
-
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 def no_fault(point: str) -> None:
@@ -65,7 +60,7 @@ def create_savepoint(
     *,
     user: str = DEFAULT_USER,
     comments: str = "",
-    clock: Clock = _utc_now,
+    clock: Clock = utc_now,
     fault: Fault = no_fault,
 ) -> Instant:
     """Savepoint the completed commit ``instant_time`` (finishing an interrupted attempt)."""
