@@ -7,11 +7,12 @@ from pathlib import Path
 import click
 
 from maintainer.console import stdout
-from maintainer.datagen.generator import DatagenSpec, generate, run_in_process, spark_runner, write_expected
+from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate, write_expected
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.project.profiles import SparkSettings
 from maintainer.spark.session import create_session
+from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
 
 HISTORY_ROW_LIMIT = 200_000
@@ -143,7 +144,7 @@ def command(
     spec = DatagenSpec(name, table_type, int(table_version), workload, failed_write, failed_write_at)
     rows = commits * rows_per_commit
     use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
-    runner = spark_runner(create_session(SparkSettings())) if use_spark else run_in_process
+    runner = SparkRunner(create_session(SparkSettings())) if use_spark else LOCAL_WRITERS
     table = generate(path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT)
     target = expected_path or Path(f"{table.path}.expected.jsonl")
     write_expected(table, target)

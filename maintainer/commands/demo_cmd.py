@@ -15,7 +15,7 @@ from maintainer.commands.init_cmd import create_project
 from maintainer.commands.options import CommonOptions, LoadedProject, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.console import stdout
-from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, spark_runner, write_expected
+from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, write_expected
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.hudi.loading import open_table
@@ -25,6 +25,7 @@ from maintainer.plan.render import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results
 from maintainer.spark.session import create_session
+from maintainer.spark.tasks import SparkRunner
 
 MARKER_FILE = ".maintainer-demo"
 TEMPLATE_LAKE_ROOT = "/tmp/maintainer-lake"
@@ -97,7 +98,7 @@ def command(directory: Path, overwrite: bool) -> int:
     stdout.print(f"[bold]2.[/bold] generating Hudi tables in {escape(str(lake))} on Spark {session.version}")
     generated = []
     for table_name, spec in DEMO_TABLES:
-        table = generate(str(lake / table_name), spec, runner=spark_runner(session))
+        table = generate(str(lake / table_name), spec, runner=SparkRunner(session))
         write_expected(table, lake / f"{table_name}.expected.jsonl")
         generated.append(table)
         failed = (

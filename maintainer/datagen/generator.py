@@ -8,8 +8,7 @@ import functools
 import hashlib
 import json
 import uuid
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,28 +25,11 @@ from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
+from maintainer.tasks import TaskRunner, ThreadPoolRunner
 
-TaskRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
-
-
-def run_in_process(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
-    """Write the file groups on local threads (small tables, tests)."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda task: write_file_group(storage, ctx, task), tasks))
-
-
-def _write_task(storage: Storage, ctx: WriteContext, task: FileGroupTask) -> TaskResult:
-    return write_file_group(storage, ctx, task)
-
-
-def spark_runner(spark: Any) -> TaskRunner:
-    """Write each file group in its own Spark task (large tables)."""
-    from maintainer.spark.tasks import map_tasks
-
-    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
-        return map_tasks(spark, functools.partial(_write_task, storage, ctx), tasks)
-
-    return run
+LOCAL_WRITERS = ThreadPoolRunner(workers=4)
+"""The file groups written on local threads (small tables, tests); large tables write each
+file group in its own Spark task (``maintainer.spark.tasks.SparkRunner``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +150,7 @@ class _Generator:
         )
         tasks = self.tasks(work)
         self.write_partition_metadata(tasks, inflight.timestamp)
-        results = self.runner(self.storage, ctx, tasks)
+        results = self.runner.run(functools.partial(write_file_group, self.storage, ctx), tasks)
         self.write_markers(inflight.timestamp, results)
         if fail:
             self.track_failed(work, results)
@@ -203,7 +185,7 @@ def generate(
     path: str,
     spec: DatagenSpec,
     clock: Clock = utc_now,
-    runner: TaskRunner = run_in_process,
+    runner: TaskRunner = LOCAL_WRITERS,
     keep_history: bool = True,
 ) -> GeneratedTable:
     """Write the table at ``path`` (which must not hold a table yet)."""

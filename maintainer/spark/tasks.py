@@ -1,28 +1,36 @@
-"""Run units of Hudi work as Spark tasks: one task per item, over ``mapInArrow``.
+"""Run units of Hudi work as Spark tasks: a ``TaskRunner`` (``maintainer.tasks``) with one task
+per item, over ``mapInArrow``.
 
 Items and results travel pickled in a binary column, so this works on classic Spark and on
 Spark Connect alike (no RDDs). The function and items must be importable/picklable on the
-executors (the ``maintainer`` package installed there).
+executors (the ``maintainer`` package installed there); only the function is shipped, never
+the session.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+
+FALLBACK_PARALLELISM = 8
+"""Tasks at once on a session that does not say (Spark Connect has no SparkContext)."""
 
 _RESULT_SCHEMA = pa.schema([("index", pa.int64()), ("result", pa.binary())])
 
 
 def _task_body(
     function: Callable[[Any], Any],
-) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             indexes = batch.column("index").to_pylist()
             payloads = batch.column("item").to_pylist()
@@ -33,12 +41,26 @@ def _task_body(
     return run
 
 
-def map_tasks(spark: Any, function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
-    """``[function(item) for item in items]``, one Spark task per item, results in item order."""
-    if not items:
-        return []
-    rows = [(index, pickle.dumps(item)) for index, item in enumerate(items)]
-    frame = spark.createDataFrame(rows, "index long, item binary").repartitionByRange(len(items), "index")
-    collected = frame.mapInArrow(_task_body(function), "index long, result binary").collect()
-    ordered = sorted(collected, key=lambda row: row["index"])
-    return [pickle.loads(row["result"]) for row in ordered]
+class SparkRunner:
+    """One Spark task per item, results in item order."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+
+    @property
+    def parallelism(self) -> int:
+        """The session's default parallelism (a fixed default where it does not say)."""
+        try:
+            return max(1, int(self.spark.sparkContext.defaultParallelism))
+        except Exception:  # Spark Connect has no SparkContext
+            return FALLBACK_PARALLELISM
+
+    def run(self, function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+        if not items:
+            return []
+        rows = [(index, pickle.dumps(item)) for index, item in enumerate(items)]
+        frame = self.spark.createDataFrame(rows, "index long, item binary")
+        frame = frame.repartitionByRange(len(items), "index")
+        collected = frame.mapInArrow(_task_body(function), "index long, result binary").collect()
+        ordered = sorted(collected, key=lambda row: row["index"])
+        return [pickle.loads(row["result"]) for row in ordered]

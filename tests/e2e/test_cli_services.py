@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
-from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, run_in_process
+from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
@@ -25,7 +25,7 @@ from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from tests.support import oracle
 from tests.support.clean_checks import data_files
-from tests.support.compaction import compacting_writer, schedule_compaction, writer_compaction
+from tests.support.compaction import CompactingWriter, schedule_compaction, writer_compaction
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.spark
@@ -197,7 +197,7 @@ def broken_mor_table(
     path = lake / "t"
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=commits, rows_per_commit=12, seed=commits)
     spec = DatagenSpec("t", "mor", 8, workload, failed_write=True)
-    runner = compacting_writer(path, compacted_at) if compacted_at is not None else run_in_process
+    runner = CompactingWriter(path, compacted_at) if compacted_at is not None else LOCAL_WRITERS
     generated = generate(str(path), spec, runner=runner)
     return path, generated, schedule_compaction(path)
 

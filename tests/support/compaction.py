@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TypeVar
 
-from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext
-from maintainer.datagen.generator import run_in_process
+from maintainer.datagen.generator import LOCAL_WRITERS
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
@@ -18,9 +18,9 @@ from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.model import PlannedOperation
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
-from maintainer.storage import Storage
 
-WriteRunner = Callable[[Storage, WriteContext, Sequence[FileGroupTask]], list[TaskResult]]
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 def writer_compaction(path: Path) -> tuple[LoadedTable, list[PlannedOperation]]:
@@ -50,14 +50,22 @@ def compact_now(path: Path) -> str:
     return instant
 
 
-def compacting_writer(path: Path, at_commit: int) -> WriteRunner:
+class CompactingWriter:
     """Datagen's writer, compacting the table before commit ``at_commit`` writes its files (as
     a writer with inline compaction does; that commit is inflight meanwhile: v8 slices its logs
-    by completion time)."""
+    by completion time). Datagen runs its writer once per commit, in commit order."""
 
-    def run(storage: Storage, ctx: WriteContext, tasks: Sequence[FileGroupTask]) -> list[TaskResult]:
-        if ctx.commit_index == at_commit:
-            compact_now(path)
-        return run_in_process(storage, ctx, tasks)
+    def __init__(self, path: Path, at_commit: int) -> None:
+        self.path = path
+        self.at_commit = at_commit
+        self.commits = 0
 
-    return run
+    @property
+    def parallelism(self) -> int:
+        return LOCAL_WRITERS.parallelism
+
+    def run(self, function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+        if self.commits == self.at_commit:
+            compact_now(self.path)
+        self.commits += 1
+        return LOCAL_WRITERS.run(function, items)

@@ -14,7 +14,7 @@ from maintainer.hudi.filenames import LogFileName
 from maintainer.hudi.instant import Action, Instant
 from maintainer.hudi.loading import open_table
 from tests.support.clean_checks import data_files
-from tests.support.compaction import compacting_writer
+from tests.support.compaction import CompactingWriter
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ def concurrent_writer_table(path: Path, commits: int = 8, compacted_at: int = 4)
     every slice ran to completion; checked to have that shape."""
     workload = WorkloadSpec(partitions=1, file_groups=2, commits=commits, rows_per_commit=10, seed=11)
     generated = generate(
-        str(path), DatagenSpec("t", "mor", 8, workload), runner=compacting_writer(path, compacted_at)
+        str(path), DatagenSpec("t", "mor", 8, workload), runner=CompactingWriter(path, compacted_at)
     )
     timeline = open_table(str(path)).snapshot.timeline
     (compaction,) = [i for i in timeline.completed() if i.action is Action.COMPACTION]

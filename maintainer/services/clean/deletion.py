@@ -1,6 +1,6 @@
-"""Deleting a clean's files: checked on the driver, carried out in Spark tasks that each take
-whole partitions (as many tasks as the session runs at once: a task per partition costs more in
-Spark scheduling than the deletes themselves).
+"""Deleting a clean's files: checked on the driver, carried out in tasks (Spark tasks in
+apply) that each take whole partitions (as many tasks as the runner runs at once: a task per
+partition costs more in Spark scheduling than the deletes themselves).
 
 Only Hudi data files (base and log files) inside the table, never anything under
 ``.hoodie``, may be deleted; anything else in a plan is refused before a single file goes.
@@ -10,15 +10,15 @@ A file that is already gone counts as deleted (a retried or resumed clean).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from maintainer.errors import ApplyError, StorageError
 from maintainer.hudi.filenames import is_data_file_name, is_partition_metadata
-from maintainer.spark.tasks import map_tasks
 from maintainer.storage import Storage
+from maintainer.tasks import TaskRunner
 
 
 class PartitionDeletion(NamedTuple):
@@ -39,9 +39,6 @@ class PartitionDeleted(NamedTuple):
     partition_deleted: bool = False
     already_gone: tuple[str, ...] = ()
     """The names in ``deleted`` that were gone before this delete (a retried clean)."""
-
-
-TaskRunner = Callable[[Storage, Sequence[PartitionDeletion]], list[PartitionDeleted]]
 
 
 # -- checks (driver) ---------------------------------------------------------------------------
@@ -145,8 +142,7 @@ def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> Par
 
 
 DELETE_THREADS = 8
-"""Deletes in flight per Spark task (object stores are latency-bound)."""
-FALLBACK_PARALLELISM = 8
+"""Deletes in flight per task (object stores are latency-bound)."""
 
 
 def batch_deletions(
@@ -164,36 +160,21 @@ def batch_deletions(
 
 
 def delete_batch(storage: Storage, batch: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
-    """One Spark task: its partitions' deletes, a few partitions at a time."""
+    """One task: its partitions' deletes, a few partitions at a time."""
     if len(batch) == 1:
         return [delete_partition_files(storage, batch[0])]
     with ThreadPoolExecutor(min(DELETE_THREADS, len(batch))) as pool:
         return list(pool.map(partial(delete_partition_files, storage), batch))
 
 
-def spark_parallelism(spark: Any) -> int:
-    """The session's default parallelism (Spark Connect does not expose it: a fixed default)."""
-    try:
-        return max(1, int(spark.sparkContext.defaultParallelism))
-    except Exception:  # Spark Connect has no SparkContext
-        return FALLBACK_PARALLELISM
-
-
-def spark_task_runner(spark: Any, tasks: int | None = None) -> TaskRunner:
-    """Deletes on Spark: partitions grouped into as many tasks as the session runs at once
-    (``tasks`` to choose), each task deleting several partitions concurrently."""
-
-    def run(storage: Storage, deletions: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
-        batches = batch_deletions(deletions, tasks or spark_parallelism(spark))
-        results = map_tasks(spark, partial(delete_batch, storage), batches)
-        return [result for batch in results for result in batch]
-
-    return run
-
-
-def local_task_runner(storage: Storage, deletions: Sequence[PartitionDeletion]) -> list[PartitionDeleted]:
-    """Deletes in this process (no Spark), e.g. when nothing is left to delete."""
-    return [delete_partition_files(storage, deletion) for deletion in deletions]
+def run_deletions(
+    runner: TaskRunner, storage: Storage, deletions: Sequence[PartitionDeletion]
+) -> list[PartitionDeleted]:
+    """The deletions on ``runner``: partitions grouped into as many tasks as it runs at once,
+    each task deleting several partitions concurrently (the storage travels with each task)."""
+    batches = batch_deletions(deletions, runner.parallelism)
+    results = runner.run(partial(delete_batch, storage), batches)
+    return [result for batch in results for result in batch]
 
 
 def deletion_totals(results: Sequence[PartitionDeleted]) -> Mapping[str, int]:

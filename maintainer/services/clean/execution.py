@@ -1,7 +1,7 @@
 """Running one clean instant, as Hudi's CleanActionExecutor does: ``.clean.requested`` (the
 plan) -> ``.clean.inflight`` (table version 6: the plan again, as Hudi 0.x writes it; 8+:
-empty) -> the deletes (Spark tasks, one per partition) -> the completed ``clean`` with
-``HoodieCleanMetadata`` v2. Every instant file goes through the TimelineWriter.
+empty) -> the deletes (tasks of whole partitions, Spark tasks in apply) -> the completed
+``clean`` with ``HoodieCleanMetadata`` v2. Every instant file goes through the TimelineWriter.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from maintainer.services.base import maybe_fail
 from maintainer.services.clean.deletion import (
     PartitionDeleted,
     PartitionDeletion,
-    TaskRunner,
     check_deletion,
     group_by_partition,
     relative_to_table,
+    run_deletions,
 )
 from maintainer.storage import Storage
+from maintainer.tasks import TaskRunner
 
 SERVICE = "clean"
 INFLIGHT_COPIES_PLAN_BELOW_VERSION = 8
@@ -171,7 +172,7 @@ def run_clean_instant(
     if instant.state is State.REQUESTED:
         instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
     maybe_fail(SERVICE, "after_inflight")
-    results = tasks(storage, deletions)
+    results = run_deletions(tasks, storage, deletions)
     maybe_fail(SERVICE, "after_deletes")
     millis = int((time.perf_counter() - started) * 1000)
     gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION

@@ -30,7 +30,6 @@ from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.clean.deletion import TaskRunner, spark_task_runner
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
 from maintainer.services.clean.node import PROJECTED_INSTANTS, requested_sha256
 from maintainer.services.clean.payload import cleaner_plan_bytes, partition_of
@@ -40,6 +39,8 @@ from maintainer.services.clean.state import clean_settings
 from maintainer.services.common.checks import data_file_problem
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_table import drop_if_approved
+from maintainer.spark.tasks import SparkRunner
+from maintainer.tasks import TaskRunner
 
 _RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
 """Effect keys that may name a projected instant (both come from the current timeline)."""
@@ -72,7 +73,7 @@ class CleanExecutor:
                  tasks: TaskRunner | None = None) -> None:  # fmt: skip
         self.ctx = ctx
         self.planner = planner or recheck_planner
-        self.tasks = tasks or spark_task_runner(ctx.spark)
+        self.tasks = tasks or SparkRunner(ctx.spark)
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []
         self.runs: list[CleanRun] = []

@@ -27,13 +27,7 @@ from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved
-from maintainer.services.compaction.executor import (
-    CompactionOutcome,
-    Runner,
-    run_compaction,
-    run_in_process,
-    spark_runner,
-)
+from maintainer.services.compaction.executor import IN_PROCESS, CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.model import PlannedOperation
 from maintainer.services.compaction.node import (
@@ -45,6 +39,8 @@ from maintainer.services.compaction.node import (
 )
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
+from maintainer.spark.tasks import SparkRunner
+from maintainer.tasks import TaskRunner
 
 
 def compaction_plan_id(table: LoadedTable, instant: Instant) -> str | None:
@@ -66,9 +62,9 @@ def _same_slice(current: PlannedOperation | None, approved: PlannedOperation) ->
 
 
 class CompactionApply:
-    def __init__(self, ctx: NodeContext, runner: Runner | None = None) -> None:
+    def __init__(self, ctx: NodeContext, runner: TaskRunner | None = None) -> None:
         self.ctx = ctx
-        self.runner = runner or (spark_runner(ctx.spark) if ctx.spark is not None else run_in_process)
+        self.runner = runner or (SparkRunner(ctx.spark) if ctx.spark is not None else IN_PROCESS)
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []
         self.runs: list[CompactionOutcome] = []

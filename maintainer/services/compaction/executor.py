@@ -6,8 +6,8 @@ An inflight compaction found at start (a crash, ours or Hudi's) is rolled back f
 naming the compaction) deletes the base files the attempt wrote, then the compaction goes back
 to requested and its markers are deleted; then it runs again. A rollback of it left pending by
 a crash is finished first, with its own instant (also for a requested compaction, so that it
-can never delete the output of the run that follows). Operations run through a ``Runner``: in
-process (tests, small tables) or as Spark tasks (:func:`spark_runner`).
+can never delete the output of the run that follows). Operations run through a ``TaskRunner``:
+in process (``IN_PROCESS``: tests, small tables) or as Spark tasks (``SparkRunner``).
 Fault points for tests (``MAINTAINER_FAULT_INJECT``): ``compaction:after_inflight``,
 ``compaction:after_operation`` (in-process runner, after each new base file),
 ``compaction:before_commit``, and in the rollback of an earlier attempt
@@ -17,9 +17,8 @@ and ``rollback_after_completed``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
 from maintainer.errors import ApplyError
 from maintainer.hudi import payloads
@@ -41,29 +40,11 @@ from maintainer.services.compaction.operation import (
 )
 from maintainer.services.rollback.table_service import deleted_files, rollback_table_service
 from maintainer.storage import Storage
+from maintainer.tasks import InProcessRunner, TaskRunner
 
 SERVICE = "compaction"
-TaskFunction = Callable[[CompactionTask], WriteStat]
-Runner = Callable[[TaskFunction, Sequence[CompactionTask]], list[WriteStat]]
-
-
-def run_in_process(function: TaskFunction, tasks: Sequence[CompactionTask]) -> list[WriteStat]:
-    """One operation after the other in this process."""
-    stats = []
-    for task in tasks:
-        stats.append(function(task))
-        maybe_fail(SERVICE, "after_operation")
-    return stats
-
-
-def spark_runner(spark: Any) -> Runner:
-    """One Spark task per operation (``mapInArrow`` through ``map_tasks``)."""
-    from maintainer.spark.tasks import map_tasks
-
-    def run(function: TaskFunction, tasks: Sequence[CompactionTask]) -> list[WriteStat]:
-        return map_tasks(spark, function, tasks)
-
-    return run
+IN_PROCESS = InProcessRunner(after_each=partial(maybe_fail, SERVICE, "after_operation"))
+"""One operation after the other in this process, with the ``after_operation`` fault point."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +174,7 @@ def run_compaction(
     config: TableConfig,
     instant_time: str,
     plan: CompactionPlan | None = None,
-    runner: Runner = run_in_process,
+    runner: TaskRunner = IN_PROCESS,
     parquet: ParquetSettings | None = None,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
@@ -203,7 +184,7 @@ def run_compaction(
     inflight = writer.transition_to_inflight(requested)
     maybe_fail(SERVICE, "after_inflight")
     tasks = build_tasks(storage, config, load_timeline(storage, config), instant_time, stored, parquet)
-    stats = runner(compact_slice, tasks)
+    stats = runner.run(compact_slice, tasks)
     maybe_fail(SERVICE, "before_commit")
     schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
     metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
@@ -212,14 +193,3 @@ def run_compaction(
     if rolled_back is None:
         return CompactionOutcome(completed, tuple(stats))
     return CompactionOutcome(completed, tuple(stats), rolled_back.deleted, rolled_back.rollback_instant)
-
-
-def thread_runner(workers: int) -> Runner:
-    """Operations on a pool of threads in this process (Arrow and Parquet release the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def run(function: TaskFunction, tasks: Sequence[CompactionTask]) -> list[WriteStat]:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="compaction") as pool:
-            return list(pool.map(function, tasks))
-
-    return run

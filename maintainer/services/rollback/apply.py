@@ -17,9 +17,10 @@ from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.checks import DROP_METADATA_TABLE
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
-from maintainer.services.rollback import deletes as rollback_deletes
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_result, rollback_payloads
+from maintainer.spark.tasks import SparkRunner
+from maintainer.tasks import IN_PROCESS
 
 
 def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
@@ -72,9 +73,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     table = open_for_apply(ctx, effects)
     check_rollback_payloads(ctx, table)
     node = with_resumptions(ctx, table)
-    runner = (
-        rollback_deletes.spark_runner(ctx.spark) if ctx.spark is not None else rollback_deletes.run_locally
-    )
+    runner = SparkRunner(ctx.spark) if ctx.spark is not None else IN_PROCESS
     fault = functools.partial(maybe_fail, "rollback")
     outcomes = apply_rollback_node(table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault)
     rolled_back = [

@@ -12,9 +12,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from maintainer.errors import StorageError
 from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN, LogFileName, is_data_file_name
@@ -22,25 +21,10 @@ from maintainer.hudi.logformat import BlockType, next_log_file_v6, read_log_file
 from maintainer.hudi.payloads import RollbackRequest
 from maintainer.services.rollback.requests import absolute_uri, relative_path
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS, TaskRunner
 
-Item = TypeVar("Item")
-Result = TypeVar("Result")
-Runner = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
-
-
-def run_locally(function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
-    """Run every item in this process (tests, small tables)."""
-    return [function(item) for item in items]
-
-
-def spark_runner(spark: Any) -> Runner:
-    """One Spark task per item (``maintainer.spark.tasks.map_tasks``)."""
-    from maintainer.spark.tasks import map_tasks
-
-    def run(function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        return map_tasks(spark, function, items)
-
-    return run
+Runner = TaskRunner
+run_locally = IN_PROCESS
 
 
 @dataclass(frozen=True)

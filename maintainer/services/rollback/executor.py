@@ -25,15 +25,10 @@ from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.rollback.approval import DroppedPath
-from maintainer.services.rollback.deletes import (
-    RequestContext,
-    RequestResult,
-    Runner,
-    execute_request,
-    run_locally,
-)
+from maintainer.services.rollback.deletes import RequestContext, RequestResult, execute_request
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS, TaskRunner
 
 Fault = Callable[[str], None]
 
@@ -120,7 +115,7 @@ def run_rollback(
     config: TableConfig,
     planned: PlannedRollback,
     *,
-    runner: Runner = run_locally,
+    runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
 ) -> RollbackOutcome:
@@ -134,7 +129,7 @@ def run_rollback(
         storage, storage.uri(""), inflight.timestamp, planned.target.timestamp, config.version
     )
     requests = list(planned.plan.rollback_requests or ())
-    results = runner(functools.partial(execute_request, context), requests)
+    results = runner.run(functools.partial(execute_request, context), requests)
     fault("after_deletes")
     metadata = _metadata(inflight, planned, results, started_ms)
     completed = writer.complete(inflight, payloads.encode_avro(metadata))

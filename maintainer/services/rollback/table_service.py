@@ -25,12 +25,12 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.rollback.deletes import Runner, run_locally
 from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
 from maintainer.services.rollback.markers import read_markers
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.requests import grouped_deletes, relative_path
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS, TaskRunner
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,7 @@ def rollback_table_service(
     target: Instant,
     partitions: Iterable[str],
     *,
-    runner: Runner = run_locally,
+    runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
 ) -> RollbackOutcome | None:

@@ -96,11 +96,11 @@ def test_completed_writes_leave_no_markers_or_heartbeats(tmp_path: Path) -> None
 
 @pytest.mark.spark
 def test_spark_writes_one_task_per_file_group_and_hudi_reads_the_rows(tmp_path: Path, spark: Any) -> None:
-    from maintainer.datagen.generator import spark_runner
+    from maintainer.spark.tasks import SparkRunner
 
     workload = WorkloadSpec(partitions=2, file_groups=2, commits=3, rows_per_commit=60)
     spec = DatagenSpec("t", "mor", 8, workload)
-    table = generate(str(tmp_path / "t"), spec, runner=spark_runner(spark))
+    table = generate(str(tmp_path / "t"), spec, runner=SparkRunner(spark))
     in_process = generate(str(tmp_path / "u"), spec)
     assert table.expected[table.completed[-1]] == in_process.expected[in_process.completed[-1]]
     for instant, rows in table.expected.items():

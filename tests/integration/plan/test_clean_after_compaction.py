@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.datagen.generator import DatagenSpec, generate, run_in_process
+from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.plan.builder import TableRequest, build_plan
@@ -37,7 +37,7 @@ from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service
 from maintainer.services.savepoint.executor import create_savepoint
-from tests.support.compaction import compacting_writer, schedule_compaction
+from tests.support.compaction import CompactingWriter, schedule_compaction
 
 CLEANS = {
     "versions_1": CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1),
@@ -57,7 +57,7 @@ def table_with_history(root: Path, version: int) -> Path:
     a writer cannot compact while a commit is inflight: Hudi's scheduling rule)."""
     path = root / "t"
     workload = WorkloadSpec(partitions=2, file_groups=2, commits=8, rows_per_commit=40, seed=version)
-    runner = compacting_writer(path, 4) if version == 8 else run_in_process
+    runner = CompactingWriter(path, 4) if version == 8 else LOCAL_WRITERS
     generate(str(path), DatagenSpec("t", "mor", version, workload), runner=runner)
     return path
 

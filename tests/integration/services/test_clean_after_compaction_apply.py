@@ -27,7 +27,7 @@ from maintainer.services.compaction.node import compaction_payloads
 from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by
-from tests.support.compaction import compacting_writer
+from tests.support.compaction import CompactingWriter
 
 pytestmark = pytest.mark.spark
 
@@ -68,7 +68,7 @@ def test_the_clean_records_the_real_compaction_instant_it_was_planned_with(
 ) -> None:
     path = tmp_path / "t"
     workload = WorkloadSpec(partitions=2, file_groups=2, commits=8, rows_per_commit=40, seed=3)
-    generate(str(path), DatagenSpec("t", "mor", 8, workload), runner=compacting_writer(path, 4))
+    generate(str(path), DatagenSpec("t", "mor", 8, workload), runner=CompactingWriter(path, 4))
     spec = table_spec(path, CleanSpec(commits_retained=1))
     saved = plan(tmp_path / "plan", spec)
     (clean,) = [n for n in saved.plan.nodes() if n.service == "clean"]

@@ -25,7 +25,7 @@ from maintainer.project.services import CompactionSpec, CompactionStrategy, Comp
 from maintainer.services.base import FAULT_ENV, InjectedFault, NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
-from maintainer.services.compaction.executor import run_in_process
+from maintainer.services.compaction.executor import IN_PROCESS
 from maintainer.services.compaction.node import COMPACT_SLICE, compaction_payloads, plan_compaction_service
 from tests.support import fixtures as fx
 from tests.support import oracle
@@ -61,7 +61,7 @@ def context(path: Path, spec: TableSpec, node: NodePlan, blobs: dict[str, bytes]
 
 
 def apply(path: Path, spec: TableSpec, node: NodePlan, blobs: dict[str, bytes]) -> Any:
-    return CompactionApply(context(path, spec, node, blobs), run_in_process).execute()
+    return CompactionApply(context(path, spec, node, blobs), IN_PROCESS).execute()
 
 
 def test_node_lists_each_slice_with_its_files_bytes_and_reason(tmp_path: Path) -> None:
@@ -197,5 +197,5 @@ def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch
     assert node.status is NodeStatus.CHANGES and saved.plan_id == plan_id
     table = saved.plan.tables[0]
     ctx = NodeContext(saved.plan_id, table, node, spec, saved.payloads, spark=None)
-    outcome = CompactionApply(ctx, run_in_process).execute()
+    outcome = CompactionApply(ctx, IN_PROCESS).execute()
     assert outcome.effects["slices_compacted"] == 2 and not outcome.drift

@@ -240,9 +240,9 @@ def test_large_slice_compacts_with_memory_bounded_by_one_row_group(
 def test_operations_run_as_spark_tasks(tmp_path: Path, spark: Any) -> None:
     path = datagen_table(tmp_path, 8, commits=5)
     before = reads(path)
-    from maintainer.services.compaction.executor import spark_runner
+    from maintainer.spark.tasks import SparkRunner
 
-    result, outcome = compact(path, runner=spark_runner(spark))
+    result, outcome = compact(path, runner=SparkRunner(spark))
     assert len(outcome.stats) == len(result.operations) > 1
     check_compacted(path, before, result)
     check_commit(path, outcome, "test-plan")

@@ -21,7 +21,6 @@ from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.services.rollback.deletes import spark_runner
 from maintainer.services.rollback.executor import run_rollback
 from maintainer.services.rollback.model import (
     FailedWritesPolicy,
@@ -33,6 +32,7 @@ from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.requests import relative_path
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.services.rollback.table_service import rollback_table_service
+from maintainer.spark.tasks import SparkRunner
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 
@@ -254,7 +254,7 @@ def test_rollback_requests_run_as_spark_tasks(tmp_path: Path, spark: Any) -> Non
     table = make_table(path, "mor", 6)
     loaded, result = plan(path)
     (planned,) = result.rollbacks
-    outcome = run_rollback(loaded.storage, loaded.snapshot.config, planned, runner=spark_runner(spark))
+    outcome = run_rollback(loaded.storage, loaded.snapshot.config, planned, runner=SparkRunner(spark))
     assert outcome.metadata is not None
     assert sum(len(p.rollback_log_files or {}) for p in outcome.metadata.partition_metadata.values()) == 4
     assert_reads_committed_rows(path, table)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pickle
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -15,11 +18,15 @@ from maintainer.services.clean.deletion import (
     delete_partition_files,
     group_by_partition,
     relative_to_table,
+    run_deletions,
 )
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS
 
 BASE = "abc-0_0-1-0_20250101000000000.parquet"
 LOG = ".abc-0_20250101000000000.log.1_0-1-0"
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 @pytest.fixture
@@ -107,3 +114,26 @@ def test_a_batch_deletes_each_of_its_partitions(table: Storage) -> None:
     results = delete_batch(table, [PartitionDeletion("p=1", (BASE,)), PartitionDeletion("p=2", (LOG,))])
     assert [(r.partition, r.deleted) for r in results] == [("p=1", (BASE,)), ("p=2", (LOG,))]
     assert not table.exists(f"p=1/{BASE}") and not table.exists(f"p=2/{LOG}")
+
+
+class PicklingRunner:
+    """Runs in process what a Spark runner would ship: the function, pickled and unpickled."""
+
+    def __init__(self, parallelism: int) -> None:
+        self.parallelism = parallelism
+        self.batches: list[int] = []
+
+    def run(self, function: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+        self.batches.append(len(items))
+        return IN_PROCESS.run(pickle.loads(pickle.dumps(function)), items)
+
+
+def test_deletions_run_in_batches_of_the_runners_parallelism_with_the_storage_in_the_task(
+    table: Storage,
+) -> None:
+    runner = PicklingRunner(parallelism=2)
+    deletions = [PartitionDeletion("p=1", (BASE, LOG)), PartitionDeletion("p=2", (LOG,))]
+    results = run_deletions(runner, table, deletions)
+    assert runner.batches == [2]
+    assert sorted((r.partition, r.deleted) for r in results) == [("p=1", (BASE, LOG)), ("p=2", (LOG,))]
+    assert not table.exists(f"p=1/{BASE}") and table.exists(f"p=2/{BASE}")
