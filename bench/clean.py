@@ -51,7 +51,7 @@ from maintainer.hudi.payloads import (
 )
 from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -28,7 +28,7 @@ import pyarrow.fs as pafs
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
 from maintainer.plan.artifact import read_plan, write_plan
-from maintainer.plan.builder import BuiltPlan
+from maintainer.planning.builder import BuiltPlan
 from maintainer.project.models import TableSpec
 from maintainer.project.profiles import SparkSettings
 from maintainer.project.services import CleanSpec

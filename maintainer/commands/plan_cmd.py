@@ -20,8 +20,8 @@ from maintainer.commands.options import CommonOptions, LoadedProject, common_opt
 from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import MaintainerError
 from maintainer.plan.artifact import plan_key, write_plan
-from maintainer.plan.builder import BuiltPlan, build_plan, requests_from_nodes
-from maintainer.plan.render import render_markdown, render_text
+from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
+from maintainer.planning.render import render_markdown, render_text
 
 PLAN_DIR = "plan"
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES = 0, 1, 2

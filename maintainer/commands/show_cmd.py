@@ -8,7 +8,7 @@ import click
 
 from maintainer.console import stdout
 from maintainer.plan.artifact import read_plan
-from maintainer.plan.render import render
+from maintainer.planning.render import render
 
 
 @click.command("show")

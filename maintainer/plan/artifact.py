@@ -30,7 +30,7 @@ from typing import Any
 
 from maintainer.errors import PlanError
 from maintainer.plan.canonical import PLAN_ID_FIELD, canonical_json, compute_plan_id, pretty_json
-from maintainer.plan.model import FORMAT_VERSION, Plan
+from maintainer.plan.model import FORMAT_VERSION, Plan, read_body
 
 PLAN_FILE = "plan.json"
 REVIEW_FILE = "plan.md"
@@ -218,9 +218,13 @@ def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
             hint="plans are applied exactly as reviewed; make the plan again and review it",
         )
     try:
-        plan = Plan.from_body(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise PlanError(f"plan.json is malformed: {exc}", where=str(path)) from exc
+        plan = read_body(_unsigned_body(data))
+    except ValueError as exc:
+        raise PlanError(
+            f"plan.json is malformed: {exc}",
+            where=str(path),
+            hint="make the plan again with this version of maintainer and review it",
+        ) from exc
     hashes = _payload_hashes(data, path)
     warnings = verify_signature(_unsigned_body(data), hashes, data.get(SIGNATURE_FIELD), key, path)
     return SavedPlan(plan, actual_id, _check_payloads(directory, plan, hashes), directory, warnings)

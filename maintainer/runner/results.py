@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict
 
 from maintainer.clock import utc_now
 from maintainer.errors import StorageError
@@ -23,8 +25,14 @@ class NodeRunStatus(str, Enum):
     SKIPPED = "skipped"
 
 
+_SCHEMA_CONFIG = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+"""How ``runner.schema`` describes these records: every field written, no other."""
+
+
 @dataclass(frozen=True, slots=True)
 class NodeResult:
+    __pydantic_config__: ClassVar[ConfigDict] = _SCHEMA_CONFIG
+
     id: str
     status: NodeRunStatus
     started_at: str | None = None
@@ -49,6 +57,8 @@ class NodeResult:
 
 @dataclass(frozen=True, slots=True)
 class RunResults:
+    __pydantic_config__: ClassVar[ConfigDict] = _SCHEMA_CONFIG
+
     plan_id: str
     started_at: str
     finished_at: str

@@ -16,7 +16,9 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
+
+from pydantic import ConfigDict
 
 from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock
@@ -46,14 +48,12 @@ class NodeContext:
     def storage(self) -> Storage:
         return Storage(self.table.path, self.storage_options)
 
-    def actions(self, kind: str) -> list[str]:
-        """The targets of the node's actions of one kind, in plan order."""
-        return [action.target for action in self.node.actions if action.kind == kind]
-
 
 @dataclass(frozen=True, slots=True)
 class Drift:
     """Something the plan approved that apply did not do, and why."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     path: str
     reason: str

@@ -22,12 +22,15 @@ from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan.model import CleanEffect
 from maintainer.runner.lock import LOCK_PATH, TableLock
 from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
+from tests.support import artifacts
 from tests.support import fixtures as fx
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by, reads
+from tests.support.plans import clean_effect_of, files_to_delete
 
 pytestmark = pytest.mark.spark
 
@@ -51,22 +54,19 @@ class Project:
         return main([command, *rest, "--project-dir", str(self.root)])
 
     def plan_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.plan_dir / "plan.json").read_text())
-        return data
+        return artifacts.plan_json(self.plan_dir)
 
     def planned(self, table: str) -> set[str]:
-        (entry,) = [t for t in self.plan_json()["tables"] if t["name"] == table]
-        return {f["path"] for node in entry["nodes"] for f in node["effect"].get("delete_files", [])}
+        (entry,) = [t for t in artifacts.saved_plan(self.plan_dir).plan.tables if t.name == table]
+        return {path for node in entry.nodes for path in files_to_delete(node)}
 
     def ectr(self, table: str) -> str | None:
-        (entry,) = [t for t in self.plan_json()["tables"] if t["name"] == table]
-        (node,) = entry["nodes"]
-        value = node["effect"].get("earliest_commit_to_retain")
-        return str(value) if value else None
+        (entry,) = [t for t in artifacts.saved_plan(self.plan_dir).plan.tables if t.name == table]
+        (node,) = entry.nodes
+        return clean_effect_of(node).earliest_commit_to_retain
 
     def run_results(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.root / "target" / "run_results.json").read_text())
-        return data
+        return artifacts.run_results(self.root / "target")
 
 
 def write_manifest(root: Path, tables: dict[str, Path], retained: int = 3) -> None:
@@ -232,13 +232,14 @@ def test_a_tampered_plan_is_refused(one_table: Project, capsys: pytest.CaptureFi
 def test_a_payload_that_does_not_match_the_plan_body_is_refused(
     one_table: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
+    from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, read_plan, sha256_hex
     from maintainer.services.clean.payload import cleaner_plan_bytes
 
     plan_file = one_table.plan_dir / "plan.json"
     data = json.loads(plan_file.read_text())
-    effect = data["tables"][0]["nodes"][0]["effect"]
-    smaller = cleaner_plan_bytes(effect, Storage(str(one_table.tables["t"])), data["plan_id"], [])
+    effect = read_plan(one_table.plan_dir).plan.nodes()[0].effect
+    assert isinstance(effect, CleanEffect)
+    smaller = cleaner_plan_bytes(effect, Storage(str(one_table.tables["t"])), data["plan_id"], [], [])
     (one_table.plan_dir / "payloads" / "t.clean.requested").write_bytes(smaller)
     data[PAYLOAD_HASHES_FIELD]["t.clean.requested"] = sha256_hex(smaller)  # hashes are outside the plan id
     plan_file.write_text(json.dumps(data, indent=2))

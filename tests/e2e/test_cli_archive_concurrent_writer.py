@@ -10,7 +10,6 @@ compaction.)"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +19,12 @@ import pytest
 
 from maintainer.cli import main
 from maintainer.hudi.loading import open_table
+from maintainer.plan.model import CompactSlice, NodePlan
 from maintainer.services.base import FAULT_ENV
-from tests.support import oracle
+from tests.support import artifacts, oracle
 from tests.support.clean_checks import data_files
 from tests.support.concurrent_writer import ConcurrentWriterTable, concurrent_writer_table, log_files_of
+from tests.support.plans import files_to_delete
 
 pytestmark = pytest.mark.spark
 
@@ -56,15 +57,15 @@ class Project:
         assert main(["apply", "--project-dir", str(self.root)]) == 0
 
     def node_result(self, node: str) -> dict[str, Any]:
-        results = json.loads((self.root / "target" / "run_results.json").read_text())
+        results = artifacts.run_results(self.root / "target")
         (found,) = [n for n in results["nodes"] if n["id"] == node]
         assert found["status"] == "success", found["message"]
         return dict(found)
 
-    def planned(self, node: str) -> dict[str, Any]:
-        plan = json.loads((self.root / "target" / "plan" / "plan.json").read_text())
-        (found,) = [n for t in plan["tables"] for n in t["nodes"] if f"{t['name']}.{n['service']}" == node]
-        return dict(found["effect"])
+    def planned(self, node: str) -> NodePlan:
+        plan = artifacts.saved_plan(self.root / "target" / "plan").plan
+        (found,) = [n for n in plan.nodes() if n.id == node]
+        return found
 
 
 @pytest.fixture
@@ -109,13 +110,14 @@ def test_archive_then_clean_with_a_concurrent_writer_loses_no_row(
     project.use(CLEAN_ONLY)
     project.plan_and_apply()
     assert project.node_result("t.clean")["effects"]["files_deleted"] > 0, "the slices before C go"
-    approved = {f["path"] for f in project.planned("t.clean")["delete_files"]}
+    approved = files_to_delete(project.planned("t.clean"))
     assert not approved & d_logs, "D's log files are in C's slice, the latest: never deletable"
     assert d_logs <= data_files(table.path), "D's log files are still there"
 
     project.use(COMPACT_AND_CLEAN)
     project.plan_and_apply()
-    compacted = {f["name"] for op in project.planned("t.compaction")["operations"] for f in op["log_files"]}
+    slices = project.planned("t.compaction").actions_of(CompactSlice)
+    compacted = {f.name for op in slices for f in op.log_files}
     assert {p.rsplit("/", 1)[-1] for p in d_logs} <= compacted, "the next compaction takes D's log files"
     assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
     assert hudi_rows(table.path) == generated_rows(table), "no row lost"

@@ -21,8 +21,8 @@ from maintainer.hudi.loading import open_table
 from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.integration.services.test_compaction_run import COMMIT_SCHEMA, FILE_NAME, reads, without_comments
+from tests.support import artifacts, oracle
 from tests.support import fixtures as fx
-from tests.support import oracle
 
 pytestmark = [pytest.mark.spark, pytest.mark.fixtures]
 
@@ -83,9 +83,9 @@ def test_every_mor_fixture_is_compacted_through_the_cli(
     with_logs = {key for key, path in tables.items() if has_logs(path)}
 
     assert main(["plan", "--project-dir", str(root)]) == 0
-    plan = json.loads((root / "target" / "plan" / "plan.json").read_text())
+    plan = artifacts.plan_json(root / "target" / "plan")
     assert main(["apply", "--project-dir", str(root), "--threads", "2"]) == 0
-    results = {n["id"]: n for n in json.loads((root / "target" / "run_results.json").read_text())["nodes"]}
+    results = {n["id"]: n for n in artifacts.run_results(root / "target")["nodes"]}
 
     compacted = set()
     for key, path in tables.items():

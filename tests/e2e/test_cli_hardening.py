@@ -20,8 +20,9 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import open_table
+from maintainer.plan.model import FinishPendingClean
 from maintainer.services.base import FAULT_ENV
-from tests.support import oracle
+from tests.support import artifacts, oracle
 
 pytestmark = pytest.mark.spark
 
@@ -116,18 +117,17 @@ def test_a_pending_clean_rewritten_after_the_plan_is_refused_and_deletes_nothing
     reviewed = requested.read_bytes()
 
     assert main(["plan", "--project-dir", str(root)]) == 0
-    plan = json.loads((root / "target" / "plan" / "plan.json").read_text())
-    (finish,) = [a for t in plan["tables"] for n in t["nodes"] for a in n["actions"]
-                 if a["kind"] == "finish_pending_clean"]  # fmt: skip
-    assert finish["target"] == pending.timestamp
+    plan = artifacts.saved_plan(root / "target" / "plan").plan
+    (finish,) = [a for n in plan.nodes() for a in n.actions_of(FinishPendingClean)]
+    assert finish.target == pending.timestamp
     decoded = payloads.decode_cleaner_plan(reviewed, str(requested))
     assert decoded is not None and decoded.file_paths_to_be_deleted_per_partition
-    assert finish["details"]["paths"] == sorted(
+    assert list(finish.paths) == sorted(
         f"{part}/{(info.file_path or '').rsplit('/', 1)[-1]}"
         for part, infos in decoded.file_paths_to_be_deleted_per_partition.items()
         for info in infos
     )
-    assert finish["details"]["sha256"] == hashlib.sha256(reviewed).hexdigest()
+    assert finish.sha256 == hashlib.sha256(reviewed).hexdigest()
 
     live = sorted(s.base_file.path for s in loaded.view.latest_slices() if s.base_file)
     assert len(live) == 4

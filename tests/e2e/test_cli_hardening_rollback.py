@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
 
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
@@ -19,7 +20,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.filenames import BaseFileName
 from maintainer.plan.artifact import PAYLOAD_DIR, PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id, pretty_json
-from maintainer.plan.model import PlannedAction
+from maintainer.plan.model import RollbackAction
 from maintainer.services.rollback.node import rollback_plan_of
 from tests.support import oracle
 
@@ -51,11 +52,11 @@ def tamper(plan_dir: Path, extra_deletes: list[str]) -> None:
     data = json.loads(plan_file.read_text())
     (node,) = [n for t in data["tables"] for n in t["nodes"] if n["service"] == "rollback"]
     (action,) = node["actions"]
-    request = action["details"]["requests"][0]
+    request = action["requests"][0]
     request["files_to_be_deleted"] = request["files_to_be_deleted"] + extra_deletes
-    action["details"]["delete_files"] = sorted(action["details"]["delete_files"] + extra_deletes)
-    name = action["details"]["payload"]
-    approved = PlannedAction(action["kind"], action["target"], action["reason"], action["details"])
+    action["delete_files"] = sorted(action["delete_files"] + extra_deletes)
+    name = action["payload"]
+    approved = TypeAdapter(RollbackAction).validate_python(action)
     payload = payloads.encode_avro(rollback_plan_of(approved))
     (plan_dir / PAYLOAD_DIR / name).write_bytes(payload)
     data[PAYLOAD_HASHES_FIELD][name] = sha256_hex(payload)

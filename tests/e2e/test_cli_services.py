@@ -5,7 +5,6 @@ keeps its files through a later clean (hudi reads checked before and after)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,11 @@ from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
-from tests.support import oracle
+from tests.support import artifacts, oracle
 from tests.support.clean_checks import data_files
 from tests.support.compaction import CompactingWriter, schedule_compaction, writer_compaction
 from tests.support.fixtures import FixtureTable
+from tests.support.plans import files_to_delete
 
 pytestmark = pytest.mark.spark
 
@@ -56,8 +56,7 @@ class Project:
         return self.cli("apply")
 
     def run_results(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.root / "target" / "run_results.json").read_text())
-        return data
+        return artifacts.run_results(self.root / "target")
 
     def ran(self) -> list[tuple[str, str]]:
         """(node id, status) of the last apply, in the order the nodes started."""
@@ -107,9 +106,9 @@ def mor_table(lake: Path, commits: int, failed_write: bool = False, version: int
 
 
 def planned_deletions(project: Project, node: str) -> set[str]:
-    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
-    (found,) = [n for t in plan["tables"] for n in t["nodes"] if f"{t['name']}.{n['service']}" == node]
-    return {item["path"] for item in found["effect"]["delete_files"]}
+    plan = artifacts.saved_plan(project.root / "target" / "plan").plan
+    (found,) = [n for n in plan.nodes() if n.id == node]
+    return files_to_delete(found)
 
 
 def last_clean_plan(path: Path) -> Any:
@@ -360,8 +359,8 @@ def test_the_first_node_to_run_drops_the_metadata_table(
     before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
     project = make_project(path, f"{ROLLBACK_NOW}\n    {EVERY_COMMIT}\n    clean: {{commits_retained: 1}}")
     assert project.cli("plan") == 0
-    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
-    nodes = {n["id"]: n for table in plan["tables"] for n in table["nodes"]}
+    plan = artifacts.plan_json(project.root / "target" / "plan")
+    nodes = {f"{n['table']}.{n['service']}": n for table in plan["tables"] for n in table["nodes"]}
     assert nodes["t.rollback"]["actions"][0]["kind"] == "drop_metadata_table"
     assert all(a["kind"] != "drop_metadata_table" for n in list(nodes.values())[1:] for a in n["actions"])
 
@@ -392,7 +391,7 @@ def crashed_compaction(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str
 
 
 def plan_node(project: Project, service: str) -> dict[str, Any]:
-    plan = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
+    plan = artifacts.plan_json(project.root / "target" / "plan")
     (node,) = [n for t in plan["tables"] for n in t["nodes"] if n["service"] == service]
     return dict(node)
 

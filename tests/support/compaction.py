@@ -12,10 +12,10 @@ from maintainer.datagen.generator import LOCAL_WRITERS
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan.model import CompactSlice
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger
 from maintainer.services.compaction.executor import run_compaction
-from maintainer.services.compaction.model import PlannedOperation
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
 
@@ -23,7 +23,7 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
-def writer_compaction(path: Path) -> tuple[LoadedTable, list[PlannedOperation]]:
+def writer_compaction(path: Path) -> tuple[LoadedTable, list[CompactSlice]]:
     """What a Hudi writer would compact now: every slice with logs."""
     table = open_table(str(path))
     spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from maintainer.hudi.table import load_timeline
+from maintainer.plan.model import ArchiveInstant
 from maintainer.services.archive.node import apply_archive_node
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
@@ -18,7 +19,7 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     this plan, is reported as such, not counted again)."""
     effects: dict[str, Any] = {}
     table = open_for_apply(ctx, effects)
-    approved = ctx.actions("archive_instant")
+    approved = [a.target for a in ctx.node.actions_of(ArchiveInstant)]
     before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
     fault = functools.partial(maybe_fail, "archive")
     outcome = apply_archive_node(table, ctx.spec, ctx.node, ctx.clock(), fault=fault)

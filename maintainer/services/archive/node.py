@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from maintainer.hudi.loading import LoadedTable
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.plan.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.executor import ArchiveOutcome, Fault, no_fault, run_archive
@@ -33,17 +33,21 @@ def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> 
     actions = []
     for instant in result.instants:
         entry = timeline.entry(instant.timestamp, instant.action)
-        files = sorted(entry.state_files.values()) if entry else []
-        details = {"action": instant.action.value, "state_files": files}
+        files = tuple(sorted(entry.state_files.values())) if entry else ()
         actions.append(
-            PlannedAction("archive_instant", instant.timestamp, "older than the instants kept", details)
+            ArchiveInstant(
+                target=instant.timestamp,
+                reason="older than the instants kept",
+                action=instant.action.value,
+                state_files=files,
+            )
         )
-    effect = {
-        "instants": [i.timestamp for i in result.instants],
-        "commits": len(result.commits),
-        "archived_timeline": table.snapshot.config.archive_dir,
-        "stops_before": [{"instant": b.timestamp, "reason": b.reason} for b in result.boundaries],
-    }
+    effect = ArchiveEffect(
+        instants=tuple(i.timestamp for i in result.instants),
+        commits=len(result.commits),
+        archived_timeline=table.snapshot.config.archive_dir,
+        stops_before=tuple(ArchiveBoundary(instant=b.timestamp, reason=b.reason) for b in result.boundaries),
+    )
     return NodePlan(
         table=spec.name,
         service=SERVICE,
@@ -58,7 +62,7 @@ def apply_archive_node(
     table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
 ) -> ArchiveOutcome:
     """Archive the approved instants that are still archivable; the others are drift."""
-    approved = {a.target for a in node.actions if a.kind == "archive_instant"}
+    approved = {a.target for a in node.actions_of(ArchiveInstant)}
     current = plan_archive_result(table, spec)
     chosen = tuple(i for i in current.instants if i.timestamp in approved)
     return run_archive(table.storage, table.snapshot.config, replace(current, instants=chosen), fault=fault)

@@ -12,8 +12,8 @@ from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.archive import node
 from maintainer.services.archive.apply import execute_archive
+from maintainer.services.archive.validate import validate_archive
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.checks import instant_actions
 from maintainer.storage import Storage
 
 
@@ -29,7 +29,7 @@ class ArchiveService(ServiceDefaults):
         return node.plan_archive_service(table, spec, now)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
-        return instant_actions("archive_instant")(plan, table_uri)
+        return validate_archive(plan, table_uri)
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         return execute_archive(ctx)

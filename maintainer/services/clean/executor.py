@@ -27,23 +27,26 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan.model import CleanEffect, FinishPendingClean
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
-from maintainer.services.clean.node import PROJECTED_INSTANTS, requested_sha256
-from maintainer.services.clean.payload import cleaner_plan_bytes, partition_of
+from maintainer.services.clean.node import requested_sha256
+from maintainer.services.clean.payload import (
+    approved_deletions,
+    cleaner_plan_bytes,
+    node_cleaner_plan_bytes,
+    partition_of,
+)
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings
-from maintainer.services.common.checks import data_file_problem
+from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.spark.tasks import SparkRunner
 from maintainer.tasks import TaskRunner
-
-_RESOLVABLE = ("earliest_commit_to_retain", "last_completed_commit")
-"""Effect keys that may name a projected instant (both come from the current timeline)."""
 
 CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
 
@@ -85,13 +88,13 @@ class CleanExecutor:
 
     def approved_partitions(self) -> list[str]:
         """The partitions of the new clean and of the pending cleans the plan finishes."""
-        files = [*self.ctx.actions("delete_file"), *(p for a in self.pending_approved().values()
-                                                    for p in a.get("paths", ()))]  # fmt: skip
-        return sorted({partition_of(path) for path in files} | set(self.ctx.actions("delete_partition")))
+        files, partitions = approved_deletions(self.ctx.node)
+        pending = [path for action in self.pending_approved().values() for path in action.paths]
+        return sorted({partition_of(path) for path in [*files, *pending]} | set(partitions))
 
-    def pending_approved(self) -> dict[str, Mapping[str, Any]]:
-        """instant time -> details of each pending clean the plan finishes."""
-        return {a.target: a.details for a in self.ctx.node.actions if a.kind == "finish_pending_clean"}
+    def pending_approved(self) -> dict[str, FinishPendingClean]:
+        """instant time -> each pending clean the plan finishes."""
+        return {a.target: a for a in self.ctx.node.actions_of(FinishPendingClean)}
 
     def writer(self, table: LoadedTable) -> TimelineWriter:
         return TimelineWriter(table.storage, table.snapshot.config)
@@ -107,7 +110,7 @@ class CleanExecutor:
         still the bytes the plan hashed."""
         path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
         data = table.storage.read_bytes(path)
-        expected = self.pending_approved()[instant.timestamp].get("sha256")
+        expected = self.pending_approved()[instant.timestamp].sha256
         if requested_sha256(data) != expected:
             raise ApplyError(
                 f"the pending clean {instant.timestamp} was changed after the plan was made: "
@@ -130,7 +133,7 @@ class CleanExecutor:
         """Finish a pending clean the plan named: only its listed files that are still
         deletable under the current view; the others are drift."""
         data = self.reviewed_requested(table, instant)
-        listed = sorted(self.pending_approved()[instant.timestamp].get("paths", ()))
+        listed = sorted(self.pending_approved()[instant.timestamp].paths)
         live = live_files(table.view, table.view.inputs.savepointed_files)
         self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
         keep = frozenset(path for path in listed if path not in live)
@@ -138,7 +141,7 @@ class CleanExecutor:
 
     def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
         """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
-        approved = set(self.ctx.actions("finish_pending_clean"))
+        approved = set(self.pending_approved())
         own = False
         pending = table.snapshot.timeline.pending_cleans()
         for instant in pending:
@@ -168,9 +171,8 @@ class CleanExecutor:
         if not names:
             return None
         stored = self.ctx.payloads.get(names[0])
-        rebuilt = cleaner_plan_bytes(self.ctx.node.effect, self.ctx.storage(), self.ctx.plan_id)
-        in_effect = sorted(item["path"] for item in self.ctx.node.effect.get("delete_files", []))
-        if stored != rebuilt or in_effect != sorted(self.ctx.actions("delete_file")):
+        rebuilt = node_cleaner_plan_bytes(self.ctx.node, self.ctx.storage(), self.ctx.plan_id)
+        if stored != rebuilt:
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",
                 where=str(names[0]),
@@ -181,8 +183,7 @@ class CleanExecutor:
     def new_clean(self, table: LoadedTable, approved: bytes | None) -> None:
         if approved is None:
             return
-        approved_files = self.ctx.actions("delete_file")
-        approved_partitions = self.ctx.actions("delete_partition")
+        approved_files, approved_partitions = approved_deletions(self.ctx.node)
         current = self.planner(table, self.ctx.spec, self.ctx.clock())
         deletable = {f.path for f in current.files}
         keep = [path for path in approved_files if path in deletable]
@@ -206,23 +207,28 @@ class CleanExecutor:
             payload = cleaner_plan_bytes(effect, table.storage, self.ctx.plan_id, keep, emptied)
         self.runs.append(run_clean_instant(self.writer(table), payload, self.tasks))
 
-    def resolved_effect(self, current: CleanPlanResult) -> Mapping[str, Any]:
+    def resolved_effect(self, current: CleanPlanResult) -> CleanEffect:
         """The approved effect, with the instants that existed only in the plan's projection
         (this plan's compaction, whose instant apply took) replaced by the real ones."""
-        effect = self.ctx.node.effect
-        projected = set(effect.get(PROJECTED_INSTANTS, ()))
+        effect = effect_of(self.ctx.node, CleanEffect)
+        projected = set(effect.projected_instants)
         if not projected:
             return effect
-        resolved = dict(effect)
+        resolved = effect
         ectr = current.earliest_commit_to_retain
-        if effect["earliest_commit_to_retain"] in projected:
-            resolved["earliest_commit_to_retain"] = ectr.timestamp if ectr else None
-            resolved["earliest_commit_to_retain_action"] = ectr.completed_action.value if ectr else None
-        if effect["last_completed_commit"] in projected:
-            resolved["last_completed_commit"] = current.last_completed_commit
-        self.effects["resolved_instants"] = {
-            effect[k]: resolved[k] for k in _RESOLVABLE if effect[k] in projected and resolved[k]
-        }
+        if effect.earliest_commit_to_retain in projected:
+            resolved = replace(
+                resolved,
+                earliest_commit_to_retain=ectr.timestamp if ectr else None,
+                earliest_commit_to_retain_action=ectr.completed_action.value if ectr else None,
+            )
+        if effect.last_completed_commit in projected:
+            resolved = replace(resolved, last_completed_commit=current.last_completed_commit)
+        pairs = [
+            (effect.earliest_commit_to_retain, resolved.earliest_commit_to_retain),
+            (effect.last_completed_commit, resolved.last_completed_commit),
+        ]
+        self.effects["resolved_instants"] = {old: new for old, new in pairs if old in projected and new}
         return resolved
 
     # -- the node -----------------------------------------------------------------------------------

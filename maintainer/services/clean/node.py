@@ -6,22 +6,26 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.plan.model import (
+    Action,
+    CleanEffect,
+    DeleteFile,
+    DeletePartition,
+    FinishPendingClean,
+    NodePlan,
+    NodeStatus,
+)
 from maintainer.project.models import TableSpec
-from maintainer.services.clean.payload import cleaner_plan_bytes, partition_of
+from maintainer.services.clean.payload import node_cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanPlanResult, FileToDelete
 from maintainer.services.clean.state import plan_clean_node
 from maintainer.storage import Storage
 
 SERVICE = "clean"
-PROJECTED_INSTANTS = "projected_instants"
-"""Effect key: instant times the clean was planned with that exist only in the projection
-(this plan's new compaction); apply writes the real ones in their place."""
 
 
 def payload_name(table: str) -> str:
@@ -80,53 +84,42 @@ def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, .
     return tuple(reasons)
 
 
-def _effect(
-    result: CleanPlanResult, files: list[FileToDelete], emptied: list[str], table: LoadedTable
-) -> dict[str, Any]:
+def _effect(result: CleanPlanResult, files: list[FileToDelete], table: LoadedTable) -> CleanEffect:
     """The node's effect; ``savepointed_timestamps`` as Hudi records them in the clean plan
     (none for a non-partitioned table, whose cleans never scan incrementally by savepoint);
     ``projected_instants`` when planned on a projection (apply resolves them)."""
     ectr = result.earliest_commit_to_retain
     partitioned = table.snapshot.config.is_partitioned
-    projected = {PROJECTED_INSTANTS: list(table.projection.instants)} if table.projection else {}
-    return {
-        **projected,
-        "delete_files": [{"path": f.path, "size": f.size} for f in files],
-        "files": len(files),
-        "bytes": sum(f.size for f in files),
-        "partitions_deleted": emptied,
-        "earliest_commit_to_retain": ectr.timestamp if ectr else None,
-        "earliest_commit_to_retain_action": ectr.completed_action.value if ectr else None,
-        "policy": result.policy.value,
-        "scan": "full" if result.scope.full else "incremental",
-        "last_completed_commit": result.last_completed_commit,
-        "savepointed_timestamps": list(result.savepoint_times) if partitioned else [],
-    }
+    return CleanEffect(
+        files=len(files),
+        bytes=sum(f.size for f in files),
+        policy=result.policy.value,
+        scan="full" if result.scope.full else "incremental",
+        earliest_commit_to_retain=ectr.timestamp if ectr else None,
+        earliest_commit_to_retain_action=ectr.completed_action.value if ectr else None,
+        last_completed_commit=result.last_completed_commit,
+        savepointed_timestamps=tuple(result.savepoint_times) if partitioned else (),
+        projected_instants=tuple(table.projection.instants) if table.projection else (),
+    )
 
 
 def _projection_reasons(table: LoadedTable) -> tuple[str, ...]:
     return (table.projection.description,) if table.projection else ()
 
 
-def _actions(
-    pending: list[PendingClean], files: list[FileToDelete], emptied: list[str]
-) -> list[PlannedAction]:
-    actions = [
-        PlannedAction(
-            "finish_pending_clean",
-            p.instant_time,
-            f"clean {p.instant_time} was left pending; it is finished first, as Hudi does",
-            {"files": len(p.paths), "paths": sorted(p.paths), "sha256": p.sha256},
+def _actions(pending: list[PendingClean], files: list[FileToDelete], emptied: list[str]) -> list[Action]:
+    actions: list[Action] = [
+        FinishPendingClean(
+            target=p.instant_time,
+            reason=f"clean {p.instant_time} was left pending; it is finished first, as Hudi does",
+            paths=tuple(sorted(p.paths)),
+            sha256=p.sha256,
         )
         for p in pending
     ]
-    actions += [
-        PlannedAction("delete_file", f.path, f.reason, {"size": f.size, "partition": f.partition})
-        for f in files
-    ]
-    actions += [
-        PlannedAction("delete_partition", p, "no file group is left in the partition", {}) for p in emptied
-    ]
+    actions += [DeleteFile(target=f.path, reason=f.reason, size=f.size, partition=f.partition) for f in files]
+    why = "no file group is left in the partition"
+    actions += [DeletePartition(target=p, reason=why) for p in emptied]
     return actions
 
 
@@ -145,14 +138,14 @@ def plan_clean_service(table: LoadedTable, spec: TableSpec, now: datetime) -> No
         status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
         reasons=(*_projection_reasons(table), *_reasons(result, files)),
         actions=tuple(actions),
-        effect=_effect(result, files, emptied, table),
+        effect=_effect(result, files, table),
         payloads=(payload_name(spec.name),) if files or emptied else (),
     )
 
 
 def clean_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
     """The payload files of a clean node (none when it writes no new clean)."""
-    return {name: cleaner_plan_bytes(node.effect, storage, plan_id) for name in node.payloads}
+    return {name: node_cleaner_plan_bytes(node, storage, plan_id) for name in node.payloads}
 
 
 __all__ = [

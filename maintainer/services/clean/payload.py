@@ -1,14 +1,16 @@
-"""The ``HoodieCleanerPlan`` a clean node writes into ``.clean.requested``, built from the node's
-effect alone, so the plan side (which stores it in the plan directory) and the apply side
-(which rebuilds it from the approved plan and compares bytes) make the very same bytes.
+"""The ``HoodieCleanerPlan`` a clean node writes into ``.clean.requested``, built from the node
+alone (its effect and delete actions), so the plan side (which stores it in the plan directory)
+and the apply side (which rebuilds it from the approved plan and compares bytes) make the very
+same bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
+from maintainer.plan.model import CleanEffect, DeleteFile, DeletePartition, NodePlan
+from maintainer.services.common.checks import effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 
@@ -48,34 +50,38 @@ def _files_per_partition(storage: Storage, paths: Iterable[str]) -> dict[str, tu
     return {partition: tuple(infos) for partition, infos in sorted(grouped.items())}
 
 
-def _earliest_instant(effect: Mapping[str, Any]) -> ActionInstant | None:
-    timestamp = effect.get("earliest_commit_to_retain")
-    if not timestamp:
+def _earliest_instant(effect: CleanEffect) -> ActionInstant | None:
+    timestamp = effect.earliest_commit_to_retain
+    if not timestamp or effect.earliest_commit_to_retain_action is None:
         return None
     return ActionInstant(
-        timestamp=timestamp, action=effect["earliest_commit_to_retain_action"], state="COMPLETED"
+        timestamp=timestamp, action=effect.earliest_commit_to_retain_action, state="COMPLETED"
     )
 
 
+def approved_deletions(node: NodePlan) -> tuple[list[str], list[str]]:
+    """The table-relative files and the partitions a clean node deletes, in plan order."""
+    files = [action.target for action in node.actions_of(DeleteFile)]
+    return files, [action.target for action in node.actions_of(DeletePartition)]
+
+
 def cleaner_plan_for(
-    effect: Mapping[str, Any],
+    effect: CleanEffect,
     storage: Storage,
     plan_id: str,
-    delete_paths: Sequence[str] | None = None,
-    partitions_to_delete: Sequence[str] | None = None,
+    delete_paths: Sequence[str],
+    partitions_to_delete: Sequence[str],
 ) -> CleanerPlan:
-    """The clean plan of a clean node's ``effect``; ``delete_paths`` / ``partitions_to_delete``
-    (table-relative) default to the effect's own, and are the intersection at apply."""
-    paths = delete_paths if delete_paths is not None else [f["path"] for f in effect["delete_files"]]
-    emptied = partitions_to_delete if partitions_to_delete is not None else effect["partitions_deleted"]
+    """The clean plan of a clean node's ``effect`` deleting these files and partitions
+    (table-relative: the node's own at plan time, the intersection with the table at apply)."""
     return CleanerPlan(
-        policy=effect["policy"],
+        policy=effect.policy,
         earliest_instant_to_retain=_earliest_instant(effect),
-        last_completed_commit_timestamp=effect["last_completed_commit"],
+        last_completed_commit_timestamp=effect.last_completed_commit,
         files_to_be_deleted_per_partition={},
-        file_paths_to_be_deleted_per_partition=_files_per_partition(storage, paths),
-        partitions_to_be_deleted=tuple(sorted(emptied)),
-        extra_metadata=_extra_metadata(effect["savepointed_timestamps"], plan_id),
+        file_paths_to_be_deleted_per_partition=_files_per_partition(storage, delete_paths),
+        partitions_to_be_deleted=tuple(sorted(partitions_to_delete)),
+        extra_metadata=_extra_metadata(effect.savepointed_timestamps, plan_id),
     )
 
 
@@ -88,11 +94,17 @@ def _extra_metadata(savepointed: Sequence[str], plan_id: str) -> dict[str, str]:
 
 
 def cleaner_plan_bytes(
-    effect: Mapping[str, Any],
+    effect: CleanEffect,
     storage: Storage,
     plan_id: str,
-    delete_paths: Sequence[str] | None = None,
-    partitions_to_delete: Sequence[str] | None = None,
+    delete_paths: Sequence[str],
+    partitions_to_delete: Sequence[str],
 ) -> bytes:
-    """The exact bytes of ``.clean.requested`` for this effect (see :func:`cleaner_plan_for`)."""
+    """The exact bytes of ``.clean.requested`` (see :func:`cleaner_plan_for`)."""
     return encode_avro(cleaner_plan_for(effect, storage, plan_id, delete_paths, partitions_to_delete))
+
+
+def node_cleaner_plan_bytes(node: NodePlan, storage: Storage, plan_id: str) -> bytes:
+    """The ``.clean.requested`` bytes of a clean node as planned (its payload)."""
+    files, partitions = approved_deletions(node)
+    return cleaner_plan_bytes(effect_of(node, CleanEffect), storage, plan_id, files, partitions)

@@ -4,16 +4,14 @@ services' ``validate`` (the up-front check of a whole plan) and their applies.""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
+from typing import TypeVar
 
+from maintainer.errors import PlanError
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.instant import is_instant_time, parse_instant_file_name
-from maintainer.plan.model import NodePlan, PlannedAction
+from maintainer.plan.model import METADATA_TABLE_PATH, Action, ArchiveInstant, DropMetadataTable, NodePlan
 from maintainer.services.base import Check
-
-METADATA_TABLE_PATH = ".hoodie/metadata"
-DROP_METADATA_TABLE = "drop_metadata_table"
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
 
@@ -71,42 +69,54 @@ def log_name_problem(name: object) -> str | None:
 # -- actions ----------------------------------------------------------------------------------
 
 
-def action_label(action: PlannedAction) -> str:
+def action_label(action: Action) -> str:
     return f"action {action.kind} {action.target}"
 
 
-def as_list(value: object) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def drop_metadata_check(action: PlannedAction) -> Check:
+def drop_metadata_check(action: DropMetadataTable) -> Check:
     ok = action.target == METADATA_TABLE_PATH
     why = None if ok else f"not the metadata table ({METADATA_TABLE_PATH})"
     return action_label(action), action.target, why
 
 
-def unknown_action(action: PlannedAction, service: str) -> Check:
+def unknown_action(action: Action, service: str) -> Check:
     return action_label(action), action.kind, f"not an action of the {service} service"
 
 
-def absolute(table_uri: str, path: object) -> str:
-    text = str(path)
-    if _isabsolute(text):
-        return text
-    return f"{table_uri.rstrip('/')}/{text}"
+def absolute(table_uri: str, path: str) -> str:
+    if _isabsolute(path):
+        return path
+    return f"{table_uri.rstrip('/')}/{path}"
 
 
-def instant_actions(kind: str) -> Callable[[NodePlan, str], Iterator[Check]]:
-    def validate(node: NodePlan, table_uri: str) -> Iterator[Check]:
-        for action in node.actions:
-            if action.kind == DROP_METADATA_TABLE:
-                yield drop_metadata_check(action)
-            elif action.kind != kind:
-                yield unknown_action(action, node.service)
-            else:
-                yield action_label(action), action.target, instant_problem(action.target)
-                for name in as_list(action.details.get("state_files", [])):
-                    ok = isinstance(name, str) and parse_instant_file_name(name) is not None
-                    yield action_label(action), name, None if ok else "not an instant file name"
+def instant_check(action: Action) -> Check:
+    """The action's target is an instant time."""
+    return action_label(action), action.target, instant_problem(action.target)
 
-    return validate
+
+def state_file_checks(action: ArchiveInstant) -> Iterator[Check]:
+    for name in action.state_files:
+        ok = parse_instant_file_name(name) is not None
+        yield action_label(action), name, None if ok else "not an instant file name"
+
+
+# -- effects ----------------------------------------------------------------------------------
+
+E = TypeVar("E")
+
+
+def effect_check(node: NodePlan, kind: type[object]) -> Iterator[Check]:
+    """A node with actions carries its service's effect (``kind``)."""
+    if node.actions and node.effect is not None and not isinstance(node.effect, kind):
+        yield "effect", node.effect.kind, f"not the effect of the {node.service} service"
+
+
+def effect_of(node: NodePlan, kind: type[E]) -> E:
+    """The node's effect, which must be its service's (``validate_plan`` checked it before any
+    node ran, so this failing is a bug)."""
+    if not isinstance(node.effect, kind):
+        raise PlanError(
+            f"node {node.id} has no {kind.__name__} in its effect",
+            hint="make the plan again with this version of maintainer",
+        )
+    return node.effect

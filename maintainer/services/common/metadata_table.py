@@ -23,8 +23,8 @@ from maintainer.hudi.properties import (
     table_checksum,
 )
 from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.plan.model import DropMetadataTable
 from maintainer.services.base import NodeContext
-from maintainer.services.common.checks import DROP_METADATA_TABLE
 from maintainer.storage import Storage
 
 PROPERTIES_BACKUP = f"{PROPERTIES_FILE}.backup"
@@ -97,7 +97,7 @@ def drop_if_approved(ctx: NodeContext, table: LoadedTable, effects: dict[str, An
     says so (True: dropped, open the table again); an unexpected metadata table fails the node
     (``doing`` the change without updating it would leave it stale)."""
     mdt = table.snapshot.metadata_table
-    dropping = bool(ctx.actions(DROP_METADATA_TABLE))
+    dropping = bool(ctx.node.actions_of(DropMetadataTable))
     if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
         return False
     if not dropping:

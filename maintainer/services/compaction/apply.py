@@ -24,19 +24,13 @@ from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan.model import CompactSlice, ExecutePendingCompaction
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.services.compaction.executor import IN_PROCESS, CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
-from maintainer.services.compaction.model import PlannedOperation
-from maintainer.services.compaction.node import (
-    EXECUTE_PENDING,
-    approved_operations,
-    compaction_plan_bytes,
-    settings_of,
-    slice_target,
-)
+from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
 from maintainer.spark.tasks import SparkRunner
@@ -50,7 +44,7 @@ def compaction_plan_id(table: LoadedTable, instant: Instant) -> str | None:
     return (plan.extra_metadata or {}).get(PLAN_ID_KEY) if plan else None
 
 
-def _same_slice(current: PlannedOperation | None, approved: PlannedOperation) -> str | None:
+def _same_slice(current: CompactSlice | None, approved: CompactSlice) -> str | None:
     """None when the slice is still as approved, else why not."""
     if current is None:
         return "the file slice is no longer compactable (gone, replaced, or in another pending operation)"
@@ -72,7 +66,7 @@ class CompactionApply:
     def open(self) -> LoadedTable:
         """The table as it is now, listing only the partitions of the approved slices (pending
         compactions run from their stored plans, which name their files)."""
-        partitions = sorted({op.partition for op in approved_operations(self.ctx.node.effect)})
+        partitions = sorted({op.partition for op in approved_operations(self.ctx.node)})
         return open_table(self.ctx.table.path, self.ctx.storage_options, partitions)
 
     # -- 1. metadata table ----------------------------------------------------------------------
@@ -83,7 +77,7 @@ class CompactionApply:
     # -- 2. pending compactions -----------------------------------------------------------------
     def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
         """Execute the pending compactions; True when one was this plan's own (interrupted) one."""
-        approved = set(self.ctx.actions(EXECUTE_PENDING))
+        approved = {a.target for a in self.ctx.node.actions_of(ExecutePendingCompaction)}
         own = False
         pending = table.snapshot.timeline.pending_compactions()
         for instant in pending:
@@ -105,11 +99,11 @@ class CompactionApply:
         return (self.open() if pending else table), own
 
     # -- 3. the new compaction ------------------------------------------------------------------
-    def approved(self) -> list[PlannedOperation]:
+    def approved(self) -> list[CompactSlice]:
         names = [name for name in self.ctx.node.payloads if name.endswith(".compaction.requested")]
         if not names:
             return []
-        operations = approved_operations(self.ctx.node.effect)
+        operations = approved_operations(self.ctx.node)
         if self.ctx.payloads.get(names[0]) != compaction_plan_bytes(operations, self.ctx.plan_id):
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",
@@ -127,7 +121,7 @@ class CompactionApply:
         timeline = table.snapshot.timeline
         conflicts = v6_scheduling_conflicts(timeline, instant) if timeline.layout is TimelineLayout.V1 else []
         if conflicts:
-            self.drift += [Drift(slice_target(op), "; ".join(conflicts)) for op in operations]
+            self.drift += [Drift(op.target, "; ".join(conflicts)) for op in operations]
             return
         found = find_operations(inputs_of(table), settings_of(self.ctx.spec), instant)
         current = {(op.partition, op.file_id): op for op in found.candidates}
@@ -137,7 +131,7 @@ class CompactionApply:
             if why is None:
                 keep.append(op)
             else:
-                self.drift.append(Drift(slice_target(op), why))
+                self.drift.append(Drift(op.target, why))
         if keep:
             plan = build_compaction_plan(keep, self.ctx.plan_id)
             self.runs.append(run_compaction(table.storage, table.snapshot.config, instant, plan, self.runner))
@@ -147,7 +141,7 @@ class CompactionApply:
         table = self.open()
         # before the first write: the files the approved and pending compactions read are intact
         pending = table.snapshot.timeline.pending_compactions()
-        verify_inputs(table, approved_operations(self.ctx.node.effect), pending, read_logs=True)
+        verify_inputs(table, approved_operations(self.ctx.node), pending, read_logs=True)
         table = self.handle_metadata_table(table)
         table, own_finished = self.finish_pending(table)
         if not own_finished:

@@ -22,19 +22,19 @@ from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.integrity import verify_compaction_reads
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.payloads.compaction import CompactionPlan
-from maintainer.services.compaction.model import PlannedOperation
+from maintainer.plan.model import CompactSlice
 
 
 def _in_partition(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
 
-def operation_base_files(operations: Iterable[PlannedOperation]) -> list[str]:
+def operation_base_files(operations: Iterable[CompactSlice]) -> list[str]:
     """The base files (relative paths) of planned operations (log-only slices have none)."""
     return [_in_partition(op.partition, op.base_file.name) for op in operations if op.base_file]
 
 
-def operation_log_files(operations: Iterable[PlannedOperation]) -> list[str]:
+def operation_log_files(operations: Iterable[CompactSlice]) -> list[str]:
     return [_in_partition(op.partition, log.name) for op in operations for log in op.log_files]
 
 
@@ -70,7 +70,7 @@ def pending_files(table: LoadedTable, instants: Iterable[Instant]) -> tuple[list
 
 def verify_inputs(
     table: LoadedTable,
-    operations: Iterable[PlannedOperation],
+    operations: Iterable[CompactSlice],
     pending: Iterable[Instant],
     read_logs: bool = False,
 ) -> None:

@@ -3,8 +3,7 @@ and the reason each was chosen, slices left out and why, and the plan's overall 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from maintainer.hudi.payloads.compaction import (
@@ -14,49 +13,9 @@ from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_LOG_FILES,
     METRIC_TOTAL_LOG_FILES_SIZE,
 )
+from maintainer.plan.model import CompactSlice, SliceFile
 from maintainer.services.compaction.settings import MB
 from maintainer.services.compaction.trigger import TriggerDecision
-
-
-@dataclass(frozen=True, slots=True)
-class SliceFile:
-    """A base or log file of a slice: its name (in the partition) and size in bytes."""
-
-    name: str
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedOperation:
-    """One file slice to compact into a new base file."""
-
-    partition: str
-    file_id: str
-    base_instant: str
-    base_file: SliceFile | None
-    log_files: tuple[SliceFile, ...]
-    metrics: Mapping[str, float]
-    reason: str = ""
-
-    @property
-    def log_bytes(self) -> int:
-        return sum(f.size for f in self.log_files)
-
-    @property
-    def input_bytes(self) -> int:
-        return self.log_bytes + (self.base_file.size if self.base_file else 0)
-
-    @property
-    def expected_output_bytes(self) -> int:
-        """What Hudi expects to write: about the base file's size (TOTAL_IO_WRITE_MB)."""
-        return self.base_file.size if self.base_file else int(self.metrics[METRIC_TOTAL_IO_WRITE_MB] * MB)
-
-    @property
-    def total_io_mb(self) -> float:
-        return self.metrics[METRIC_TOTAL_IO_MB]
-
-    def with_reason(self, reason: str) -> PlannedOperation:
-        return replace(self, reason=reason)
 
 
 def capture_metrics(
@@ -100,7 +59,7 @@ class CompactionPlanResult:
     instant_time: str
     reasons: tuple[str, ...]
     trigger: TriggerDecision | None = None
-    operations: tuple[PlannedOperation, ...] = ()
+    operations: tuple[CompactSlice, ...] = ()
     skipped: tuple[SkippedSlice, ...] = ()
     pending_instants: tuple[str, ...] = ()
     strategy_class: str = ""
@@ -139,5 +98,5 @@ class CompactionPlanResult:
 class OperationsFound:
     """The slices eligible for compaction before the strategy orders and cuts them."""
 
-    candidates: tuple[PlannedOperation, ...] = ()
+    candidates: tuple[CompactSlice, ...] = ()
     skipped: tuple[SkippedSlice, ...] = field(default=())

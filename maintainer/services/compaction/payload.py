@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
+from maintainer.plan.model import CompactSlice
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.compaction.model import PlannedOperation
 
 METRICS_ORDER = (
     "TOTAL_LOG_FILES",
@@ -27,7 +27,7 @@ def ordered_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
     return {k: float(metrics[k]) for k in [*known, *sorted(set(metrics) - set(known))]}
 
 
-def compaction_operation(op: PlannedOperation) -> CompactionOperation:
+def compaction_operation(op: CompactSlice) -> CompactionOperation:
     return CompactionOperation(
         base_instant_time=op.base_instant,
         file_id=op.file_id,
@@ -39,7 +39,7 @@ def compaction_operation(op: PlannedOperation) -> CompactionOperation:
     )
 
 
-def build_compaction_plan(operations: Sequence[PlannedOperation], plan_id: str | None) -> CompactionPlan:
+def build_compaction_plan(operations: Sequence[CompactSlice], plan_id: str | None) -> CompactionPlan:
     """The plan payload, operations in the strategy's order."""
     return CompactionPlan(
         operations=tuple(compaction_operation(op) for op in operations),
@@ -51,6 +51,6 @@ def build_compaction_plan(operations: Sequence[PlannedOperation], plan_id: str |
     )
 
 
-def encode_compaction_plan(operations: Sequence[PlannedOperation], plan_id: str | None) -> bytes:
+def encode_compaction_plan(operations: Sequence[CompactSlice], plan_id: str | None) -> bytes:
     """The bytes of ``<instant>.compaction.requested``."""
     return payloads.encode_avro(build_compaction_plan(operations, plan_id))

@@ -17,7 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from maintainer.hudi.fsview import DataFile, FileGroup, FileSystemView, PendingOperation
+from maintainer.hudi.filemodel import FileGroup, LogFile
+from maintainer.hudi.fsview import FileSystemView, PendingOperation
 from maintainer.hudi.instant import (
     COMMIT_ACTIONS,
     Action,
@@ -29,13 +30,12 @@ from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.properties import MergeMode, TableConfig
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
+from maintainer.plan.model import CompactSlice, SliceFile
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
     OperationsFound,
-    PlannedOperation,
     PlanStatus,
     SkippedSlice,
-    SliceFile,
     capture_metrics,
 )
 from maintainer.services.compaction.settings import CompactionSettings
@@ -80,7 +80,7 @@ def _pending_of(view: FileSystemView, key: tuple[str, str]) -> PendingOperation 
     return None
 
 
-def _logs_before(logs: tuple[DataFile, ...], timeline: Timeline, instant: str) -> tuple[DataFile, ...]:
+def _logs_before(logs: tuple[LogFile, ...], timeline: Timeline, instant: str) -> tuple[LogFile, ...]:
     """Layout 2: only log files whose deltacommit completed before the compaction instant, its
     completion time taken from the archived timeline once archived; an unknown completion time
     is not before (``CompletionTimeQueryViewV2.isCompletedBefore``)."""
@@ -94,7 +94,7 @@ def _logs_before(logs: tuple[DataFile, ...], timeline: Timeline, instant: str) -
 
 def _candidate(
     group: FileGroup, inputs: CompactionInputs, settings: CompactionSettings, instant: str
-) -> PlannedOperation | SkippedSlice | None:
+) -> CompactSlice | SkippedSlice | None:
     pending = _pending_of(inputs.view, (group.partition, group.file_id))
     if pending is not None:
         has_logs = any(s.log_files for s in group.slices)
@@ -112,23 +112,28 @@ def _candidate(
         return SkippedSlice(
             group.partition, group.file_id, "Lance base file: maintainer cannot rewrite Lance files"
         )
-    base_file = SliceFile(base.name, base.size) if base is not None else None
-    log_files = tuple(SliceFile(f.name, f.size) for f in logs)
+    base_file = SliceFile(name=base.name, size=base.size) if base is not None else None
+    log_files = tuple(SliceFile(name=f.name, size=f.size) for f in logs)
     metrics = capture_metrics(base_file, log_files, settings.parquet_max_file_size)
-    return PlannedOperation(
-        group.partition, group.file_id, latest.base_instant, base_file, log_files, metrics
+    return CompactSlice(
+        partition=group.partition,
+        file_id=group.file_id,
+        base_instant=latest.base_instant,
+        base_file=base_file,
+        log_files=log_files,
+        metrics=metrics,
     )
 
 
 def find_operations(inputs: CompactionInputs, settings: CompactionSettings, instant: str) -> OperationsFound:
     """Every eligible slice of the partitions the strategy considers, and the slices left out."""
     partitions, _ = filter_partitions(inputs.view.partitions, settings)
-    candidates: list[PlannedOperation] = []
+    candidates: list[CompactSlice] = []
     skipped: list[SkippedSlice] = []
     for partition in partitions:
         for group in inputs.view.file_groups(partition):
             found = _candidate(group, inputs, settings, instant)
-            if isinstance(found, PlannedOperation):
+            if isinstance(found, CompactSlice):
                 candidates.append(found)
             elif isinstance(found, SkippedSlice):
                 skipped.append(found)

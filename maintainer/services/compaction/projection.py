@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from maintainer.hudi.fsview import FileSlice, ViewInputs, rebuild_partitions
+from maintainer.hudi.filemodel import FileSlice
+from maintainer.hudi.fsview import ViewInputs, rebuild_partitions
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.projection import (
@@ -26,7 +27,7 @@ from maintainer.hudi.projection import (
     with_entries,
 )
 from maintainer.hudi.timeline import Timeline, TimelineEntry
-from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.plan.model import ExecutePendingCompaction, NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo
 
@@ -82,7 +83,7 @@ def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_
     extension = table.snapshot.config.base_file_extension
     done = set(executed)
     pending = [key for key, op in table.view.inputs.pending_compaction.items() if op.instant_time in done]
-    planned = approved_operations(node.effect) if new_instant is not None else []
+    planned = approved_operations(node) if new_instant is not None else []
     latest = _latest_slices(table, [*pending, *((op.partition, op.file_id) for op in planned)])
     added: dict[str, list[FileInfo]] = {}
     for partition, file_id in pending:
@@ -117,8 +118,8 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
     """The table after ``node`` (a compaction node) ran; the table itself when it changes nothing."""
     if node.status is not NodeStatus.CHANGES:
         return table
-    executed = [str(t) for t in node.effect.get("pending_instants", ())]
-    operations = node.effect.get("operations", ())
+    executed = [action.target for action in node.actions_of(ExecutePendingCompaction)]
+    operations = approved_operations(node)
     timeline = table.snapshot.timeline
     new_instant = projected_instant_time(timeline, len(executed) + 1) if operations else None
     if not executed and new_instant is None:

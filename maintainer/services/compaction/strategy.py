@@ -19,7 +19,8 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from maintainer.services.compaction.model import PlannedOperation, SkippedSlice
+from maintainer.plan.model import CompactSlice
+from maintainer.services.compaction.model import SkippedSlice
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 
 _DATE_RE = re.compile(r"^(\d{4})/(\d{1,2})/(\d{1,2})$")
@@ -65,10 +66,10 @@ def filter_partitions(partitions: Sequence[str], settings: CompactionSettings) -
 
 
 def _bounded_io(
-    ops: Sequence[PlannedOperation], settings: CompactionSettings, why: Sequence[str]
-) -> tuple[list[PlannedOperation], list[SkippedSlice]]:
+    ops: Sequence[CompactSlice], settings: CompactionSettings, why: Sequence[str]
+) -> tuple[list[CompactSlice], list[SkippedSlice]]:
     remaining = settings.target_io_mb
-    chosen: list[PlannedOperation] = []
+    chosen: list[CompactSlice] = []
     for index, (op, reason) in enumerate(zip(ops, why, strict=True)):
         remaining -= int(op.total_io_mb)
         chosen.append(op.with_reason(f"{reason}; cumulative IO within target_io_mb {settings.target_io_mb}"))
@@ -85,7 +86,7 @@ def _bounded_io(
     return chosen, []
 
 
-def _skip(op: PlannedOperation, reason: str) -> SkippedSlice:
+def _skip(op: CompactSlice, reason: str) -> SkippedSlice:
     return SkippedSlice(op.partition, op.file_id, reason)
 
 
@@ -94,8 +95,8 @@ def _mb(size: int) -> str:
 
 
 def order_and_filter(
-    ops: Sequence[PlannedOperation], settings: CompactionSettings
-) -> tuple[list[PlannedOperation], list[SkippedSlice]]:
+    ops: Sequence[CompactSlice], settings: CompactionSettings
+) -> tuple[list[CompactSlice], list[SkippedSlice]]:
     """(operations in the order the strategy gives them, operations it leaves out and why)."""
     strategy = settings.strategy
     if strategy is StrategyName.LOG_FILE_SIZE:

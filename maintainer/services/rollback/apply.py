@@ -12,13 +12,17 @@ from typing import Any
 from maintainer.errors import PlanError
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
-from maintainer.plan.model import NodePlan, PlannedAction
+from maintainer.plan.model import NodePlan, RollbackAction
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
-from maintainer.services.common.checks import DROP_METADATA_TABLE
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
-from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_result, rollback_payloads
+from maintainer.services.rollback.node import (
+    apply_rollback_node,
+    plan_rollback_result,
+    rollback_action,
+    rollback_payloads,
+)
 from maintainer.spark.tasks import SparkRunner
 from maintainer.tasks import IN_PROCESS
 
@@ -43,22 +47,22 @@ def _requested_bytes(table: LoadedTable, planned: PlannedRollback) -> bytes | No
     return table.storage.read_bytes(path) if table.storage.exists(path) else None
 
 
-def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) -> PlannedAction | None:
+def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) -> RollbackAction | None:
     """An action approving the rest of this plan's own interrupted rollback of an approved
     target: its pending rollback carries the approved payload, or it completed and only the
     target's instant files are left."""
     approved = [
-        a for a in ctx.node.actions if a.target == planned.target.timestamp and a.details.get("payload")
+        a for a in ctx.node.actions_of(RollbackAction) if a.target == planned.target.timestamp and a.payload
     ]
-    if not approved:
+    if not approved or approved[0].payload is None:
         return None
     if planned.kind is RollbackKind.FINISH_PENDING_ROLLBACK:
-        if _requested_bytes(table, planned) != ctx.payloads.get(approved[0].details["payload"]):
+        if _requested_bytes(table, planned) != ctx.payloads.get(approved[0].payload):
             return None
     elif planned.kind is not RollbackKind.REMOVE_ROLLED_BACK_INSTANT:
         return None
     why = "finishes the rollback an interrupted apply of this plan started"
-    return PlannedAction(planned.kind.value, planned.target.timestamp, why, {})
+    return replace(rollback_action(planned, ctx.spec.name, table.storage.uri("")), reason=why)
 
 
 def with_resumptions(ctx: NodeContext, table: LoadedTable) -> NodePlan:
@@ -88,7 +92,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
         removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
     )
-    approved = sorted({a.target for a in ctx.node.actions if a.kind != DROP_METADATA_TABLE})
+    approved = sorted({a.target for a in ctx.node.actions_of(RollbackAction)})
     drifted = drift(
         approved,
         [*rolled_back, *(t for o in outcomes for t in _targets_of_removal(o.removed_instant_files))],

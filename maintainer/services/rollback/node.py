@@ -13,15 +13,22 @@ each with only the files both approved and re-derived from the table now (``appr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.plan.model import (
+    LeftAlone,
+    NodePlan,
+    NodeStatus,
+    RollbackAction,
+    RollbackEffect,
+    RollbackRequestRecord,
+)
+from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.approval import DroppedPath, intersect
@@ -35,6 +42,12 @@ from maintainer.storage import Storage
 
 SERVICE = "rollback"
 _NEW = (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
+_KIND: dict[RollbackKind, ActionKind] = {
+    RollbackKind.ROLLBACK: "rollback",
+    RollbackKind.REVERT_TABLE_SERVICE: "revert_table_service",
+    RollbackKind.FINISH_PENDING_ROLLBACK: "finish_pending_rollback",
+    RollbackKind.REMOVE_ROLLED_BACK_INSTANT: "remove_rolled_back_instant",
+}
 
 
 def payload_name(table: str, target: str) -> str:
@@ -46,59 +59,63 @@ def plan_rollback_result(table: LoadedTable, spec: TableSpec, now: datetime) -> 
     return plan_rollback(load_rollback_inputs(table), settings, now)
 
 
-def _request_json(request: RollbackRequest) -> dict[str, Any]:
-    return {
-        "partition": request.partition_path,
-        "file_id": request.file_id,
-        "latest_base_instant": request.latest_base_instant,
-        "files_to_be_deleted": list(request.files_to_be_deleted),
-        "log_blocks_to_be_deleted": dict(request.log_blocks_to_be_deleted or {}),
-    }
-
-
-def _request_from_json(data: Mapping[str, Any]) -> RollbackRequest:
-    return RollbackRequest(
-        partition_path=data["partition"],
-        file_id=data["file_id"],
-        latest_base_instant=data["latest_base_instant"],
-        files_to_be_deleted=tuple(data["files_to_be_deleted"]),
-        log_blocks_to_be_deleted=dict(data["log_blocks_to_be_deleted"]),
+def _request_record(request: RollbackRequest) -> RollbackRequestRecord:
+    return RollbackRequestRecord(
+        partition=request.partition_path,
+        file_id=request.file_id,
+        latest_base_instant=request.latest_base_instant,
+        files_to_be_deleted=tuple(request.files_to_be_deleted),
+        log_blocks_to_be_deleted=dict(request.log_blocks_to_be_deleted or {}),
     )
 
 
-def _action(planned: PlannedRollback, table: str, table_uri: str) -> PlannedAction:
+def _request_of(record: RollbackRequestRecord) -> RollbackRequest:
+    return RollbackRequest(
+        partition_path=record.partition,
+        file_id=record.file_id,
+        latest_base_instant=record.latest_base_instant,
+        files_to_be_deleted=record.files_to_be_deleted,
+        log_blocks_to_be_deleted=dict(record.log_blocks_to_be_deleted),
+    )
+
+
+def rollback_action(planned: PlannedRollback, table: str, table_uri: str) -> RollbackAction:
+    """The plan's action for one planned rollback (paths relative to the table, requests and the
+    payload name only for the kinds that write a new rollback)."""
     requests = planned.plan.rollback_requests or ()
     deleted = [relative_path(table_uri, p) or p for r in requests for p in r.files_to_be_deleted]
     blocks = [relative_path(table_uri, p) or p for r in requests for p in (r.log_blocks_to_be_deleted or {})]
-    new = planned.kind in (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
-    details: dict[str, Any] = {
-        "action": planned.target.action.value,
-        "state": planned.target.state.value,
-        "source": planned.source,
-        "delete_files": sorted(deleted),
-        "rollback_blocks_for": sorted(blocks),
-        "rollback_instant": planned.rollback_instant.timestamp if planned.rollback_instant else None,
-        "requests": [_request_json(r) for r in requests] if new else [],
-        "payload": payload_name(table, planned.target.timestamp) if new else None,
-    }
-    return PlannedAction(planned.kind.value, planned.target.timestamp, planned.reason, details)
+    new = planned.kind in _NEW
+    return RollbackAction(
+        kind=_KIND[planned.kind],
+        target=planned.target.timestamp,
+        reason=planned.reason,
+        action=planned.target.action.value,
+        state=planned.target.state.value,
+        source=planned.source,
+        delete_files=tuple(sorted(deleted)),
+        rollback_blocks_for=tuple(sorted(blocks)),
+        rollback_instant=planned.rollback_instant.timestamp if planned.rollback_instant else None,
+        requests=tuple(_request_record(r) for r in requests) if new else (),
+        payload=payload_name(table, planned.target.timestamp) if new else None,
+    )
 
 
 def plan_rollback_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_rollback_result(table, spec, now)
     table_uri = table.storage.uri("")
-    actions = [_action(p, spec.name, table_uri) for p in result.rollbacks]
+    actions = [rollback_action(p, spec.name, table_uri) for p in result.rollbacks]
     reasons = [
         f"left alone: {s.instant.timestamp} ({s.instant.action.value}): {s.reason}" for s in result.skipped
     ]
     if not actions:
         reasons.append("no failed write to roll back")
-    effect = {
-        "rollbacks": [a.target for a in actions],
-        "files": sum(len(a.details["delete_files"]) for a in actions),
-        "rollback_blocks": sum(len(a.details["rollback_blocks_for"]) for a in actions),
-        "left_alone": [{"instant": s.instant.timestamp, "reason": s.reason} for s in result.skipped],
-    }
+    effect = RollbackEffect(
+        rollbacks=tuple(a.target for a in actions),
+        files=sum(len(a.delete_files) for a in actions),
+        rollback_blocks=sum(len(a.rollback_blocks_for) for a in actions),
+        left_alone=tuple(LeftAlone(instant=s.instant.timestamp, reason=s.reason) for s in result.skipped),
+    )
     return NodePlan(
         table=spec.name,
         service=SERVICE,
@@ -106,15 +123,15 @@ def plan_rollback_service(table: LoadedTable, spec: TableSpec, now: datetime) ->
         reasons=tuple(reasons),
         actions=tuple(actions),
         effect=effect,
-        payloads=tuple(a.details["payload"] for a in actions if a.details["payload"]),
+        payloads=tuple(a.payload for a in actions if a.payload),
     )
 
 
-def rollback_plan_of(action: PlannedAction) -> RollbackPlan:
+def rollback_plan_of(action: RollbackAction) -> RollbackPlan:
     """The HoodieRollbackPlan an approved action writes into ``.rollback.requested``."""
     return RollbackPlan(
-        instant_to_rollback=InstantInfo(commit_time=action.target, action=action.details["action"]),
-        rollback_requests=tuple(_request_from_json(r) for r in action.details["requests"]),
+        instant_to_rollback=InstantInfo(commit_time=action.target, action=action.action),
+        rollback_requests=tuple(_request_of(r) for r in action.requests),
     )
 
 
@@ -122,9 +139,9 @@ def rollback_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[st
     """The ``.rollback.requested`` bytes of each new rollback (HoodieRollbackPlan has no field
     for the plan id)."""
     return {
-        a.details["payload"]: payloads.encode_avro(rollback_plan_of(a))
-        for a in node.actions
-        if a.details.get("payload")
+        a.payload: payloads.encode_avro(rollback_plan_of(a))
+        for a in node.actions_of(RollbackAction)
+        if a.payload
     }
 
 
@@ -137,7 +154,7 @@ def approved_rollbacks(
     from the table now (``approval.intersect``): the plan is a request, never authority, so
     apply deletes nothing the review did not see and nothing the table does not yield for the
     instant rolled back. A pending rollback is finished with its own plan, from the table."""
-    approved = {(a.target, a.kind): a for a in node.actions}
+    approved = {(a.target, a.kind): a for a in node.actions_of(RollbackAction)}
     chosen: list[PlannedRollback] = []
     dropped: list[DroppedPath] = []
     for planned in current:

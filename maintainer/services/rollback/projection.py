@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.fsview import rebuild_partitions
@@ -35,8 +34,7 @@ from maintainer.hudi.projection import (
     with_entries,
 )
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
-from maintainer.services.rollback.model import RollbackKind
+from maintainer.plan.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
 from maintainer.services.rollback.requests import relative_path
 from maintainer.storage import FileInfo
 
@@ -45,37 +43,38 @@ COMMAND_BLOCK_VERSION = 6
 _ANY_INSTANT = "0" * 17
 
 
-def _rolled_back(node: NodePlan) -> list[PlannedAction]:
-    return [a for a in node.actions if a.kind == RollbackKind.ROLLBACK.value and a.details.get("requests")]
+def _rolled_back(node: NodePlan) -> list[RollbackAction]:
+    return [a for a in node.actions_of(RollbackAction) if a.kind == "rollback" and a.requests]
 
 
-def _deleted_paths(table_uri: str, actions: Iterable[PlannedAction]) -> set[str]:
+def _deleted_paths(table_uri: str, actions: Iterable[RollbackAction]) -> set[str]:
     found = set()
     for action in actions:
-        for request in action.details["requests"]:
-            for path in request["files_to_be_deleted"]:
+        for request in action.requests:
+            for path in request.files_to_be_deleted:
                 relative = relative_path(table_uri, path)
                 if relative is not None:
                     found.add(relative)
     return found
 
 
-def _command_block_log(listings: Mapping[str, tuple[FileInfo, ...]], request: Mapping[str, Any],
+def _command_block_log(listings: Mapping[str, tuple[FileInfo, ...]], request: RollbackRequestRecord,
                        target: str, added: dict[str, list[FileInfo]]) -> None:  # fmt: skip
     """The log file the request's command block goes to (the next version of the slice)."""
-    partition = request["partition"]
+    partition = request.partition
     names = [i.name for i in (*listings.get(partition, ()), *added.get(partition, ()))]
-    log = next_log_file_v6(names, request["file_id"], request["latest_base_instant"], DEFAULT_WRITE_TOKEN)
+    file_id, base_instant = request.file_id or "", request.latest_base_instant or ""
+    log = next_log_file_v6(names, file_id, base_instant, DEFAULT_WRITE_TOKEN)
     size = len(rollback_command_block(_ANY_INSTANT, target))
     path = f"{partition}/{log.name}" if partition else log.name
     added.setdefault(partition, []).append(FileInfo(path, size, False))
 
 
 def _projected_timeline(
-    timeline: Timeline, actions: Sequence[PlannedAction]
+    timeline: Timeline, actions: Sequence[RollbackAction]
 ) -> tuple[Timeline, tuple[str, ...]]:
     """The failed instants gone, a completed rollback instant (projected time) for each."""
-    gone = {(a.target, a.details["action"]) for a in actions}
+    gone = {(a.target, a.action) for a in actions}
     entries = [e for e in timeline.entries if (e.timestamp, e.instant.action.value) not in gone]
     times = tuple(projected_instant_time(timeline, step) for step in range(1, len(actions) + 1))
     entries += [completed_entry(time, Action.ROLLBACK, timeline.layout, time) for time in times]
@@ -94,8 +93,8 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
     added: dict[str, list[FileInfo]] = {}
     if snapshot.config.version <= COMMAND_BLOCK_VERSION:
         for action in actions:
-            for request in action.details["requests"]:
-                if request["log_blocks_to_be_deleted"] and request["partition"] in listings:
+            for request in action.requests:
+                if request.log_blocks_to_be_deleted and request.partition in listings:
                     _command_block_log(listings, request, action.target, added)
         listings = listings_with(listings, added)
     timeline, rollbacks = _projected_timeline(snapshot.timeline, actions)

@@ -2,44 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
-from maintainer.plan.model import NodePlan, PlannedAction
+from maintainer.plan.model import DropMetadataTable, NodePlan, RollbackAction, RollbackEffect
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
-    DROP_METADATA_TABLE,
     absolute,
     action_label,
-    as_list,
     drop_metadata_check,
+    effect_check,
+    instant_check,
     instant_problem,
+    unknown_action,
 )
 from maintainer.services.rollback.approval import why_not
 
 
-def _rollback_paths(action: PlannedAction) -> Iterator[tuple[object, bool]]:
+def _rollback_paths(action: RollbackAction) -> Iterator[tuple[str, bool]]:
     """(path, deleted?) of every path a rollback action names."""
-    details = action.details
-    yield from ((p, True) for p in as_list(details.get("delete_files", [])))
-    yield from ((p, False) for p in as_list(details.get("rollback_blocks_for", [])))
-    for request in as_list(details.get("requests", [])):
-        if not isinstance(request, Mapping):
-            yield request, True
-            continue
-        yield from ((p, True) for p in as_list(request.get("files_to_be_deleted", [])))
-        yield from ((p, False) for p in dict(request.get("log_blocks_to_be_deleted") or {}))
+    yield from ((p, True) for p in action.delete_files)
+    yield from ((p, False) for p in action.rollback_blocks_for)
+    for request in action.requests:
+        yield from ((p, True) for p in request.files_to_be_deleted)
+        yield from ((p, False) for p in request.log_blocks_to_be_deleted)
+
+
+def _rollback_checks(action: RollbackAction, table_uri: str) -> Iterator[Check]:
+    label = action_label(action)
+    yield instant_check(action)
+    if action.rollback_instant is not None:
+        yield label, action.rollback_instant, instant_problem(action.rollback_instant)
+    for path, deletes in _rollback_paths(action):
+        yield label, path, why_not(table_uri, absolute(table_uri, path), action.target, deletes=deletes)
 
 
 def validate_rollback(node: NodePlan, table_uri: str) -> Iterator[Check]:
     for action in node.actions:
-        label = action_label(action)
-        if action.kind == DROP_METADATA_TABLE:
-            yield drop_metadata_check(action)
-            continue
-        yield label, action.target, instant_problem(action.target)
-        rollback_instant = action.details.get("rollback_instant")
-        if rollback_instant is not None:
-            yield label, rollback_instant, instant_problem(rollback_instant)
-        for path, deletes in _rollback_paths(action):
-            reason = why_not(table_uri, absolute(table_uri, path), action.target, deletes=deletes)
-            yield label, path, reason
+        match action:
+            case RollbackAction():
+                yield from _rollback_checks(action, table_uri)
+            case DropMetadataTable():
+                yield drop_metadata_check(action)
+            case _:
+                yield unknown_action(action, node.service)
+    yield from effect_check(node, RollbackEffect)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from maintainer.plan.model import CreateSavepoint, DeleteSavepoint
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
@@ -22,7 +23,7 @@ def execute_savepoint_create(ctx: NodeContext) -> NodeOutcome:
     done = [instant.timestamp for instant in created]
     effects["savepoints_created"] = done
     drifted = drift(
-        ctx.actions("create_savepoint"),
+        [a.target for a in ctx.node.actions_of(CreateSavepoint)],
         done,
         "no longer savepointable (cleaned or archived since the plan)",
     )
@@ -36,5 +37,6 @@ def execute_savepoint_delete(ctx: NodeContext) -> NodeOutcome:
     removed = apply_savepoint_delete_node(table, ctx.spec, ctx.node, ctx.clock())
     deleted = sorted({name.split(".", 1)[0] for name in removed})
     effects.update(savepoints_deleted=deleted, removed_instant_files=removed)
-    drifted = drift(ctx.actions("delete_savepoint"), deleted, "already deleted since the plan")
+    approved = [a.target for a in ctx.node.actions_of(DeleteSavepoint)]
+    drifted = drift(approved, deleted, "already deleted since the plan")
     return NodeOutcome(effects, drifted, summary(len(deleted), "savepoint(s) deleted", drifted))

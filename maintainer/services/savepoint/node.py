@@ -8,11 +8,12 @@ do). Applying: the table is planned again and only approved changes still valid 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.loading import LoadedTable
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.executor import Fault, create_savepoint, delete_savepoint, no_fault
@@ -29,9 +30,13 @@ def plan_savepoint_result(table: LoadedTable, spec: TableSpec, now: datetime) ->
 
 
 def _node(
-    spec: TableSpec, service: str, kind: str, changes: tuple[SavepointAction, ...], reasons: list[str]
+    spec: TableSpec,
+    service: str,
+    kind: type[CreateSavepoint] | type[DeleteSavepoint],
+    changes: tuple[SavepointAction, ...],
+    reasons: list[str],
 ) -> NodePlan:
-    actions = tuple(PlannedAction(kind, a.instant_time, a.reason, {}) for a in changes)
+    actions = tuple(kind(target=a.instant_time, reason=a.reason) for a in changes)
     status = NodeStatus.CHANGES if actions else NodeStatus.NO_OP
     return NodePlan(
         table=spec.name,
@@ -39,7 +44,7 @@ def _node(
         status=status,
         reasons=tuple(reasons),
         actions=actions,
-        effect={"savepoints": [a.instant_time for a in changes]},
+        effect=SavepointEffect(savepoints=tuple(a.instant_time for a in changes)),
     )
 
 
@@ -48,15 +53,15 @@ def plan_savepoint_create_service(table: LoadedTable, spec: TableSpec, now: date
     reasons = [f"cannot savepoint {b.instant_time}: {b.reason}" for b in result.blocked]
     if result.kept:
         reasons.append(f"savepoints kept: {', '.join(result.kept)}")
-    node = _node(spec, CREATE_SERVICE, "create_savepoint", result.create, reasons)
+    node = _node(spec, CREATE_SERVICE, CreateSavepoint, result.create, reasons)
     if result.blocked and not result.create:
-        return NodePlan(node.table, node.service, NodeStatus.BLOCKED, node.reasons, (), node.effect)
+        return replace(node, status=NodeStatus.BLOCKED)
     return node
 
 
 def plan_savepoint_delete_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_savepoint_result(table, spec, now)
-    return _node(spec, DELETE_SERVICE, "delete_savepoint", result.delete, [])
+    return _node(spec, DELETE_SERVICE, DeleteSavepoint, result.delete, [])
 
 
 def apply_savepoint_create_node(
@@ -70,7 +75,7 @@ def apply_savepoint_create_node(
 ) -> list[Instant]:
     """Create the approved savepoints still valid now; the plan id goes into their comments
     (``maintainer.plan_id=<id>``), so the table records which plan made them."""
-    approved = {a.target for a in node.actions}
+    approved = {a.target for a in node.actions_of(CreateSavepoint)}
     result = plan_savepoint_result(table, spec, now)
     due = [a.instant_time for a in result.create if a.instant_time in approved]
     comments = f"maintainer.plan_id={plan_id}" if plan_id else f"maintainer {CREATE_SERVICE}"
@@ -80,7 +85,7 @@ def apply_savepoint_create_node(
 def apply_savepoint_delete_node(
     table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime
 ) -> list[str]:
-    approved = {a.target for a in node.actions}
+    approved = {a.target for a in node.actions_of(DeleteSavepoint)}
     due = [
         a.instant_time for a in plan_savepoint_result(table, spec, now).delete if a.instant_time in approved
     ]

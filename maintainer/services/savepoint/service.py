@@ -11,10 +11,10 @@ from maintainer.hudi.loading import LoadedTable
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.checks import instant_actions
 from maintainer.services.savepoint import node
 from maintainer.services.savepoint.apply import execute_savepoint_create, execute_savepoint_delete
 from maintainer.services.savepoint.projection import project_after_savepoint_create
+from maintainer.services.savepoint.validate import validate_savepoint_create, validate_savepoint_delete
 
 
 class SavepointCreateService(ServiceDefaults):
@@ -27,7 +27,7 @@ class SavepointCreateService(ServiceDefaults):
         return project_after_savepoint_create(table, plan)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
-        return instant_actions("create_savepoint")(plan, table_uri)
+        return validate_savepoint_create(plan, table_uri)
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         return execute_savepoint_create(ctx)
@@ -40,7 +40,7 @@ class SavepointDeleteService(ServiceDefaults):
         return node.plan_savepoint_delete_service(table, spec, now)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
-        return instant_actions("delete_savepoint")(plan, table_uri)
+        return validate_savepoint_delete(plan, table_uri)
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         return execute_savepoint_delete(ctx)

@@ -10,9 +10,7 @@ standing for B's real one. Also with a pending compaction the plan executes (no 
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -22,8 +20,8 @@ import pytest
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.plan.builder import TableRequest, build_plan
-from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.plan.model import CompactSlice, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import (
     CleanSpec,
@@ -38,6 +36,7 @@ from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service
 from maintainer.services.savepoint.executor import create_savepoint
 from tests.support.compaction import CompactingWriter, schedule_compaction
+from tests.support.plans import clean_effect_of, files_to_delete
 
 CLEANS = {
     "versions_1": CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1),
@@ -83,20 +82,21 @@ def compact_for_real(path: Path) -> str:
     return result.instant_time
 
 
-def retention(effect: Mapping[str, Any], projected: str | None, real: str | None) -> tuple[Any, ...]:
+def retention(node: NodePlan, projected: str | None, real: str | None) -> tuple[Any, ...]:
     def resolve(value: Any) -> Any:
         return real if projected is not None and value == projected else value
 
+    effect = clean_effect_of(node)
     return (
-        resolve(effect["earliest_commit_to_retain"]),
-        effect["earliest_commit_to_retain_action"],
-        resolve(effect["last_completed_commit"]),
-        effect["policy"],
+        resolve(effect.earliest_commit_to_retain),
+        effect.earliest_commit_to_retain_action,
+        resolve(effect.last_completed_commit),
+        effect.policy,
     )
 
 
 def deletions(node: NodePlan) -> set[str]:
-    return {item["path"] for item in node.effect["delete_files"]}
+    return files_to_delete(node)
 
 
 @pytest.mark.parametrize("version", [6, 8])
@@ -111,20 +111,17 @@ def test_the_projected_clean_is_the_clean_after_the_real_compaction(
 
     nodes = plan_nodes(planned_on, clean, ("compaction", "clean"))
     assert nodes["compaction"].status is NodeStatus.CHANGES
-    (projected,) = nodes["clean"].effect["projected_instants"]
+    (projected,) = clean_effect_of(nodes["clean"]).projected_instants
 
     real = compact_for_real(compacted)
     after = plan_nodes(compacted, clean, ("clean",))["clean"]
 
     assert deletions(nodes["clean"]) == deletions(after)
-    assert retention(nodes["clean"].effect, projected, real) == retention(after.effect, None, None)
+    assert retention(nodes["clean"], projected, real) == retention(after, None, None)
     if clean_name == "versions_1":
-        superseded = {f"{a['partition']}/{a['base_file']}" for a in _compact_actions(nodes["compaction"])}
+        compacted_slices = nodes["compaction"].actions_of(CompactSlice)
+        superseded = {f"{a.partition}/{a.base_file.name}" for a in compacted_slices if a.base_file}
         assert superseded <= deletions(nodes["clean"]), "the compacted slices' base files go"
-
-
-def _compact_actions(node: NodePlan) -> list[dict[str, Any]]:
-    return [dict(a.details) for a in node.actions if a.kind == "compact_slice" and a.details.get("base_file")]
 
 
 @pytest.mark.parametrize("version", [6, 8])
@@ -137,13 +134,14 @@ def test_a_pending_compaction_the_plan_executes_is_projected_too(tmp_path: Path,
 
     nodes = plan_nodes(planned_on, clean, ("compaction", "clean"))
     assert [a.target for a in nodes["compaction"].actions] == [pending]
-    assert "projected_instants" in nodes["clean"].effect and not nodes["clean"].effect["projected_instants"]
+    assert nodes["clean"].reasons[0] == f"compaction: pending compaction {pending} executed"
+    assert clean_effect_of(nodes["clean"]).projected_instants == ()
 
     table = open_table(str(compacted))
     run_compaction(table.storage, table.snapshot.config, pending)
     after = plan_nodes(compacted, clean, ("clean",))["clean"]
     assert deletions(nodes["clean"]) == deletions(after) and deletions(after)
-    assert retention(nodes["clean"].effect, None, None) == retention(after.effect, None, None)
+    assert retention(nodes["clean"], None, None) == retention(after, None, None)
 
 
 def test_without_a_compaction_to_run_the_clean_is_planned_on_the_table_as_read(tmp_path: Path) -> None:
@@ -151,7 +149,8 @@ def test_without_a_compaction_to_run_the_clean_is_planned_on_the_table_as_read(t
     compact_for_real(path)
     nodes = plan_nodes(path, CLEANS["commits_1"], ("compaction", "clean"))
     assert nodes["compaction"].status is NodeStatus.NO_OP
-    assert "projected_instants" not in nodes["clean"].effect
+    assert clean_effect_of(nodes["clean"]).projected_instants == ()
+    assert not nodes["clean"].reasons[0].startswith("compaction:")
 
 
 @pytest.mark.parametrize("version", [6, 8])
@@ -177,15 +176,16 @@ def test_a_savepoint_the_plan_creates_keeps_its_files_from_the_planned_clean(
     create_savepoint(open_table(str(created)), savepointed)
     after = plan_nodes(created, clean, ("clean",))["clean"]
     assert deletions(nodes["clean"]) == deletions(after)
-    assert nodes["clean"].effect["savepointed_timestamps"] == after.effect["savepointed_timestamps"]
+    savepointed_then = clean_effect_of(nodes["clean"]).savepointed_timestamps
+    assert savepointed_then == clean_effect_of(after).savepointed_timestamps
     without = plan_nodes(planned_on, clean, ("compaction", "clean"))["clean"]
     assert deletions(nodes["clean"]) < deletions(without), "the savepoint keeps files the clean would delete"
 
 
 def operations_of(node: NodePlan) -> list[tuple[Any, ...]]:
     return sorted(
-        (op["partition"], op["file_id"], json.dumps(op["base_file"]), json.dumps(op["log_files"]))
-        for op in node.effect["operations"]
+        ((op.partition, op.file_id, op.base_file, op.log_files) for op in node.actions_of(CompactSlice)),
+        key=lambda op: (op[0], op[1]),
     )
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from tests.integration.plan import cleantables as ct
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names
+from tests.support.plans import files_to_delete
 
 pytestmark = pytest.mark.fixtures
 
@@ -42,7 +43,7 @@ def test_clean_plan_on_every_fixture(name: str, fixture_copy: Callable[[str], Fi
     assert not built.errors
     node = built.plan.tables[0].nodes[0]
     assert node.status is not NodeStatus.BLOCKED, node.reasons
-    planned = {f["path"] for f in node.effect["delete_files"]}
+    planned = files_to_delete(node)
     if has_metadata_table(root):
         assert node.actions[0].kind == "drop_metadata_table"
     if not table.is_mor and not has_replacecommit(root):

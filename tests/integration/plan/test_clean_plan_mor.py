@@ -16,7 +16,7 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.compaction.executor import run_compaction
@@ -25,6 +25,7 @@ from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from tests.support import oracle
+from tests.support.plans import files_to_delete
 
 EVERYTHING = CompactionSettings(max_delta_commits=1, strategy=StrategyName.UNBOUNDED)
 
@@ -70,7 +71,7 @@ def test_older_slice_with_its_logs_is_deleted_and_hudi_reads_the_same(tmp_path: 
     spec = TableSpec(name="t", path=str(root), manifest="t.yml", line=1, clean=one_version)
     built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     node = built.plan.tables[0].nodes[0]
-    planned = {f["path"] for f in node.effect["delete_files"]}
+    planned = files_to_delete(node)
 
     expected = expected_deletions(root, compaction)
     assert any(".log." in p for p in expected)

@@ -16,13 +16,14 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import wall_clock_in_timezone
 from maintainer.hudi.table import load_config
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
 from tests.support import oracle
+from tests.support.plans import clean_effect_of, files_to_delete
 
 NOW = datetime.now(timezone.utc)
 RETAINED = 3
@@ -41,7 +42,7 @@ def plan_clean(path: str, name: str = "t", **clean: object) -> tuple[NodePlan, d
 
 
 def planned_paths(node: NodePlan) -> set[str]:
-    return {f["path"] for f in node.effect["delete_files"]}
+    return files_to_delete(node)
 
 
 def reads(path: str, instants: list[str]) -> dict[str | None, list[dict[str, object]]]:
@@ -69,7 +70,7 @@ def test_planned_files_are_hudis_and_hudi_reads_the_same_after_deleting_them(
     node, payload_files, plan_id = plan_clean(table.path)
 
     ectr = ct.expected_ectr(root, RETAINED)
-    assert node.effect["earliest_commit_to_retain"] == ectr
+    assert clean_effect_of(node).earliest_commit_to_retain == ectr
     expected = ct.expected_cow_deletions(root, RETAINED)
     assert planned_paths(node) == expected
     if kind == "cow":
@@ -112,7 +113,7 @@ def test_incremental_plan_scans_only_partitions_written_since_the_last_clean(tmp
         for name in files
         if any(name.endswith(f"_{instant}.parquet") for instant in window)
     }
-    assert node.effect["scan"] == "incremental"
+    assert clean_effect_of(node).scan == "incremental"
     assert 0 < len(written) < 20
     expected = {p for p in ct.expected_cow_deletions(root, RETAINED) if p.rsplit("/", 1)[0] in written}
     assert planned_paths(node) == expected
@@ -123,7 +124,7 @@ def test_full_scan_when_incremental_is_off_finds_every_partition(tmp_path: Path)
     root = Path(table.path)
     ct.write_completed_clean(table.path, ct.completed_commits(root)[9], savepointed="")
     node, _, _ = plan_clean(table.path, incremental=False)
-    assert node.effect["scan"] == "full"
+    assert clean_effect_of(node).scan == "full"
     assert planned_paths(node) == ct.expected_cow_deletions(root, RETAINED)
 
 
@@ -137,7 +138,7 @@ def test_savepointed_files_are_kept_and_time_travel_to_the_savepoint_still_reads
     expected = ct.expected_cow_deletions(root, RETAINED) - kept
     assert planned_paths(node) == expected
     assert expected and kept & ct.expected_cow_deletions(root, RETAINED)
-    assert node.effect["savepointed_timestamps"] == [savepoint]
+    assert clean_effect_of(node).savepointed_timestamps == (savepoint,)
     decoded = payloads.decode_cleaner_plan(payload_files["t.clean.requested"], "payload")
     assert decoded is not None and decoded.extra_metadata is not None
     assert decoded.extra_metadata["savepointed_timestamps"] == savepoint
@@ -154,7 +155,7 @@ def test_keep_latest_file_versions_keeps_the_newest_versions_of_every_group(tmp_
     node, _, _ = plan_clean(table.path, policy="keep_latest_file_versions", file_versions_retained=2)
     expected = ct.expected_version_deletions(root, 2)
     assert expected and planned_paths(node) == expected
-    assert node.effect["earliest_commit_to_retain"] is None and node.effect["scan"] == "full"
+    assert clean_effect_of(node).earliest_commit_to_retain is None and clean_effect_of(node).scan == "full"
     last_two = ct.completed_commits(root)[-1:]
     before = reads(table.path, last_two)
     for path in planned_paths(node):
@@ -179,7 +180,7 @@ def test_keep_latest_by_hours_retains_the_commits_of_the_last_hours(tmp_path: Pa
     within = [c for c in commits if c[:14] >= cutoff]
     assert within and within[0] != commits[0], "the workload must straddle the cutoff"
     node, _, _ = plan_clean(table.path, policy="keep_latest_by_hours", hours_retained=HOURS)
-    assert node.effect["earliest_commit_to_retain"] == within[0]
+    assert clean_effect_of(node).earliest_commit_to_retain == within[0]
     expected = ct.deletions_before(root, within[0])
     assert expected and planned_paths(node) == expected
     before = reads(table.path, within)

@@ -19,7 +19,7 @@ import pytest
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
 from maintainer.plan.artifact import read_plan, write_plan
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan

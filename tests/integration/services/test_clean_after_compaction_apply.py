@@ -17,7 +17,8 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, plan_id_of, read_plan, write_plan
-from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
+from maintainer.plan.model import CompactSlice
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
 from maintainer.runner.apply import PlanRunner, apply_plan
@@ -28,6 +29,7 @@ from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by
 from tests.support.compaction import CompactingWriter
+from tests.support.plans import clean_effect_of, files_to_delete
 
 pytestmark = pytest.mark.spark
 
@@ -72,9 +74,9 @@ def test_the_clean_records_the_real_compaction_instant_it_was_planned_with(
     spec = table_spec(path, CleanSpec(commits_retained=1))
     saved = plan(tmp_path / "plan", spec)
     (clean,) = [n for n in saved.plan.nodes() if n.service == "clean"]
-    (projected,) = clean.effect["projected_instants"]
-    assert clean.effect["earliest_commit_to_retain"] == projected
-    approved = {f["path"] for f in clean.effect["delete_files"]}
+    (projected,) = clean_effect_of(clean).projected_instants
+    assert clean_effect_of(clean).earliest_commit_to_retain == projected
+    approved = files_to_delete(clean)
     assert approved, "the slices before the earlier compaction go once the new one is retained"
     files, before = data_files(path), rows(path)
 
@@ -95,11 +97,9 @@ def with_a_slice_grown_since(built: BuiltPlan, directory: Path, storage: Storage
     compaction no longer matches the table (the plan is re-signed, as if made that way)."""
     table = built.plan.tables[0]
     compaction, clean = table.nodes
-    effect = dict(compaction.effect)
-    first = dict(effect["operations"][0])
-    first["log_files"] = first["log_files"][:-1]
-    effect["operations"] = [first, *effect["operations"][1:]]
-    compaction = replace(compaction, effect=effect)
+    first = compaction.actions_of(CompactSlice)[0]
+    shrunk = replace(first, log_files=first.log_files[:-1])
+    compaction = replace(compaction, actions=tuple(shrunk if a is first else a for a in compaction.actions))
     plan_body = replace(built.plan, tables=(replace(table, nodes=(compaction, clean)),))
     plan_id = plan_id_of(plan_body)
     payloads = {
@@ -121,9 +121,9 @@ def test_a_slice_the_compaction_drops_as_drift_keeps_its_files_from_the_clean(
         "p", "dev", [TableRequest(spec, ("compaction", "clean"))], {}, datetime.now(timezone.utc)
     )
     saved = with_a_slice_grown_since(built, tmp_path / "plan", Storage(str(path)))
-    drifting = saved.plan.tables[0].nodes[0].effect["operations"][0]
-    group_files = {f for f in data_files(path) if drifting["file_id"] in f}
-    approved = {f["path"] for f in saved.plan.tables[0].nodes[1].effect["delete_files"]}
+    drifting = saved.plan.tables[0].nodes[0].actions_of(CompactSlice)[0]
+    group_files = {f for f in data_files(path) if drifting.file_id in f}
+    approved = files_to_delete(saved.plan.tables[0].nodes[1])
     assert group_files <= approved, "the clean approved the drifting group's old slice"
     before, files = rows(path), data_files(path)
 

@@ -22,7 +22,8 @@ from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.properties import parse_java_properties
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.builder import TableRequest, build_plan
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.plan.model import FinishPendingClean
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
@@ -30,6 +31,7 @@ from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by, reads
 from tests.support.fixtures import FixtureTable
+from tests.support.plans import clean_effect_of, files_to_delete
 
 pytestmark = pytest.mark.spark
 
@@ -63,7 +65,7 @@ def only_node(results: RunResults) -> NodeResult:
 
 def planned(saved: SavedPlan, table: str) -> set[str]:
     (node,) = [n for n in saved.plan.nodes() if n.table == table]
-    return {f["path"] for f in node.effect.get("delete_files", [])}
+    return files_to_delete(node)
 
 
 def datagen(path: Path, version: int, commits: int = 10, table_type: str = "cow") -> Path:
@@ -93,7 +95,7 @@ def check_applied(saved: SavedPlan, table: Path, name: str, before_files: set[st
 
 def ectr_of(saved: SavedPlan, table: str) -> str | None:
     (node,) = [n for n in saved.plan.nodes() if n.table == table]
-    value = node.effect.get("earliest_commit_to_retain")
+    value = clean_effect_of(node).earliest_commit_to_retain
     return str(value) if value else None
 
 
@@ -303,8 +305,8 @@ def test_a_pending_clean_finishes_without_the_files_a_savepoint_made_after_the_p
     listed = sorted(planned(first, "t"))
     pending_time = _pending_clean(table, listed, ectr=ectr_of(first, "t"))
     saved = make_plan(tmp_path / "plan", spec)
-    (finish,) = [a for a in saved.plan.nodes()[0].actions if a.kind == "finish_pending_clean"]
-    assert finish.target == pending_time and finish.details["paths"] == listed
+    (finish,) = saved.plan.nodes()[0].actions_of(FinishPendingClean)
+    assert finish.target == pending_time and finish.paths == tuple(listed)
     pinned = _savepoint_oldest_planned_slice(table, first)
     assert pinned
     before = data_files(table)

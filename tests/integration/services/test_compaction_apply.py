@@ -19,16 +19,24 @@ from maintainer.hudi import payloads
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction, TableFingerprint, TablePlan
+from maintainer.plan.model import (
+    CompactionEffect,
+    CompactSlice,
+    DropMetadataTable,
+    ExecutePendingCompaction,
+    NodePlan,
+    NodeStatus,
+)
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import FAULT_ENV, InjectedFault, NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
 from maintainer.services.compaction.executor import IN_PROCESS
-from maintainer.services.compaction.node import COMPACT_SLICE, compaction_payloads, plan_compaction_service
+from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from tests.support import fixtures as fx
 from tests.support import oracle
+from tests.support.plans import NO_FINGERPRINT, table_plan
 
 PLAN_ID = "p" * 64
 EVERY = CompactionSpec(
@@ -56,7 +64,9 @@ def planned(path: Path, spec: TableSpec) -> tuple[NodePlan, dict[str, bytes]]:
 
 
 def context(path: Path, spec: TableSpec, node: NodePlan, blobs: dict[str, bytes]) -> NodeContext:
-    table = TablePlan("trips", str(path), "MERGE_ON_READ", 6, TableFingerprint((), (), ""), (node,))
+    table = table_plan(
+        "trips", (node,), path=str(path), table_type="MERGE_ON_READ", fingerprint=NO_FINGERPRINT
+    )
     return NodeContext(PLAN_ID, table, node, spec, blobs, spark=None)
 
 
@@ -68,13 +78,10 @@ def test_node_lists_each_slice_with_its_files_bytes_and_reason(tmp_path: Path) -
     path = generated(tmp_path)
     node, blobs = planned(path, spec_for(path))
     assert node.status is NodeStatus.CHANGES and node.id == "trips.compaction"
-    slices = [a for a in node.actions if a.kind == COMPACT_SLICE]
-    assert len(slices) == 2 and all(
-        a.reason and a.details["log_files"] and a.details["input_bytes"] for a in slices
-    )
-    assert node.effect["slices"] == 2 and node.effect["input_bytes"] == sum(
-        a.details["input_bytes"] for a in slices
-    )
+    slices = node.actions_of(CompactSlice)
+    assert len(slices) == 2 and all(a.reason and a.log_files and a.input_bytes for a in slices)
+    assert isinstance(node.effect, CompactionEffect)
+    assert node.effect.slices == 2 and node.effect.input_bytes == sum(a.input_bytes for a in slices)
     (data,) = blobs.values()
     plan = payloads.decode_compaction_plan(data, "payload")
     assert (
@@ -110,11 +117,9 @@ def test_a_slice_that_changed_since_the_plan_is_drift(tmp_path: Path) -> None:
     path = generated(tmp_path)
     spec = spec_for(path)
     node, _ = planned(path, spec)
-    effect = dict(node.effect)
-    first = dict(effect["operations"][0])
-    first["log_files"] = first["log_files"][:-1]  # as if a log file arrived after the plan
-    effect["operations"] = [first, *effect["operations"][1:]]
-    changed = replace(node, effect=effect)
+    first = node.actions_of(CompactSlice)[0]
+    shrunk = replace(first, log_files=first.log_files[:-1])  # as if a log file arrived after the plan
+    changed = replace(node, actions=tuple(shrunk if a is first else a for a in node.actions))
     outcome = apply(path, spec, changed, compaction_payloads(changed, open_table(str(path)).storage, PLAN_ID))
     assert outcome.effects["slices_compacted"] == 1
     (drift,) = outcome.drift
@@ -141,7 +146,7 @@ def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path
     path = generated(tmp_path)
     spec = spec_for(path)
     node, blobs = planned(path, spec)
-    foreign = replace(node, payloads=(), effect={**node.effect, "operations": []}, actions=())
+    foreign = replace(node, payloads=(), actions=())
     apply(path, spec, foreign, {})  # nothing approved: nothing done
     # a compaction scheduled by someone else (no plan id) after the plan
     table = open_table(str(path))
@@ -154,7 +159,7 @@ def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path
     with pytest.raises(ApplyError, match="pending in the table"):
         apply(path, spec, node, blobs)
     approving = replace(
-        node, actions=(PlannedAction("execute_pending_compaction", scheduled.timestamp, "r"), *node.actions)
+        node, actions=(ExecutePendingCompaction(target=scheduled.timestamp, reason="r"), *node.actions)
     )
     outcome = apply(path, spec, approving, blobs)
     assert outcome.effects["compactions"][0] == scheduled.timestamp
@@ -173,9 +178,7 @@ def test_metadata_table_is_dropped_first_when_approved(
     with pytest.raises(ApplyError, match="metadata table"):
         apply(path, spec, node, blobs)
     before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
-    dropping = replace(
-        node, actions=(PlannedAction("drop_metadata_table", ".hoodie/metadata", "r"), *node.actions)
-    )
+    dropping = replace(node, actions=(DropMetadataTable(reason="r", partitions=("files",)), *node.actions))
     outcome = apply(path, spec, dropping, blobs)
     assert outcome.effects["metadata_table_dropped"] is not None and outcome.effects["slices_compacted"] == 1
     assert not (path / ".hoodie/metadata").exists()
@@ -184,7 +187,7 @@ def test_metadata_table_is_dropped_first_when_approved(
 
 def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from maintainer.plan.artifact import read_plan, write_plan
-    from maintainer.plan.builder import TableRequest, build_plan
+    from maintainer.planning.builder import TableRequest, build_plan
     from maintainer.services import registry
 
     assert registry.service_for("compaction") is not None

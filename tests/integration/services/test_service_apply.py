@@ -14,7 +14,7 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import NodePlan, TableFingerprint, TablePlan
+from maintainer.plan.model import NodePlan, RollbackAction, RollbackEffect
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec
 from maintainer.services.archive.apply import execute_archive
@@ -22,6 +22,7 @@ from maintainer.services.archive.node import plan_archive_service
 from maintainer.services.base import NodeContext
 from maintainer.services.rollback.apply import execute_rollback
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
+from tests.support.plans import NO_FINGERPRINT, table_plan
 
 
 def now() -> datetime:
@@ -35,7 +36,7 @@ def table_spec(path: Path) -> TableSpec:
 
 
 def context(path: Path, node: NodePlan, payloads: dict[str, bytes]) -> NodeContext:
-    table = TablePlan("t", str(path), "MERGE_ON_READ", 8, TableFingerprint((), (), ""), (node,))
+    table = table_plan("t", (node,), path=str(path), table_type="MERGE_ON_READ", fingerprint=NO_FINGERPRINT)
     return NodeContext("plan-id", table, node, table_spec(path), payloads, None)
 
 
@@ -96,6 +97,8 @@ def test_an_unedited_rollback_is_carried_out_as_approved_with_no_drift(
     outcome = execute_rollback(context(path, node, payloads))
     assert outcome.effects["rolled_back"] == [generated.failed_instant]
     assert outcome.drift == ()
-    assert outcome.effects["files_deleted"] == node.effect["files"]
+    assert isinstance(node.effect, RollbackEffect)
+    assert outcome.effects["files_deleted"] == node.effect.files
     (requested,) = [p for p in (path / ".hoodie").rglob("*.rollback.requested") if "archived" not in p.parts]
-    assert requested.read_bytes() == payloads[node.actions[0].details["payload"]]
+    (action,) = node.actions_of(RollbackAction)
+    assert action.payload is not None and requested.read_bytes() == payloads[action.payload]

@@ -15,7 +15,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.plan.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec, SavepointsSpec
 from maintainer.services.archive.node import apply_archive_node, plan_archive_service
@@ -28,6 +28,7 @@ from maintainer.services.savepoint.node import (
 )
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
+from tests.support.plans import plan, table_plan
 
 
 def now() -> datetime:
@@ -50,15 +51,17 @@ def test_rollback_node_lists_the_rollback_with_its_payload_and_applies_it(tmp_pa
     node = plan_rollback_service(open_table(str(path)), table_spec, now())
     assert node.status is NodeStatus.CHANGES
     (action,) = node.actions
+    assert isinstance(action, RollbackAction)
     assert (action.kind, action.target) == ("rollback", table.failed_instant)
-    assert action.details["rollback_blocks_for"] and not action.details["delete_files"]
+    assert action.rollback_blocks_for and not action.delete_files
     (payload,) = rollback_payloads(node, open_table(str(path)).storage, "plan-id").values()
     record = next(
         fastavro.reader(io.BytesIO(payload), reader_schema=hudi_reader_schema("HoodieRollbackPlan"))
     )
     assert isinstance(record, dict)
     assert record["instantToRollback"] == {"commitTime": table.failed_instant, "action": "deltacommit"}
-    assert NodePlan.from_json("t", node.to_json()) == node
+    whole = plan(table_plan("t", (node,)))
+    assert read_body(whole.body()) == whole, "the node reads back from its JSON as planned"
 
     (outcome,) = apply_rollback_node(open_table(str(path)), table_spec, node, now())
     assert outcome.rollback_instant is not None
@@ -80,7 +83,7 @@ def test_rollback_node_says_why_a_live_write_is_left_alone(tmp_path: Path) -> No
     node = plan_rollback_service(open_table(str(path)), spec(path, rollback=RollbackSpec()), now())
     assert node.status is NodeStatus.NO_OP
     assert "younger than min_age" in node.reasons[0]
-    assert node.effect["left_alone"]
+    assert isinstance(node.effect, RollbackEffect) and node.effect.left_alone
 
 
 def test_archive_node_never_archives_past_the_approved_range(tmp_path: Path) -> None:

@@ -3,29 +3,32 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from maintainer.errors import PlanError
 from maintainer.plan.artifact import PLAN_FILE, plan_id_of, read_plan, sha256_hex, write_plan
-from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
+from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id
+from maintainer.plan.model import Plan
+from tests.support.plans import clean_effect, delete_file, node, plan, table_plan
 
 PAYLOAD = b"Obj\x01payload"
 
 
 def sample_plan() -> Plan:
-    node = NodePlan(
-        table="trips",
-        service="clean",
-        status=NodeStatus.CHANGES,
+    clean = node(
+        "trips",
+        "clean",
+        (delete_file("p/a.parquet", 10, "older than ECTR"),),
         reasons=("3 superseded file slices",),
-        actions=(PlannedAction("delete_file", "p/a.parquet", "older than ECTR", {"size": 10}),),
-        effect={"delete_files": [{"path": "p/a.parquet", "size": 10}], "bytes": 10},
+        effect=clean_effect(1, 10),
         payloads=("trips.clean.requested",),
     )
-    fingerprint = TableFingerprint(("1.commit.COMPLETED",), (), "abc")
-    return Plan("demo", "dev", (TablePlan("trips", "/t", "COPY_ON_WRITE", 6, fingerprint, (node,)),))
+    return plan(table_plan("trips", (clean,), path="/t"), project="demo")
 
 
 def write(directory: Path, plan: Plan | None = None) -> str:
@@ -91,9 +94,9 @@ def test_garbage_plan_is_a_plan_error(tmp_path: Path) -> None:
 
 
 def test_payload_hashes_are_outside_the_plan_id(tmp_path: Path) -> None:
-    plan = sample_plan()
-    expected_id = plan_id_of(plan)
-    assert write(tmp_path, plan) == expected_id
+    made = sample_plan()
+    expected_id = plan_id_of(made)
+    assert write(tmp_path, made) == expected_id
     data = json.loads((tmp_path / PLAN_FILE).read_text())
     assert data["payloads"] == {"trips.clean.requested": sha256_hex(PAYLOAD)}
     assert data["tables"][0]["nodes"][0]["payloads"] == ["trips.clean.requested"]
@@ -111,3 +114,40 @@ def test_payload_with_a_rewritten_hash_is_still_refused_if_the_hash_map_lies(tmp
 def test_write_refuses_payloads_the_nodes_do_not_name(tmp_path: Path) -> None:
     with pytest.raises(PlanError, match="do not match"):
         write_plan(tmp_path, sample_plan(), {"other": b"x"}, "", {})
+
+
+def _rehashed(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Edit plan.json and give it the plan id of the edited body (what someone who can edit
+    the plan can always do; only the signature needs a key)."""
+    data = json.loads((tmp_path / PLAN_FILE).read_text())
+    edit(data)
+    body = {k: v for k, v in data.items() if k not in (PLAN_ID_FIELD, "payloads", "signature")}
+    data[PLAN_ID_FIELD] = compute_plan_id(body)
+    (tmp_path / PLAN_FILE).write_text(json.dumps(data))
+
+
+def _first_action(data: dict[str, Any]) -> dict[str, Any]:
+    action: dict[str, Any] = data["tables"][0]["nodes"][0]["actions"][0]
+    return action
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (lambda d: _first_action(d).update(size="10"), r"actions\.0\.delete_file\.size"),
+        (lambda d: _first_action(d).update(kind="delete_everything"), "delete_everything"),
+        (lambda d: _first_action(d).update(recursive=True), r"recursive"),
+        (lambda d: _first_action(d).pop("partition"), r"partition"),
+        (lambda d: d["tables"][0]["nodes"][0].update(status="done"), r"status"),
+        (lambda d: d["tables"][0]["nodes"][0].update(table="other"), r"listed under table trips"),
+    ],
+    ids=["wrong-type", "unknown-kind", "unknown-field", "missing-field", "bad-status", "foreign-node"],
+)
+def test_a_rehashed_plan_of_the_wrong_shape_is_refused_naming_the_field(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], None], says: str
+) -> None:
+    write(tmp_path)
+    _rehashed(tmp_path, edit)
+    with pytest.raises(PlanError, match=r"plan\.json is malformed") as info:
+        read_plan(tmp_path)
+    assert re.search(says, str(info.value))

@@ -12,7 +12,7 @@ import pytest
 from maintainer.errors import ApplyError, PlanError
 from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan
-from maintainer.plan.model import NodePlan, NodeStatus, Plan, TableFingerprint, TablePlan
+from maintainer.plan.model import NodeStatus, TableFingerprint
 from maintainer.project.models import TableSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, plan_graph, refuse_other_target
 from maintainer.runner.ledger import record_path
@@ -20,8 +20,9 @@ from maintainer.runner.lock import LOCK_PATH, TableLock
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.base import NodeContext, NodeOutcome
 from maintainer.storage import Storage
+from tests.support.plans import node, plan, table_plan
 
-FINGERPRINT = TableFingerprint((), (), "0")
+FINGERPRINT = TableFingerprint(instants=(), savepoints=(), properties_checksum="0")
 
 
 def saved_plan(tmp_path: Path, *nodes: tuple[str, str, NodeStatus]) -> SavedPlan:
@@ -29,12 +30,12 @@ def saved_plan(tmp_path: Path, *nodes: tuple[str, str, NodeStatus]) -> SavedPlan
     for name in sorted({table for table, _, _ in nodes}):
         (tmp_path / name / ".hoodie").mkdir(parents=True, exist_ok=True)
         node_plans = tuple(
-            NodePlan(table, service, status, reasons=("why",))
+            node(table, service, status=status, reasons=("why",))
             for table, service, status in nodes
             if table == name
         )
-        tables.append(TablePlan(name, str(tmp_path / name), "COPY_ON_WRITE", 6, FINGERPRINT, node_plans))
-    return SavedPlan(Plan("proj", "dev", tuple(tables)), "f" * 64, {}, tmp_path / "plan")
+        tables.append(table_plan(name, node_plans, path=str(tmp_path / name), fingerprint=FINGERPRINT))
+    return SavedPlan(plan(*tables), "f" * 64, {}, tmp_path / "plan")
 
 
 def spec(tmp_path: Path, name: str, path: Path | None = None) -> TableSpec:

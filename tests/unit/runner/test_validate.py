@@ -11,8 +11,15 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import PlanError
 from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.builder import TableRequest, build_plan
-from maintainer.plan.model import NodePlan, NodeStatus, PlannedAction
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.plan.model import (
+    ArchiveInstant,
+    DeleteFile,
+    NodePlan,
+    NodeStatus,
+    RollbackAction,
+    RollbackRequestRecord,
+)
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.validate import plan_problems, validate_plan
@@ -51,7 +58,9 @@ def edit_first(saved: SavedPlan, service: str, kind: str, target: str) -> SavedP
     node = node_of(saved, service)
     index = next(i for i, a in enumerate(node.actions) if a.kind == kind)
     actions = list(node.actions)
-    actions[index] = replace(actions[index], target=target)
+    edited = actions[index]
+    assert isinstance(edited, (DeleteFile, ArchiveInstant))
+    actions[index] = replace(edited, target=target)
     return with_node(saved, replace(node, actions=tuple(actions)))
 
 
@@ -75,7 +84,8 @@ def test_an_edited_later_node_is_named_with_its_action_path_and_reason(
     saved: SavedPlan, service: str, kind: str, target: str, reason: str
 ) -> None:
     edited = edit_first(saved, service, kind, target)
-    (problem,) = plan_problems(edited)
+    # (an edited clean also no longer builds its payload: that is a second problem)
+    (problem,) = [p for p in plan_problems(edited) if not p.action.startswith("payload ")]
     assert (problem.node, problem.path) == (f"t.{service}", target) and reason in problem.reason
     with pytest.raises(PlanError, match="refused before any node runs, no table was touched") as refused:
         validate_plan(edited)
@@ -89,19 +99,24 @@ def test_payload_bytes_must_be_what_the_node_body_builds(saved: SavedPlan) -> No
     (problem,) = plan_problems(forged)
     assert problem.action == f"payload {name}" and "does not match" in problem.reason
     node = node_of(saved, "clean")
-    dropped = node.actions[1:] if node.actions[0].kind == "delete_file" else node.actions
-    body_edited = with_node(saved, replace(node, effect={**node.effect, "delete_files": []}, actions=dropped))
+    dropped = tuple(a for a in node.actions if a != node.actions_of(DeleteFile)[0])
+    body_edited = with_node(saved, replace(node, actions=dropped))
     assert any("does not match" in p.reason for p in plan_problems(body_edited))
 
 
 def test_a_rollback_request_outside_the_table_or_of_another_instant_is_refused(saved: SavedPlan) -> None:
     (table,) = saved.plan.tables
     target = "20240101000000000"
-    request = {"partition": "p", "file_id": "f1", "latest_base_instant": "", "log_blocks_to_be_deleted": {},
-               "files_to_be_deleted": [f"{table.path}/../victim/p/f1_1-0-1_{target}.parquet",
-                                       f"{table.path}/p/f1_1-0-1_20230101000000000.parquet"]}  # fmt: skip
-    action = PlannedAction("rollback", target, "failed write", {"action": "commit", "requests": [request]})
-    node = NodePlan("t", "rollback", NodeStatus.CHANGES, actions=(action,))
+    request = RollbackRequestRecord(
+        partition="p", file_id="f1", latest_base_instant="", log_blocks_to_be_deleted={},
+        files_to_be_deleted=(f"{table.path}/../victim/p/f1_1-0-1_{target}.parquet",
+                             f"{table.path}/p/f1_1-0-1_20230101000000000.parquet"),
+    )  # fmt: skip
+    action = RollbackAction(
+        kind="rollback", target=target, reason="failed write", action="commit", state="INFLIGHT",
+        source="markers", delete_files=(), rollback_blocks_for=(), rollback_instant=None, requests=(request,),
+    )  # fmt: skip
+    node = NodePlan(table="t", service="rollback", status=NodeStatus.CHANGES, actions=(action,))
     edited = replace(saved, plan=replace(saved.plan, tables=(replace(table, nodes=(node,)),)))
     reasons = sorted(p.reason for p in plan_problems(edited))
     assert reasons[0].startswith("not a file of the rolled-back instant")
@@ -110,8 +125,9 @@ def test_a_rollback_request_outside_the_table_or_of_another_instant_is_refused(s
 
 def test_an_unknown_service_or_action_and_a_foreign_table_are_refused(saved: SavedPlan) -> None:
     (table,) = saved.plan.tables
-    foreign = NodePlan("t", "vacuum", NodeStatus.CHANGES, actions=(PlannedAction("rm", "/", "x"),))
-    odd = replace(node_of(saved, "archive"), actions=(PlannedAction("delete_file", "p/x.parquet", "x"),))
+    delete = DeleteFile(target="p/x.parquet", reason="x", size=1, partition="p")
+    foreign = NodePlan(table="t", service="vacuum", status=NodeStatus.CHANGES, actions=(delete,))
+    odd = replace(node_of(saved, "archive"), actions=(delete,))
     edited = replace(saved, plan=replace(saved.plan, tables=(replace(table, nodes=(foreign, odd)),)))
     reasons = {p.reason for p in plan_problems(edited)}
     assert {"not a service this maintainer applies", "not an action of the archive service"} <= reasons

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from maintainer.plan.model import FinishPendingClean
 from maintainer.services.clean.node import PendingClean, _actions, requested_sha256
 
 
@@ -12,9 +13,6 @@ def test_a_pending_clean_is_planned_with_its_sorted_files_and_the_hash_of_its_pl
     pending = PendingClean("20250101000000000", frozenset({"p=2/b.parquet", "p=1/a.parquet"}),
                            frozenset(), requested_sha256(data))  # fmt: skip
     (action,) = _actions([pending], [], [])
-    assert action.kind == "finish_pending_clean" and action.target == "20250101000000000"
-    assert action.to_json()["details"] == {
-        "files": 2,
-        "paths": ["p=1/a.parquet", "p=2/b.parquet"],
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
+    assert isinstance(action, FinishPendingClean) and action.target == "20250101000000000"
+    assert action.paths == ("p=1/a.parquet", "p=2/b.parquet")
+    assert action.sha256 == hashlib.sha256(data).hexdigest()

@@ -3,30 +3,32 @@ writes (version 2, absolute paths per partition, ECTR, savepoints), plus the pla
 
 from __future__ import annotations
 
-from typing import Any
-
-from maintainer.hudi.payloads import decode_cleaner_plan
+from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan
+from maintainer.plan.model import CleanEffect
 from maintainer.services.clean.payload import cleaner_plan_bytes, cleaner_plan_for, partition_of
 from maintainer.storage import Storage
+from tests.support.plans import clean_effect
 
 STORAGE = Storage("/lake/t")
+FILES = ["b=2/f2.parquet", "a=1/f1.parquet", "a=1/.f1_1.log.1_0-1-1"]
+EMPTIED = ["b=2"]
 
 
-def effect(**overrides: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "delete_files": [
-            {"path": "b=2/f2.parquet", "size": 2},
-            {"path": "a=1/f1.parquet", "size": 1},
-            {"path": "a=1/.f1_1.log.1_0-1-1", "size": 3},
-        ],
-        "partitions_deleted": ["b=2"],
-        "earliest_commit_to_retain": "20250101000000000",
-        "earliest_commit_to_retain_action": "commit",
-        "policy": "KEEP_LATEST_COMMITS",
-        "last_completed_commit": "20250102000000000",
-        "savepointed_timestamps": [],
-    }
-    return {**base, **overrides}
+def effect(**overrides: object) -> CleanEffect:
+    return clean_effect(
+        3,
+        6,
+        **{
+            "earliest_commit_to_retain": "20250101000000000",
+            "earliest_commit_to_retain_action": "commit",
+            "last_completed_commit": "20250102000000000",
+            **overrides,
+        },
+    )
+
+
+def planned(effect: CleanEffect, plan_id: str = "pid") -> CleanerPlan:
+    return cleaner_plan_for(effect, STORAGE, plan_id, FILES, EMPTIED)
 
 
 def test_partition_of_a_table_relative_path() -> None:
@@ -35,7 +37,7 @@ def test_partition_of_a_table_relative_path() -> None:
 
 
 def test_files_are_grouped_per_partition_with_absolute_uris() -> None:
-    plan = cleaner_plan_for(effect(), STORAGE, "pid")
+    plan = planned(effect())
     paths = {
         partition: [info.file_path for info in infos]
         for partition, infos in (plan.file_paths_to_be_deleted_per_partition or {}).items()
@@ -54,7 +56,7 @@ def test_files_are_grouped_per_partition_with_absolute_uris() -> None:
 
 
 def test_plan_fields_follow_hudi() -> None:
-    plan = cleaner_plan_for(effect(), STORAGE, "pid")
+    plan = planned(effect())
     assert plan.version == 2
     assert plan.policy == "KEEP_LATEST_COMMITS"
     assert plan.last_completed_commit_timestamp == "20250102000000000"
@@ -67,26 +69,24 @@ def test_plan_fields_follow_hudi() -> None:
 
 
 def test_no_earliest_commit_to_retain_is_null() -> None:
-    plan = cleaner_plan_for(
-        effect(earliest_commit_to_retain=None, earliest_commit_to_retain_action=None), STORAGE, "pid"
-    )
+    plan = planned(effect(earliest_commit_to_retain=None, earliest_commit_to_retain_action=None))
     assert plan.earliest_instant_to_retain is None
 
 
 def test_extra_metadata_has_the_plan_id_and_savepoints_only_when_there_are_some() -> None:
-    assert cleaner_plan_for(effect(), STORAGE, "pid").extra_metadata == {"maintainer.plan_id": "pid"}
-    with_savepoints = cleaner_plan_for(effect(savepointed_timestamps=["1", "2"]), STORAGE, "pid")
+    assert planned(effect()).extra_metadata == {"maintainer.plan_id": "pid"}
+    with_savepoints = planned(effect(savepointed_timestamps=("1", "2")))
     assert with_savepoints.extra_metadata == {"savepointed_timestamps": "1,2", "maintainer.plan_id": "pid"}
 
 
-def test_intersection_at_apply_overrides_the_effect() -> None:
+def test_intersection_at_apply_deletes_only_the_files_given() -> None:
     plan = cleaner_plan_for(effect(), STORAGE, "pid", ["a=1/f1.parquet"], [])
     assert list(plan.file_paths_to_be_deleted_per_partition or {}) == ["a=1"]
     assert plan.partitions_to_be_deleted == ()
 
 
 def test_bytes_are_deterministic_and_decode_with_hudis_schema() -> None:
-    data = cleaner_plan_bytes(effect(), STORAGE, "pid")
-    assert data == cleaner_plan_bytes(effect(), STORAGE, "pid")
-    assert decode_cleaner_plan(data, "plan") == cleaner_plan_for(effect(), STORAGE, "pid")
-    assert data != cleaner_plan_bytes(effect(), STORAGE, "other")
+    data = cleaner_plan_bytes(effect(), STORAGE, "pid", FILES, EMPTIED)
+    assert data == cleaner_plan_bytes(effect(), STORAGE, "pid", list(reversed(FILES)), EMPTIED)
+    assert decode_cleaner_plan(data, "plan") == planned(effect())
+    assert data != cleaner_plan_bytes(effect(), STORAGE, "other", FILES, EMPTIED)

@@ -9,13 +9,14 @@ from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.executor import slices_of
-from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
+from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.payload import encode_compaction_plan
+from tests.support.plans import compact_slice, slice_file
 
 
 def test_plan_payload_round_trips_with_names_metrics_and_plan_id() -> None:
-    base, logs = SliceFile("f-0_0-1-1_1.parquet", 2048), (SliceFile(".f-0_1.log.1_0-1-1", 10),)
-    op = PlannedOperation("p=1", "f-0", "1", base, logs, capture_metrics(base, logs, 0))
+    base, logs = slice_file("f-0_0-1-1_1.parquet", 2048), (slice_file(".f-0_1.log.1_0-1-1", 10),)
+    op = compact_slice("p=1", "f-0", "1", base, logs, capture_metrics(base, logs, 0))
     data = encode_compaction_plan([op], "abc")
     assert data == encode_compaction_plan([op], "abc")  # deterministic
     plan = payloads.decode_compaction_plan(data, "test")
@@ -46,10 +47,10 @@ def test_plan_version_1_full_paths_become_names() -> None:
 
 
 def test_payload_bytes_do_not_depend_on_the_order_metrics_were_stored_in() -> None:
-    base, logs = SliceFile("f-0_0-1-1_1.parquet", 2048), (SliceFile(".f-0_1.log.1_0-1-1", 10),)
+    base, logs = slice_file("f-0_0-1-1_1.parquet", 2048), (slice_file(".f-0_1.log.1_0-1-1", 10),)
     metrics = capture_metrics(base, logs, 0)
-    op = PlannedOperation("p", "f-0", "1", base, logs, metrics)
-    resorted = PlannedOperation("p", "f-0", "1", base, logs, dict(sorted(metrics.items())))
+    op = compact_slice("p", "f-0", "1", base, logs, metrics)
+    resorted = compact_slice("p", "f-0", "1", base, logs, dict(sorted(metrics.items())))
     assert encode_compaction_plan([op], "x") == encode_compaction_plan([resorted], "x")
     decoded = payloads.decode_compaction_plan(encode_compaction_plan([resorted], "x"), "t")
     assert decoded is not None and list((decoded.operations or ())[0].metrics or {})[:2] == [

@@ -12,11 +12,11 @@ from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.projection import projected_instant_time
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot
-from maintainer.plan.model import NodePlan, NodeStatus
-from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
-from maintainer.services.compaction.node import operation_json
+from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePlan, NodeStatus
+from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.storage import FileInfo, Storage
+from tests.support.plans import compact_slice, node, slice_file
 from tests.unit.services.compaction.states import (
     MB,
     base,
@@ -41,19 +41,17 @@ def loaded(tmp_path: Path, names: Iterable[str], files: Mapping[str, list[tuple[
 
 
 def compaction_node(
-    operations: Iterable[PlannedOperation] = (), pending_instants: Iterable[str] = ()
+    operations: Iterable[CompactSlice] = (), pending_instants: Iterable[str] = ()
 ) -> NodePlan:
-    effect = {
-        "operations": [operation_json(op) for op in operations],
-        "pending_instants": list(pending_instants),
-    }
-    return NodePlan("t", "compaction", NodeStatus.CHANGES, effect=effect)
+    why = "pending"
+    pending = tuple(ExecutePendingCompaction(target=t, reason=why) for t in pending_instants)
+    return node("t", "compaction", (*pending, *operations), status=NodeStatus.CHANGES)
 
 
-def operation(partition: str, file_id: str, base_n: int, log_ns: Iterable[int]) -> PlannedOperation:
-    base_file = SliceFile(base(file_id, base_n), 10 * MB)
-    logs = tuple(SliceFile(log(file_id, base_n, v), MB) for v, _ in enumerate(log_ns, start=1))
-    return PlannedOperation(
+def operation(partition: str, file_id: str, base_n: int, log_ns: Iterable[int]) -> CompactSlice:
+    base_file = slice_file(base(file_id, base_n), 10 * MB)
+    logs = tuple(slice_file(log(file_id, base_n, v), MB) for v, _ in enumerate(log_ns, start=1))
+    return compact_slice(
         partition, file_id, ts(base_n), base_file, logs, capture_metrics(base_file, logs, 120 * MB)
     )
 
@@ -74,7 +72,7 @@ def test_the_projected_instant_follows_every_instant_and_completion_time() -> No
 
 def test_a_node_that_changes_nothing_projects_the_table_as_read(tmp_path: Path) -> None:
     table = v6_table(tmp_path)
-    assert project_after_compaction(table, NodePlan("t", "compaction", NodeStatus.NO_OP)) is table
+    assert project_after_compaction(table, node("t", "compaction")) is table
 
 
 def test_the_new_compaction_completes_and_writes_the_newest_slice_of_each_group(tmp_path: Path) -> None:
@@ -100,9 +98,9 @@ def test_on_layout_2_the_projected_compaction_has_a_completion_time(tmp_path: Pa
     names = [*completed(1, "commit", layout=2), *completed(2, "deltacommit", layout=2)]
     files = {"p": [(base("f1", 1), 10 * MB), (f".f1_{ts(2)}.log.1_0-1-2", MB)]}
     table = loaded(tmp_path, names, files, 2)
-    logs = (SliceFile(f".f1_{ts(2)}.log.1_0-1-2", MB),)
-    op = PlannedOperation(
-        "p", "f1", ts(1), SliceFile(base("f1", 1), 10 * MB), logs, capture_metrics(None, (), 0)
+    logs = (slice_file(f".f1_{ts(2)}.log.1_0-1-2", MB),)
+    op = compact_slice(
+        "p", "f1", ts(1), slice_file(base("f1", 1), 10 * MB), logs, capture_metrics(None, (), 0)
     )
     projected = project_after_compaction(table, compaction_node([op]))
     last = projected.snapshot.timeline.instants[-1]

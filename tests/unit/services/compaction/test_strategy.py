@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from maintainer.services.compaction.model import PlannedOperation, SliceFile, capture_metrics
+from maintainer.plan.model import CompactSlice
+from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from maintainer.services.compaction.strategy import filter_partitions, order_and_filter, partition_date
+from tests.support.plans import compact_slice, slice_file
 
 MB = 1024 * 1024
 
 
-def op(file_id: str, base_mb: int, log_sizes: list[int], partition: str = "p") -> PlannedOperation:
-    base = SliceFile(f"{file_id}.parquet", base_mb * MB)
-    logs = tuple(SliceFile(f".{file_id}.log.{i}", s) for i, s in enumerate(log_sizes))
-    return PlannedOperation(partition, file_id, "1", base, logs, capture_metrics(base, logs, 120 * MB))
+def op(file_id: str, base_mb: int, log_sizes: list[int], partition: str = "p") -> CompactSlice:
+    base = slice_file(f"{file_id}.parquet", base_mb * MB)
+    logs = tuple(slice_file(f".{file_id}.log.{i}", s) for i, s in enumerate(log_sizes))
+    return compact_slice(partition, file_id, "1", base, logs, capture_metrics(base, logs, 120 * MB))
 
 
-def ids(ops: list[PlannedOperation]) -> list[str]:
+def ids(ops: list[CompactSlice]) -> list[str]:
     return [o.file_id for o in ops]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from maintainer.catalog import ACTION_LABELS
 from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
-from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TablePlan
+from maintainer.plan.model import Action, DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 
 FILES_SHOWN = 10
 """Files listed per node in the text and markdown views (plan.json has them all)."""
@@ -42,13 +42,7 @@ def _action_counts(nodes: Iterable[NodePlan]) -> Counter[str]:
 
 
 def _bytes_to_delete(nodes: Iterable[NodePlan]) -> int:
-    return sum(
-        int(a.details.get("size", 0))
-        for n in nodes
-        if n.status is NodeStatus.CHANGES
-        for a in n.actions
-        if a.kind == "delete_file"
-    )
+    return sum(a.size for n in nodes if n.status is NodeStatus.CHANGES for a in n.actions_of(DeleteFile))
 
 
 def _describe_counts(counts: Counter[str], deleted_bytes: int) -> list[str]:
@@ -89,26 +83,24 @@ def node_headline(node: NodePlan) -> str:
     return ", ".join(parts)
 
 
-def _file_lines(actions: Iterable[PlannedAction], limit: int) -> list[str]:
-    files = [a for a in actions if a.kind == "delete_file"]
-    lines = [f"{a.target} ({human_bytes(int(a.details.get('size', 0)))}): {a.reason}" for a in files[:limit]]
+def _file_lines(node: NodePlan, limit: int) -> list[str]:
+    files = node.actions_of(DeleteFile)
+    lines = [f"{a.target} ({human_bytes(a.size)}): {a.reason}" for a in files[:limit]]
     if len(files) > limit:
         lines.append(f"... and {len(files) - limit} more (all listed in plan.json)")
     return lines
 
 
-def _other_actions(actions: Iterable[PlannedAction]) -> list[str]:
-    return [f"{a.kind} {a.target}: {a.reason}" for a in actions if a.kind != "delete_file"]
+def _other_actions(actions: Iterable[Action]) -> list[str]:
+    return [f"{a.kind} {a.target}: {a.reason}" for a in actions if not isinstance(a, DeleteFile)]
 
 
 def _partition_counts(node: NodePlan) -> list[tuple[str, int, int]]:
     files: Counter[str] = Counter()
     sizes: Counter[str] = Counter()
-    for action in node.actions:
-        if action.kind == "delete_file":
-            partition = str(action.details.get("partition", ""))
-            files[partition] += 1
-            sizes[partition] += int(action.details.get("size", 0))
+    for action in node.actions_of(DeleteFile):
+        files[action.partition] += 1
+        sizes[action.partition] += action.size
     return [(p, files[p], sizes[p]) for p in sorted(files)]
 
 
@@ -136,7 +128,7 @@ def _text_node(node: NodePlan) -> list[str]:
     shown = node.reasons[1:] if node.status is NodeStatus.BLOCKED else node.reasons
     lines += [f"      - {reason}" for reason in shown]
     lines += [f"      * {line}" for line in _other_actions(node.actions)]
-    lines += [f"      - delete {line}" for line in _file_lines(node.actions, FILES_SHOWN)]
+    lines += [f"      - delete {line}" for line in _file_lines(node, FILES_SHOWN)]
     return lines
 
 
@@ -175,7 +167,7 @@ def _md_node_details(node: NodePlan) -> list[str]:
     lines += [
         f"- `{_md(a.kind)}` `{_md(a.target)}`: {_md(a.reason)}"
         for a in node.actions
-        if a.kind != "delete_file"
+        if not isinstance(a, DeleteFile)
     ]
     partitions = _partition_counts(node)
     if partitions:
@@ -186,7 +178,7 @@ def _md_node_details(node: NodePlan) -> list[str]:
         ]
         if len(partitions) > PARTITIONS_SHOWN:
             lines.append(f"| ... {len(partitions) - PARTITIONS_SHOWN} more partitions | | |")
-        files = _file_lines(node.actions, FILES_SHOWN)
+        files = _file_lines(node, FILES_SHOWN)
         lines += ["", "<details><summary>files to delete</summary>", "", *[f"- `{_md(f)}`" for f in files]]
         lines += ["", "</details>"]
     return [*lines, ""]

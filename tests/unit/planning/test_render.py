@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
-from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
-from maintainer.plan.render import (
+from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan
+from maintainer.planning.render import (
     human_bytes,
     render,
     render_json,
@@ -15,58 +15,44 @@ from maintainer.plan.render import (
     render_text,
     summary_line,
 )
-
-FINGERPRINT = TableFingerprint(("1.commit.COMPLETED",), (), "0" * 64)
-
-
-def delete(path: str, size: int) -> PlannedAction:
-    partition = path.rsplit("/", 1)[0]
-    return PlannedAction("delete_file", path, "older than the ECTR", {"size": size, "partition": partition})
+from tests.support.plans import NO_FINGERPRINT, blocked, clean_effect, delete_file, node, plan, table_plan
 
 
 def clean_node(table: str, files: int, drop_mdt: bool = False) -> NodePlan:
-    actions = [delete(f"p{i % 2}/f{i:03d}.parquet", 1024) for i in range(files)]
+    actions: list[Action] = [delete_file(f"p{i % 2}/f{i:03d}.parquet", 1024) for i in range(files)]
     if drop_mdt:
-        actions.insert(
-            0, PlannedAction("drop_metadata_table", ".hoodie/metadata", "metadata_table: drop", {})
-        )
-    return NodePlan(
+        actions.insert(0, DropMetadataTable(reason="metadata_table: drop", partitions=("files",)))
+    return node(
         table,
         "clean",
-        NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
+        tuple(actions),
         reasons=("policy KEEP_LATEST_COMMITS", "earliest commit to retain: 3"),
-        actions=tuple(actions),
-        effect={"files": files, "bytes": 1024 * files},
+        effect=clean_effect(files, 1024 * files),
         payloads=(f"{table}.clean.requested",) if files else (),
     )
 
 
-def blocked(table: str, service: str, reason: str) -> NodePlan:
-    return NodePlan(table, service, NodeStatus.BLOCKED, reasons=(reason,))
-
-
 def sample() -> Plan:
-    trips = TablePlan(
+    trips = table_plan(
         "trips",
-        "/lake/trips",
-        "COPY_ON_WRITE",
-        6,
-        FINGERPRINT,
         (
             blocked("trips", "rollback", "rollback is not supported yet"),
             clean_node("trips", 12, drop_mdt=True),
         ),
+        path="/lake/trips",
     )
-    quiet = TablePlan("quiet", "/lake/quiet", "MERGE_ON_READ", 8, FINGERPRINT, (clean_node("quiet", 0),))
-    broken = TablePlan(
+    quiet = table_plan(
+        "quiet", (clean_node("quiet", 0),), path="/lake/quiet", table_type="MERGE_ON_READ", version=8
+    )
+    broken = table_plan(
         "broken",
-        "/lake/broken",
-        "unknown",
-        0,
-        TableFingerprint((), (), ""),
         (blocked("broken", "clean", "not a Hudi table"), blocked("broken", "archive", "not a Hudi table")),
+        path="/lake/broken",
+        table_type="unknown",
+        version=0,
+        fingerprint=NO_FINGERPRINT,
     )
-    return Plan("proj", "dev", (broken, quiet, trips))
+    return plan(broken, quiet, trips)
 
 
 def test_human_bytes() -> None:
@@ -84,10 +70,8 @@ def test_summary_counts_what_changes_and_what_is_blocked() -> None:
 
 
 def test_summary_without_changes() -> None:
-    plan = Plan(
-        "proj", "dev", (TablePlan("q", "/q", "COPY_ON_WRITE", 6, FINGERPRINT, (clean_node("q", 0),)),)
-    )
-    assert summary_line(plan) == "No changes. 0 nodes blocked, 1 with nothing to do."
+    quiet = plan(table_plan("q", (clean_node("q", 0),)))
+    assert summary_line(quiet) == "No changes. 0 nodes blocked, 1 with nothing to do."
 
 
 def test_text_shows_each_node_its_reasons_and_a_few_files() -> None:
@@ -116,17 +100,16 @@ def test_markdown_for_a_pull_request_comment() -> None:
 
 
 def test_markdown_escapes_table_breaking_text() -> None:
-    node = blocked("t", "clean", "a | b <c>")
-    plan = Plan("p", "d", (TablePlan("t", "/t", "COPY_ON_WRITE", 6, FINGERPRINT, (node,)),))
-    assert "blocked: a \\| b &lt;c&gt;" in render_markdown(plan, "0" * 64)
+    escaped = plan(table_plan("t", (blocked("t", "clean", "a | b <c>"),)))
+    assert "blocked: a \\| b &lt;c&gt;" in render_markdown(escaped, "0" * 64)
 
 
 def test_json_is_the_stored_plan_json(tmp_path: Path) -> None:
-    plan = sample()
+    made = sample()
     payloads = {"trips.clean.requested": b"avro"}
-    plan_id = write_plan(tmp_path, plan, payloads, "", {})
-    assert plan_id == plan_id_of(plan)
-    assert render_json(plan, plan_id, payloads) == (tmp_path / PLAN_FILE).read_text()
-    assert render(plan, plan_id, payloads, "json") == render_json(plan, plan_id, payloads)
-    assert render(plan, plan_id, payloads, "markdown") == render_markdown(plan, plan_id)
-    assert render(plan, plan_id, payloads, "text") == render_text(plan, plan_id)
+    plan_id = write_plan(tmp_path, made, payloads, "", {})
+    assert plan_id == plan_id_of(made)
+    assert render_json(made, plan_id, payloads) == (tmp_path / PLAN_FILE).read_text()
+    assert render(made, plan_id, payloads, "json") == render_json(made, plan_id, payloads)
+    assert render(made, plan_id, payloads, "markdown") == render_markdown(made, plan_id)
+    assert render(made, plan_id, payloads, "text") == render_text(made, plan_id)

@@ -31,13 +31,20 @@ from maintainer.hudi.table import (
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.plan.artifact import plan_id_of
-from maintainer.plan.model import NodePlan, NodeStatus, Plan, PlannedAction, TableFingerprint, TablePlan
+from maintainer.plan.model import (
+    METADATA_TABLE_PATH,
+    DropMetadataTable,
+    NodePlan,
+    NodeStatus,
+    Plan,
+    TableFingerprint,
+    TablePlan,
+)
 from maintainer.project.models import TableSpec
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
 
-METADATA_TABLE_PATH = ".hoodie/metadata"
 UNKNOWN = "unknown"
 
 DROPS_METADATA_TABLE = frozenset(service.descriptor.name for service in SERVICES)
@@ -97,7 +104,8 @@ def fingerprint_of(snapshot: TableSnapshot) -> TableFingerprint:
     )
     properties = "".join(f"{k}={v}\n" for k, v in sorted(snapshot.config.raw.items()))
     checksum = hashlib.sha256(properties.encode()).hexdigest()
-    return TableFingerprint(instants, tuple(i.timestamp for i in snapshot.timeline.savepoints()), checksum)
+    savepoints = tuple(i.timestamp for i in snapshot.timeline.savepoints())
+    return TableFingerprint(instants=instants, savepoints=savepoints, properties_checksum=checksum)
 
 
 def _partitions_needed(
@@ -138,7 +146,11 @@ def open_for_services(
 
 
 def _blocked(table: str, services: Iterable[str], reason: str) -> tuple[NodePlan, ...]:
-    return tuple(NodePlan(table, s, NodeStatus.BLOCKED, reasons=(reason,)) for s in services)
+    return tuple(_blocked_node(table, s, reason) for s in services)
+
+
+def _blocked_node(table: str, service: str, reason: str) -> NodePlan:
+    return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(reason,))
 
 
 def metadata_table_reason(info: MetadataTableInfo) -> str:
@@ -150,17 +162,16 @@ def metadata_table_reason(info: MetadataTableInfo) -> str:
     )
 
 
-def _drop_metadata_action(info: MetadataTableInfo) -> PlannedAction:
-    return PlannedAction(
-        "drop_metadata_table",
-        METADATA_TABLE_PATH,
-        "metadata_table: drop in the manifest: the metadata table is removed as Hudi's "
+def _drop_metadata_action(info: MetadataTableInfo) -> DropMetadataTable:
+    return DropMetadataTable(
+        target=METADATA_TABLE_PATH,
+        reason="metadata_table: drop in the manifest: the metadata table is removed as Hudi's "
         "delete_metadata_table does (hoodie.properties first, then the folder)",
-        {"partitions": list(info.partitions + info.inflight_partitions)},
+        partitions=tuple(info.partitions + info.inflight_partitions),
     )
 
 
-def _with_first_action(node: NodePlan, action: PlannedAction) -> NodePlan:
+def _with_first_action(node: NodePlan, action: DropMetadataTable) -> NodePlan:
     return replace(
         node,
         status=NodeStatus.CHANGES if node.status is not NodeStatus.BLOCKED else node.status,
@@ -171,13 +182,13 @@ def _with_first_action(node: NodePlan, action: PlannedAction) -> NodePlan:
 def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime) -> NodePlan:
     entry = service_for(service)
     if entry is None:
-        return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(unsupported_reason(service),))
+        return _blocked_node(spec.name, service, unsupported_reason(service))
     try:
         return entry.plan(table, spec, now)
     except CorruptTableError:
         raise  # damage a planner found (e.g. a compaction input) blocks the whole table
     except MaintainerError as exc:
-        return NodePlan(spec.name, service, NodeStatus.BLOCKED, reasons=(str(exc),))
+        return _blocked_node(spec.name, service, str(exc))
 
 
 def _plan_in_order(
@@ -243,7 +254,7 @@ def build_table(request: TableRequest, storage_options: Mapping[str, object], no
 
 def _build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:
     spec = request.spec
-    empty = TableFingerprint((), (), "")
+    empty = TableFingerprint(instants=(), savepoints=(), properties_checksum="")
     try:
         storage = Storage(spec.path, dict(storage_options))
         config = load_config(storage)
@@ -253,32 +264,36 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
             head = load_snapshot(storage, [])
             nodes = _blocked(spec.name, services, metadata_table_reason(info))
             return BuiltTable(
-                TablePlan(
-                    spec.name, spec.path, config.table_type.value, config.version, fingerprint_of(head), nodes
-                ),
+                _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
             )
         table = open_for_services(storage, request, services, now)
         nodes = _plan_nodes(table, request, services, now)
-        return BuiltTable(
-            TablePlan(
-                spec.name,
-                spec.path,
-                config.table_type.value,
-                config.version,
-                fingerprint_of(table.snapshot),
-                nodes,
-            ),
-            storage,
+        plan = _table_plan(
+            spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes
         )
+        return BuiltTable(plan, storage)
     except CorruptTableError as exc:
         message = f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}"
         nodes = _blocked(spec.name, request.services, message)
-        return BuiltTable(TablePlan(spec.name, spec.path, UNKNOWN, 0, empty, nodes), None, message)
+        return BuiltTable(_table_plan(spec, UNKNOWN, 0, empty, nodes), None, message)
     except MaintainerError as exc:
         message = f"table {spec.name} ({spec.path}) cannot be read: {exc}"
         nodes = _blocked(spec.name, request.services, message)
-        return BuiltTable(TablePlan(spec.name, spec.path, UNKNOWN, 0, empty, nodes), None, message)
+        return BuiltTable(_table_plan(spec, UNKNOWN, 0, empty, nodes), None, message)
+
+
+def _table_plan(
+    spec: TableSpec, table_type: str, version: int, fingerprint: TableFingerprint, nodes: tuple[NodePlan, ...]
+) -> TablePlan:
+    return TablePlan(
+        name=spec.name,
+        path=spec.path,
+        table_type=table_type,
+        version=version,
+        fingerprint=fingerprint,
+        nodes=nodes,
+    )
 
 
 def _payloads(tables: Iterable[BuiltTable], plan_id: str) -> dict[str, bytes]:
@@ -311,7 +326,7 @@ def build_plan(
     ordered = sorted(requests, key=lambda r: r.spec.name)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         built = list(pool.map(one, ordered))
-    plan = Plan(project, target, tuple(b.plan for b in built))
+    plan = Plan(project=project, target=target, tables=tuple(b.plan for b in built))
     with paused_gc():
         plan_id = plan_id_of(plan)
         payloads = _payloads(built, plan_id)

@@ -16,13 +16,13 @@ from maintainer.hudi.integrity import CorruptTableError, Finding
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan import builder
-from maintainer.plan.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
-from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.planning import builder
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
+from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services import registry
-from maintainer.services.clean.payload import cleaner_plan_bytes
+from maintainer.services.clean.payload import node_cleaner_plan_bytes
 from maintainer.services.clean.service import CleanService
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
@@ -152,20 +152,22 @@ def test_metadata_table_drop_blocks_the_table_when_the_first_node_cannot_drop(
 def test_clean_node_actions_effect_and_payload(cow: Path) -> None:
     built = build(TableRequest(spec("t", cow), ("clean",)))
     clean = node(built, "t", "clean")
-    files = clean.effect["delete_files"]
-    assert [a.target for a in clean.actions] == sorted(f["path"] for f in files)
-    assert all(a.kind == "delete_file" and a.reason for a in clean.actions)
-    assert clean.effect["files"] == len(files) > 0
-    assert clean.effect["bytes"] == sum(f["size"] for f in files)
-    assert clean.effect["earliest_commit_to_retain"] == ct.expected_ectr(cow, 3)
-    assert clean.effect["scan"] == "full" and clean.effect["policy"] == "KEEP_LATEST_COMMITS"
+    files = clean.actions_of(DeleteFile)
+    effect = clean.effect
+    assert isinstance(effect, CleanEffect)
+    assert [a.target for a in clean.actions] == sorted(f.target for f in files)
+    assert all(isinstance(a, DeleteFile) and a.reason for a in clean.actions)
+    assert effect.files == len(files) > 0
+    assert effect.bytes == sum(f.size for f in files)
+    assert effect.earliest_commit_to_retain == ct.expected_ectr(cow, 3)
+    assert effect.scan == "full" and effect.policy == "KEEP_LATEST_COMMITS"
     assert clean.payloads == ("t.clean.requested",)
     data = built.payloads["t.clean.requested"]
-    assert data == cleaner_plan_bytes(clean.effect, Storage(str(cow)), built.plan_id)
+    assert data == node_cleaner_plan_bytes(clean, Storage(str(cow)), built.plan_id)
     decoded = payloads.decode_cleaner_plan(data, "t.clean.requested")
     assert decoded is not None and decoded.version == 2
     assert decoded.earliest_instant_to_retain is not None
-    assert decoded.earliest_instant_to_retain.timestamp == clean.effect["earliest_commit_to_retain"]
+    assert decoded.earliest_instant_to_retain.timestamp == effect.earliest_commit_to_retain
     assert decoded.extra_metadata == {"maintainer.plan_id": built.plan_id}
 
 
@@ -181,7 +183,7 @@ def test_pending_clean_is_finished_first_and_its_files_are_left_to_it(cow: Path,
     copy = tmp_path / "pending"
     shutil.copytree(cow, copy)
     first = node(build(TableRequest(spec("t", copy), ("clean",))), "t", "clean")
-    taken = first.effect["delete_files"][0]["path"]
+    taken = first.actions_of(DeleteFile)[0].target
     storage = Storage(str(copy))
     partition = taken.rsplit("/", 1)[0]
     plan = CleanerPlan(
@@ -195,8 +197,8 @@ def test_pending_clean_is_finished_first_and_its_files_are_left_to_it(cow: Path,
     second = node(build(TableRequest(spec("t", copy), ("clean",))), "t", "clean")
     assert second.actions[0].kind == "finish_pending_clean"
     assert second.actions[0].target == requested.timestamp
-    assert taken not in {f["path"] for f in second.effect["delete_files"]}
-    assert second.effect["files"] == first.effect["files"] - 1
+    assert taken not in {f.target for f in second.actions_of(DeleteFile)}
+    assert len(second.actions_of(DeleteFile)) == len(first.actions_of(DeleteFile)) - 1
 
 
 def test_fingerprint_records_instants_savepoints_and_properties(cow: Path) -> None:

@@ -1,0 +1,72 @@
+"""The plan model: nodes, their typed actions and effects (one module per service), and the
+plan's JSON form. Everything a planner produces and apply executes is one of these records."""
+
+from maintainer.plan.model.archive import ArchiveBoundary, ArchiveEffect, ArchiveInstant
+from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
+from maintainer.plan.model.common import METADATA_TABLE_PATH, DropMetadataTable
+from maintainer.plan.model.compaction import (
+    CompactionEffect,
+    CompactSlice,
+    ExecutePendingCompaction,
+    SkippedSliceRecord,
+    SliceFile,
+    slice_target,
+)
+from maintainer.plan.model.nodes import (
+    FORMAT_VERSION,
+    PLAN_ADAPTER,
+    Action,
+    Effect,
+    NodePlan,
+    NodeStatus,
+    Plan,
+    TableFingerprint,
+    TablePlan,
+    dump_body,
+    read_body,
+)
+from maintainer.plan.model.rollback import (
+    LeftAlone,
+    RollbackAction,
+    RollbackEffect,
+    RollbackKind,
+    RollbackRequestRecord,
+)
+from maintainer.plan.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
+
+__all__ = [
+    "FORMAT_VERSION",
+    "METADATA_TABLE_PATH",
+    "PLAN_ADAPTER",
+    "Action",
+    "ArchiveBoundary",
+    "ArchiveEffect",
+    "ArchiveInstant",
+    "CleanEffect",
+    "CompactSlice",
+    "CompactionEffect",
+    "CreateSavepoint",
+    "DeleteFile",
+    "DeletePartition",
+    "DeleteSavepoint",
+    "DropMetadataTable",
+    "Effect",
+    "ExecutePendingCompaction",
+    "FinishPendingClean",
+    "LeftAlone",
+    "NodePlan",
+    "NodeStatus",
+    "Plan",
+    "RollbackAction",
+    "RollbackEffect",
+    "RollbackKind",
+    "RollbackRequestRecord",
+    "SavepointEffect",
+    "SkippedSliceRecord",
+    "SliceFile",
+    "TableFingerprint",
+    "TablePlan",
+    "dump_body",
+    "read_body",
+    "slice_target",
+]

@@ -1,0 +1,61 @@
+"""The clean node's records: pending cleans to finish, files and partitions to delete, and the
+effect the ``HoodieCleanerPlan`` payload is built from (with the files of the delete actions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from maintainer.plan.model.records import PlanRecord
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FinishPendingClean(PlanRecord):
+    """A clean left requested or inflight in the table: finished first, as Hudi does, only if
+    its ``.clean.requested`` is still these bytes (``sha256``)."""
+
+    kind: Literal["finish_pending_clean"] = "finish_pending_clean"
+    target: str
+    reason: str
+    paths: tuple[str, ...]
+    """Table-relative paths its plan deletes, sorted."""
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteFile(PlanRecord):
+    """A file the new clean deletes (``target``: its table-relative path)."""
+
+    kind: Literal["delete_file"] = "delete_file"
+    target: str
+    reason: str
+    size: int
+    partition: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeletePartition(PlanRecord):
+    """A partition the new clean deletes (no file group is left in it)."""
+
+    kind: Literal["delete_partition"] = "delete_partition"
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CleanEffect(PlanRecord):
+    """What the new clean records in its plan besides the files (Hudi's field names)."""
+
+    kind: Literal["clean"] = "clean"
+    files: int
+    bytes: int
+    policy: str
+    scan: Literal["full", "incremental"]
+    earliest_commit_to_retain: str | None
+    earliest_commit_to_retain_action: str | None
+    last_completed_commit: str
+    savepointed_timestamps: tuple[str, ...]
+    """As Hudi records them in the clean plan (none for a non-partitioned table)."""
+    projected_instants: tuple[str, ...] = ()
+    """Instant times that exist only in the plan's projection (this plan's new compaction):
+    apply writes the real ones in their place."""

@@ -1,0 +1,156 @@
+"""The plan: per table and node, what maintenance would do, with reasons and effects.
+
+Everything here is frozen data; ``plan.json`` is its JSON form (``dump_body``), read back
+strictly (``read_body``: a wrong type, an unknown field or action kind is an error, never
+coerced), and the runner executes exactly these objects. Actions and effects are tagged by
+``kind``; the JSON Schema of the whole file is generated from these models
+(``maintainer.plan.schema``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Any, TypeVar
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from maintainer.plan.model.archive import ArchiveEffect, ArchiveInstant
+from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
+from maintainer.plan.model.common import DropMetadataTable
+from maintainer.plan.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
+from maintainer.plan.model.records import PlanRecord
+from maintainer.plan.model.rollback import RollbackAction, RollbackEffect
+from maintainer.plan.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
+
+FORMAT_VERSION = 2
+"""Version 2: typed actions and effects (version 1 had free-form ``details``/``effect``)."""
+
+Action = Annotated[
+    DropMetadataTable
+    | RollbackAction
+    | ExecutePendingCompaction
+    | CompactSlice
+    | FinishPendingClean
+    | DeleteFile
+    | DeletePartition
+    | CreateSavepoint
+    | DeleteSavepoint
+    | ArchiveInstant,
+    Field(discriminator="kind"),
+]
+Effect = Annotated[
+    RollbackEffect | CompactionEffect | CleanEffect | SavepointEffect | ArchiveEffect,
+    Field(discriminator="kind"),
+]
+A = TypeVar("A")
+
+
+class NodeStatus(str, Enum):
+    CHANGES = "changes"
+    NO_OP = "no_op"
+    BLOCKED = "blocked"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodePlan(PlanRecord):
+    """The plan of one (table, service) node."""
+
+    table: str
+    service: str
+    status: NodeStatus
+    reasons: tuple[str, ...] = ()
+    actions: tuple[Action, ...] = ()
+    effect: Effect | None = None
+    payloads: tuple[str, ...] = ()
+    """Names of the payload files (in the plan directory's ``payloads/``) apply writes for this
+    node. Their sha256 live outside the hashed body (payloads carry the plan id)."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.table}.{self.service}"
+
+    def actions_of(self, kind: type[A]) -> list[A]:
+        """The node's actions of one record type, in plan order."""
+        return [action for action in self.actions if isinstance(action, kind)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableFingerprint(PlanRecord):
+    """The table state a plan was made on: its instants (with states), savepoints and a
+    checksum of its properties."""
+
+    instants: tuple[str, ...]
+    savepoints: tuple[str, ...]
+    properties_checksum: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TablePlan(PlanRecord):
+    name: str
+    path: str
+    table_type: str
+    version: int
+    fingerprint: TableFingerprint
+    nodes: tuple[NodePlan, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan(PlanRecord):
+    """The hashed body of ``plan.json`` (no plan id, no wall-clock values)."""
+
+    format_version: int = FORMAT_VERSION
+    project: str
+    target: str
+    tables: tuple[TablePlan, ...]
+
+    @property
+    def has_changes(self) -> bool:
+        return any(n.status is NodeStatus.CHANGES for t in self.tables for n in t.nodes)
+
+    def nodes(self) -> list[NodePlan]:
+        return [node for table in self.tables for node in table.nodes]
+
+    def payload_names(self) -> list[str]:
+        return sorted(name for node in self.nodes() for name in node.payloads)
+
+    def body(self) -> dict[str, Any]:
+        """The JSON form of the body (what the plan id hashes)."""
+        return dump_body(self)
+
+
+PLAN_ADAPTER: TypeAdapter[Plan] = TypeAdapter(Plan)
+
+
+def dump_body(plan: Plan) -> dict[str, Any]:
+    body: dict[str, Any] = PLAN_ADAPTER.dump_python(plan, mode="json")
+    return body
+
+
+def read_body(data: dict[str, Any]) -> Plan:
+    """The plan of a JSON body, read strictly; ``ValueError`` says what is wrong and where
+    (e.g. ``tables.0.nodes.2.actions.0.delete_file.size: Input should be a valid integer``)."""
+    try:
+        # strict JSON mode: arrays for tuples and strings for enums, nothing coerced
+        plan = PLAN_ADAPTER.validate_json(json.dumps(data), strict=True)
+    except ValidationError as exc:
+        raise ValueError(_first_errors(exc)) from None
+    _check_node_tables(plan)
+    return plan
+
+
+def _first_errors(exc: ValidationError, limit: int = 3) -> str:
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"])
+        parts.append(f"{where}: {error['msg']}")
+    more = exc.error_count() - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _check_node_tables(plan: Plan) -> None:
+    for table in plan.tables:
+        for node in table.nodes:
+            if node.table != table.name:
+                raise ValueError(f"node {node.id} is listed under table {table.name}")

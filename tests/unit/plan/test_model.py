@@ -1,0 +1,37 @@
+"""The plan model's tagged records and the catalog agree: every action kind a record can carry
+is labelled by the catalog (for summaries), and the catalog labels no kind the model lacks."""
+
+from __future__ import annotations
+
+import typing
+
+from maintainer.catalog import ACTION_LABELS
+from maintainer.plan.model import Action, Effect, NodePlan, NodeStatus
+
+
+def _tags(union: object) -> set[str]:
+    members = typing.get_args(typing.get_args(union)[0])
+    tags: set[str] = set()
+    for member in members:
+        hints = typing.get_type_hints(member)
+        tags.update(typing.get_args(hints["kind"]))
+    return tags
+
+
+def test_every_action_kind_is_labelled_by_the_catalog_and_no_other() -> None:
+    assert _tags(Action) == {label.kind for label in ACTION_LABELS}
+
+
+def test_effects_are_tagged_by_service_family() -> None:
+    assert _tags(Effect) == {"rollback", "compaction", "clean", "savepoint", "archive"}
+
+
+def test_actions_of_selects_by_record_type_in_plan_order() -> None:
+    from maintainer.plan.model import DeleteFile, DeletePartition
+
+    first = DeleteFile(target="p/a.parquet", reason="r", size=1, partition="p")
+    second = DeleteFile(target="p/b.parquet", reason="r", size=2, partition="p")
+    emptied = DeletePartition(target="q", reason="r")
+    node = NodePlan(table="t", service="clean", status=NodeStatus.CHANGES, actions=(first, emptied, second))
+    assert node.actions_of(DeleteFile) == [first, second]
+    assert node.actions_of(DeletePartition) == [emptied]
