@@ -1,20 +1,42 @@
-"""The package's layers (DESIGN.md §2; the contract in pyproject.toml ``[tool.importlinter]``):
-imports point one way, from commands down to the catalog and errors. A back-arrow (say, a
-planner importing the runner, or the Hudi model importing a service) fails the test command."""
+"""The package's import contracts (``[tool.importlinter]`` in pyproject.toml):
+
+* the layers (DESIGN.md §2): imports point one way, from commands down to the catalog, errors
+  and the clock. A back-arrow (say, a planner importing the runner, or the Hudi model importing
+  a service) fails the test command;
+* the table services are independent: no service package imports another, even indirectly
+  (what they share is in ``services.common`` and ``services.base``)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+SHARED = {"common"}
 
 
-def test_imports_point_down_the_layers() -> None:
+def _lint_imports() -> str:
     lint_imports = Path(sys.executable).with_name("lint-imports")
     result = subprocess.run(
         [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "1 kept, 0 broken" in result.stdout
+    return result.stdout
+
+
+def test_imports_point_down_the_layers_and_services_do_not_import_each_other() -> None:
+    output = _lint_imports()
+    assert "2 kept, 0 broken" in output
+    assert "imports point down the layers" in output and "table services do not import each other" in output
+
+
+def test_every_service_package_is_in_the_independence_contract() -> None:
+    """A new service package is added to the contract (else it could import the others)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    contract = text.split('type = "independence"', 1)[1].split("]", 1)[0]
+    listed = re.findall(r'"maintainer\.services\.(\w+)"', contract)
+    services = ROOT / "maintainer" / "services"
+    packages = {p.name for p in services.iterdir() if (p / "__init__.py").exists()} - SHARED
+    assert sorted(listed) == sorted(packages)

@@ -31,6 +31,7 @@ from maintainer.hudi.table import MARKERS_DIR, load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import maybe_fail
+from maintainer.services.common.table_service_rollback import deleted_files, rollback_table_service
 from maintainer.services.compaction.commit import compaction_commit_metadata, encode_commit
 from maintainer.services.compaction.operation import (
     CommittedInstants,
@@ -38,7 +39,6 @@ from maintainer.services.compaction.operation import (
     SliceToCompact,
     compact_slice,
 )
-from maintainer.services.rollback.table_service import deleted_files, rollback_table_service
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
 
@@ -135,7 +135,7 @@ def rollback_inflight(
     pending rollback of it), leaving it requested; None when there was nothing to roll back."""
     partitions = {s.partition for s in slices_of(plan)}
     outcome = rollback_table_service(storage, config, compaction, partitions, fault=_rollback_fault)
-    if outcome is None or outcome.rollback_instant is None:
+    if outcome is None:
         return None
     return RolledBack(outcome.rollback_instant.timestamp, deleted_files(storage, outcome))
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.rollback.model import RollbackInputs, RollbackKind, RollbackSettings
-from maintainer.services.rollback.planner import plan_rollback
-from maintainer.services.rollback.table_service import (
+from maintainer.services.common.table_service_rollback import (
     planned_table_service_rollback,
     table_service_rollback_plan,
 )
+from maintainer.services.rollback.model import RollbackInputs, RollbackSettings
+from maintainer.services.rollback.planner import plan_rollback
 from maintainer.storage import Storage
 
 T = "20260101000000000"
@@ -70,7 +70,7 @@ def test_a_requested_instant_without_pending_rollback_needs_nothing(tmp_path: Pa
     assert planned_table_service_rollback(storage, timeline, requested, ["p1"]) is None
     inflight = Timeline.from_file_names([f"{T}.compaction.requested", f"{T}.compaction.inflight"], layout=1)
     planned = planned_table_service_rollback(storage, inflight, COMPACTION, ["p1"])
-    assert planned is not None and planned.kind is RollbackKind.REVERT_TABLE_SERVICE
+    assert planned is not None and planned.target == COMPACTION
     assert planned.rollback_instant is None and planned.reverts_to_requested
 
 

@@ -7,9 +7,9 @@
   markers, or (no markers) by listing the service's partitions for base files named with its
   instant. Log files are never deleted: on table version 6 a log file named with a pending
   compaction's instant belongs to the writers that appended after it was scheduled;
-* the rollback runs through :func:`run_rollback` (requested -> inflight -> deletes -> completed
-  ``rollback`` naming the instant and its action), which then reverts the instant to requested
-  and deletes its markers (the instant itself is kept, Hudi's ``deleteInstants=false``).
+* the rollback runs through :func:`roll_back_instant` (requested -> inflight -> deletes ->
+  completed ``rollback`` naming the instant and its action), which then reverts the instant to
+  requested and deletes its markers (the instant itself is kept, Hudi's ``deleteInstants=false``).
 """
 
 from __future__ import annotations
@@ -25,10 +25,15 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
-from maintainer.services.rollback.markers import read_markers
-from maintainer.services.rollback.model import PlannedRollback, RollbackKind
-from maintainer.services.rollback.requests import grouped_deletes, relative_path
+from maintainer.services.common.markers import read_markers
+from maintainer.services.common.rollback_instant import (
+    Fault,
+    InstantRollback,
+    RolledBackInstant,
+    no_fault,
+    roll_back_instant,
+)
+from maintainer.services.common.rollback_requests import grouped_deletes, relative_path
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 
@@ -96,19 +101,16 @@ def table_service_rollback_plan(
 
 def planned_table_service_rollback(
     storage: Storage, timeline: Timeline, target: Instant, partitions: Iterable[str]
-) -> PlannedRollback | None:
+) -> InstantRollback | None:
     """What rolling back ``target`` takes: finish a pending rollback of it, else (inflight) a
     new one; None when ``target`` is requested and no rollback of it is pending."""
     pending = pending_rollback_of(storage, timeline, target.timestamp)
     if pending is not None:
-        reason = f"rollback {pending.instant.timestamp} of {target.timestamp} was started and did not finish"
-        kind = RollbackKind.FINISH_PENDING_ROLLBACK
-        return PlannedRollback(kind, target, reason, pending.plan, pending.instant, "plan")
+        return InstantRollback(target, pending.plan, pending.instant, reverts_to_requested=True)
     if target.state is not State.INFLIGHT:
         return None
-    plan, source = table_service_rollback_plan(storage, target, partitions)
-    reason = f"inflight {target.action.value} {target.timestamp}: an earlier attempt failed"
-    return PlannedRollback(RollbackKind.REVERT_TABLE_SERVICE, target, reason, plan, None, source)
+    plan, _ = table_service_rollback_plan(storage, target, partitions)
+    return InstantRollback(target, plan, reverts_to_requested=True)
 
 
 def rollback_table_service(
@@ -120,22 +122,22 @@ def rollback_table_service(
     runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
-) -> RollbackOutcome | None:
+) -> RolledBackInstant | None:
     """Roll back ``target``'s failed attempt and revert it to requested (None: nothing to do)."""
     planned = planned_table_service_rollback(storage, load_timeline(storage, config), target, partitions)
     if planned is None:
         return None
-    return run_rollback(storage, config, planned, runner=runner, clock=clock, fault=fault)
+    return roll_back_instant(storage, config, planned, runner=runner, clock=clock, fault=fault)
 
 
-def deleted_files(storage: Storage, outcome: RollbackOutcome) -> tuple[str, ...]:
+def deleted_files(storage: Storage, outcome: RolledBackInstant) -> tuple[str, ...]:
     """The table-relative paths a rollback deleted (sorted)."""
     table_uri = storage.uri("")
-    partitions = outcome.metadata.partition_metadata if outcome.metadata is not None else {}
+    partitions = outcome.metadata.partition_metadata or {}
     return tuple(
         sorted(
             relative_path(table_uri, path) or path
-            for partition in (partitions or {}).values()
+            for partition in partitions.values()
             for path in partition.success_delete_files
         )
     )
