@@ -20,10 +20,10 @@ from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import CompactionPlan
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import FAULT_ENV, InjectedFault
+from maintainer.services.common.rollback_requests import absolute_path
 from maintainer.services.compaction.executor import rollback_inflight, run_compaction
 from maintainer.services.compaction.model import CompactionPlanResult
 from maintainer.services.compaction.payload import build_compaction_plan
-from maintainer.services.rollback.requests import absolute_path
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.integration.services.test_compaction_apply import apply, generated, planned, spec_for
 from tests.integration.services.test_compaction_run import (
