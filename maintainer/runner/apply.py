@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.table import load_config, load_timeline
@@ -30,7 +31,7 @@ from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, w
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.validate import validate_plan
-from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail, utc_now
+from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.ledger import is_applied
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage

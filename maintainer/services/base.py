@@ -16,19 +16,23 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import ConfigDict
 
 from maintainer.catalog import ServiceDescriptor
-from maintainer.clock import Clock
-from maintainer.clock import utc_now as utc_now  # noqa: PLC0414 (runner/apply.py imports it from here)
+from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, TablePlan
 from maintainer.project.models import TableSpec
+from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS, TaskRunner
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)
@@ -41,12 +45,17 @@ class NodeContext:
     spec: TableSpec
     payloads: Mapping[str, bytes]
     """The plan directory's payloads (verified against plan.json), by name."""
-    spark: Any
+    spark: SparkSession | None
+    """None when the node runs without Spark (tests, in-process runners)."""
     storage_options: Mapping[str, Any] = field(default_factory=dict)
     clock: Clock = utc_now
 
     def storage(self) -> Storage:
         return Storage(self.table.path, self.storage_options)
+
+    def task_runner(self) -> TaskRunner:
+        """Where the node's tasks run: on Spark's executors, or in process without Spark."""
+        return SparkRunner(self.spark) if self.spark is not None else IN_PROCESS
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,6 @@ from maintainer.services.clean.state import clean_settings
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_table import drop_if_approved
-from maintainer.spark.tasks import SparkRunner
 from maintainer.tasks import TaskRunner
 
 CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
@@ -76,7 +75,7 @@ class CleanExecutor:
                  tasks: TaskRunner | None = None) -> None:  # fmt: skip
         self.ctx = ctx
         self.planner = planner or recheck_planner
-        self.tasks = tasks or SparkRunner(ctx.spark)
+        self.tasks = tasks or ctx.task_runner()
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []
         self.runs: list[CleanRun] = []

@@ -28,12 +28,11 @@ from maintainer.plan.model import CompactSlice, ExecutePendingCompaction
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved
-from maintainer.services.compaction.executor import IN_PROCESS, CompactionOutcome, run_compaction
+from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
-from maintainer.spark.tasks import SparkRunner
 from maintainer.tasks import TaskRunner
 
 
@@ -58,7 +57,7 @@ def _same_slice(current: CompactSlice | None, approved: CompactSlice) -> str | N
 class CompactionApply:
     def __init__(self, ctx: NodeContext, runner: TaskRunner | None = None) -> None:
         self.ctx = ctx
-        self.runner = runner or (SparkRunner(ctx.spark) if ctx.spark is not None else IN_PROCESS)
+        self.runner = runner or ctx.task_runner()
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []
         self.runs: list[CompactionOutcome] = []

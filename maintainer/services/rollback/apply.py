@@ -23,8 +23,6 @@ from maintainer.services.rollback.node import (
     rollback_action,
     rollback_payloads,
 )
-from maintainer.spark.tasks import SparkRunner
-from maintainer.tasks import IN_PROCESS
 
 
 def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
@@ -77,7 +75,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     table = open_for_apply(ctx, effects)
     check_rollback_payloads(ctx, table)
     node = with_resumptions(ctx, table)
-    runner = SparkRunner(ctx.spark) if ctx.spark is not None else IN_PROCESS
+    runner = ctx.task_runner()
     fault = functools.partial(maybe_fail, "rollback")
     outcomes = apply_rollback_node(table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault)
     rolled_back = [

@@ -26,8 +26,6 @@ from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 
-__all__ = ["Fault", "RollbackOutcome", "no_fault", "run_rollback"]
-
 
 @dataclass(frozen=True)
 class RollbackOutcome:

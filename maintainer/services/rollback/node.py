@@ -31,14 +31,15 @@ from maintainer.plan.model import (
 from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
+from maintainer.services.common.rollback_instant import Fault, no_fault
 from maintainer.services.rollback.approval import DroppedPath, intersect
-from maintainer.services.rollback.deletes import Runner, run_locally
-from maintainer.services.rollback.executor import Fault, RollbackOutcome, no_fault, run_rollback
+from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.requests import relative_path
 from maintainer.services.rollback.state import load_rollback_inputs, settings_from_spec
 from maintainer.storage import Storage
+from maintainer.tasks import IN_PROCESS, TaskRunner
 
 SERVICE = "rollback"
 _NEW = (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
@@ -176,7 +177,7 @@ def apply_rollback_node(
     node: NodePlan,
     now: datetime,
     *,
-    runner: Runner = run_locally,
+    runner: TaskRunner = IN_PROCESS,
     fault: Fault = no_fault,
 ) -> Sequence[RollbackOutcome]:
     """Carry out the approved rollbacks that are still due; the others are drift. Every

@@ -14,8 +14,8 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.plan.artifact import write_plan
-from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.schema import PLAN_SCHEMA_FILE, plan_schema
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.schema import schema_text
 from maintainer.project.services import (
@@ -45,7 +45,7 @@ def plan_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     an unreadable table (blocked)."""
     root = tmp_path_factory.mktemp("schema")
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=9, rows_per_commit=6, seed=2)
-    made = generate(str(root / "t"), DatagenSpec("t", "mor", 8, workload, failed_write=True))
+    generate(str(root / "t"), DatagenSpec("t", "mor", 8, workload, failed_write=True))
     spec = TableSpec(
         name="t", path=str(root / "t"), manifest="tables/t.yml", line=1,
         rollback=RollbackSpec(min_age=timedelta(0)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
+from typing import cast
 
 import networkx as nx
 import pytest
@@ -66,7 +67,7 @@ class FakeExecutors:
         def execute(ctx: NodeContext) -> NodeOutcome:
             self.ran.append(ctx.node.id)
             self.locked.append(ctx.storage().exists(LOCK_PATH))
-            assert ctx.plan_id == "f" * 64 and ctx.spark == "spark"
+            assert ctx.plan_id == "f" * 64 and cast(object, ctx.spark) == "spark"
             if ctx.node.id == self.fail:
                 raise ApplyError("it broke")
             return NodeOutcome({"n": 1}, message="done")
