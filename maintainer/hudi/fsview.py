@@ -15,6 +15,11 @@ Rules (HUDI.md §2-§3):
   the start of the write timeline (archived, so committed); a pending compaction opens a new
   slice at its instant;
 * replaced file groups (completed replacecommits) are not part of the latest view.
+
+Its files, slices and groups are the checked values of :mod:`.filemodel`; the builder here
+makes them through their slots, skipping the checks, as it keeps their invariants by
+construction (the unit tests rebuild every slice and group of built views through the checked
+constructors).
 """
 
 from __future__ import annotations
@@ -22,151 +27,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Any
 
-from maintainer.hudi.filenames import (
-    BASE_FILE_EXTENSIONS,
-    BASE_FILE_PATTERN,
-    LOG_FILE_PATTERN,
-    PARTITION_METADATA_PREFIX,
-    PLAIN_BASE_FILE_PATTERN,
-    PLAIN_LOG_FILE_PATTERN,
-    BaseFileName,
-    LogFileName,
-)
+from maintainer.hudi.datafiles import listing_data_files
+from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import FileInfo
 from maintainer.storage.fs import paused_gc
 from maintainer.storage.listing import DirListing, Listings
-
-
-@dataclass(frozen=True, slots=True)
-class DataFile:
-    """A base or log file of the table: ``path`` is relative to the table base path."""
-
-    partition: str
-    name: str
-    size: int
-    file_id: str
-    instant_time: str
-    log_version: int = 0
-    """The log file's version (0 for a base file)."""
-    write_token: str = ""
-
-    @property
-    def base(self) -> BaseFileName | None:
-        """The parsed base-file name (None for a log file), parsed on demand."""
-        return None if self.is_log else BaseFileName.parse(self.name)
-
-    @property
-    def log(self) -> LogFileName | None:
-        """The parsed log-file name (None for a base file), parsed on demand."""
-        return LogFileName.parse(self.name) if self.is_log else None
-
-    def log_order(self) -> tuple[str, int, str]:
-        """Hudi's log-file order: instant, version, write token."""
-        return (self.instant_time, self.log_version, self.write_token)
-
-    @property
-    def path(self) -> str:
-        return f"{self.partition}/{self.name}" if self.partition else self.name
-
-    @property
-    def is_log(self) -> bool:
-        return self.log_version > 0
-
-
-@dataclass(frozen=True, slots=True)
-class FileSlice:
-    partition: str
-    file_id: str
-    base_instant: str
-    base_file: DataFile | None
-    log_files: tuple[DataFile, ...] = ()
-
-    @property
-    def files(self) -> tuple[DataFile, ...]:
-        return ((self.base_file,) if self.base_file else ()) + self.log_files
-
-    @property
-    def total_size(self) -> int:
-        return sum(f.size for f in self.files)
-
-    @property
-    def is_empty(self) -> bool:
-        return self.base_file is None and not self.log_files
-
-
-@dataclass(frozen=True, slots=True)
-class FileGroup:
-    """A file group with its slices, oldest first."""
-
-    partition: str
-    file_id: str
-    slices: tuple[FileSlice, ...]
-
-    @property
-    def latest_slice(self) -> FileSlice | None:
-        return self.slices[-1] if self.slices else None
-
-    def slices_newest_first(self) -> list[FileSlice]:
-        return list(reversed(self.slices))
-
-
-def _slot_setters(cls: type, *fields: str) -> tuple[Callable[[object, Any], None], ...]:
-    return tuple(getattr(cls, name).__set__ for name in fields)
-
-
-_new_object = object.__new__
-_DATA_FILE_SETTERS = _slot_setters(
-    DataFile, "partition", "name", "size", "file_id", "instant_time", "log_version", "write_token"
-)
-_SLICE_SETTERS = _slot_setters(FileSlice, "partition", "file_id", "base_instant", "base_file", "log_files")
-_GROUP_SETTERS = _slot_setters(FileGroup, "partition", "file_id", "slices")
-
-
-def _new_data_file(
-    partition: str, name: str, size: int, file_id: str, instant: str, log_version: int, token: str
-) -> DataFile:
-    """``DataFile(...)`` in half the time: the fields are set through their slots directly (a
-    frozen dataclass's ``__init__`` goes through ``object.__setattr__`` per field); a view
-    builds one per data file of the table."""
-    data_file: DataFile = _new_object(DataFile)
-    set_partition, set_name, set_size, set_file_id, set_instant, set_version, set_token = _DATA_FILE_SETTERS
-    set_partition(data_file, partition)
-    set_name(data_file, name)
-    set_size(data_file, size)
-    set_file_id(data_file, file_id)
-    set_instant(data_file, instant)
-    set_version(data_file, log_version)
-    set_token(data_file, token)
-    return data_file
-
-
-def _new_file_slice(
-    partition: str, file_id: str, base_instant: str, base_file: DataFile | None, logs: tuple[DataFile, ...]
-) -> FileSlice:
-    """``FileSlice(...)``, as fast as :func:`_new_data_file`."""
-    file_slice: FileSlice = _new_object(FileSlice)
-    set_partition, set_file_id, set_base_instant, set_base_file, set_logs = _SLICE_SETTERS
-    set_partition(file_slice, partition)
-    set_file_id(file_slice, file_id)
-    set_base_instant(file_slice, base_instant)
-    set_base_file(file_slice, base_file)
-    set_logs(file_slice, logs)
-    return file_slice
-
-
-def _new_file_group(partition: str, file_id: str, slices: tuple[FileSlice, ...]) -> FileGroup:
-    """``FileGroup(...)``, as fast as :func:`_new_data_file`."""
-    group: FileGroup = _new_object(FileGroup)
-    set_partition, set_file_id, set_slices = _GROUP_SETTERS
-    set_partition(group, partition)
-    set_file_id(group, file_id)
-    set_slices(group, slices)
-    return group
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,86 +59,6 @@ class ViewInputs:
     """File names (base and log) kept by any savepoint."""
 
 
-def parse_data_file(partition: str, info: FileInfo) -> DataFile | None:
-    """A DataFile for a Hudi base or log file; None for anything else."""
-    if info.is_dir:
-        return None
-    return parse_data_file_name(partition, info.name, info.size)
-
-
-def parse_data_file_name(partition: str, name: str, size: int) -> DataFile | None:
-    """A DataFile for a Hudi base or log file name; None for anything else."""
-    files = listing_data_files(partition, DirListing(partition, [name], [size], [False], [None]))
-    return files[0] if files else None
-
-
-_SKIPPED_DOT_PREFIXES = ("._", PARTITION_METADATA_PREFIX)
-"""Dot names that are never data files (with ``*.crc``; other junk never parses as a log)."""
-
-
-_DATA_FILES_MEMO = "maintainer.hudi.fsview.data_files"
-
-
-def listing_data_files(partition: str, listing: DirListing) -> tuple[DataFile, ...]:
-    """The Hudi base and log files of a partition's listing, in listing order; parsed once per
-    listing (kept in its memo: views built on the same listings share them)."""
-    if listing.directory != partition:
-        return tuple(_parse_data_files(partition, listing))
-    parsed: tuple[DataFile, ...] | None = listing.memo.get(_DATA_FILES_MEMO)
-    if parsed is None:
-        parsed = prepare_data_files(listing)
-    return parsed
-
-
-def prepare_data_files(listing: DirListing) -> tuple[DataFile, ...]:
-    """Parse the data files of a listing of partition ``listing.directory`` into its memo."""
-    parsed = tuple(_parse_data_files(listing.directory, listing))
-    listing.memo[_DATA_FILES_MEMO] = parsed
-    return parsed
-
-
-def _parse_data_files(partition: str, listing: DirListing) -> list[DataFile]:
-    """The hot loop of table loading: one regex match and one object per data file."""
-    base_match, log_match = PLAIN_BASE_FILE_PATTERN.fullmatch, PLAIN_LOG_FILE_PATTERN.fullmatch
-    new = _new_data_file
-    files: list[DataFile] = []
-    for name, size, is_dir in zip(listing.names, listing.sizes, listing.is_dir, strict=True):
-        if is_dir:
-            continue
-        if name[:1] != ".":
-            # base file names never start with a dot, and no junk name parses as one
-            base = base_match(name)
-            if base is not None:
-                file_id, instant = base.groups()
-                files.append(new(partition, name, size or 0, file_id, instant, 0, ""))
-            elif (data_file := _parse_base(partition, name, size or 0)) is not None:
-                files.append(data_file)
-        elif not name.startswith(_SKIPPED_DOT_PREFIXES) and not name.endswith(".crc"):
-            log = log_match(name)
-            if log is not None:
-                file_id, instant, version, token = log.groups()
-                number = int(version) or 1
-                files.append(new(partition, name, size or 0, file_id, instant, number, token or ""))
-            elif (data_file := _parse_log(partition, name, size or 0)) is not None:
-                files.append(data_file)
-    return files
-
-
-def _parse_base(partition: str, name: str, size: int) -> DataFile | None:
-    match = BASE_FILE_PATTERN.match(name)
-    if match is None or match.group(4) not in BASE_FILE_EXTENSIONS:
-        return None
-    return _new_data_file(partition, name, size, match.group(1), match.group(3), 0, "")
-
-
-def _parse_log(partition: str, name: str, size: int) -> DataFile | None:
-    match = LOG_FILE_PATTERN.match(name)
-    if match is None or match.group(3) != "log" or match.group(6) is not None:
-        return None
-    file_id, instant, _, version, token, _ = match.groups()
-    return _new_data_file(partition, name, size, file_id, instant, int(version) or 1, token or "")
-
-
 @dataclass(frozen=True)
 class FileSystemView:
     """File groups per partition, for the timeline it was built on."""
@@ -278,7 +66,7 @@ class FileSystemView:
     timeline: Timeline
     groups: Mapping[str, tuple[FileGroup, ...]]
     inputs: ViewInputs
-    uncommitted: tuple[DataFile, ...] = ()
+    uncommitted: tuple[BaseFile | LogFile, ...] = ()
 
     @property
     def partitions(self) -> list[str]:
@@ -299,15 +87,47 @@ class FileSystemView:
     def latest_slices(self, partition: str | None = None) -> list[FileSlice]:
         return [s for g in self.file_groups(partition) if (s := g.latest_slice) is not None]
 
-    def all_files(self) -> list[DataFile]:
+    def all_files(self) -> list[BaseFile | LogFile]:
         return [f for g in self.file_groups(include_replaced=True) for s in g.slices for f in s.files]
 
 
 # -- building ----------------------------------------------------------------------------
 
+_new_object = object.__new__
+_SLICE_SETTERS = tuple(
+    vars(FileSlice)[f].__set__ for f in ("partition", "file_id", "base_instant", "base_file", "log_files")
+)
+_GROUP_SETTERS = tuple(vars(FileGroup)[f].__set__ for f in ("partition", "file_id", "slices"))
+
+
+def _new_file_slice(
+    partition: str, file_id: str, base_instant: str, base_file: BaseFile | None, logs: tuple[LogFile, ...]
+) -> FileSlice:
+    """``FileSlice(...)`` without its checks, through the slots (a frozen dataclass's
+    ``__init__`` goes through ``object.__setattr__`` per field): the builder makes slices that
+    hold by construction, one or more per file group of the table."""
+    file_slice: FileSlice = _new_object(FileSlice)
+    set_partition, set_file_id, set_base_instant, set_base_file, set_logs = _SLICE_SETTERS
+    set_partition(file_slice, partition)
+    set_file_id(file_slice, file_id)
+    set_base_instant(file_slice, base_instant)
+    set_base_file(file_slice, base_file)
+    set_logs(file_slice, logs)
+    return file_slice
+
+
+def _new_file_group(partition: str, file_id: str, slices: tuple[FileSlice, ...]) -> FileGroup:
+    """``FileGroup(...)`` without its checks, as :func:`_new_file_slice`."""
+    group: FileGroup = _new_object(FileGroup)
+    set_partition, set_file_id, set_slices = _GROUP_SETTERS
+    set_partition(group, partition)
+    set_file_id(group, file_id)
+    set_slices(group, slices)
+    return group
+
 
 def _is_visible(
-    data_file: DataFile,
+    data_file: BaseFile | LogFile,
     layout: TimelineLayout,
     first_instant: str | None,
     completions: Mapping[str, str],
@@ -317,7 +137,11 @@ def _is_visible(
     if instant in completions or (first_instant is not None and instant < first_instant):
         return True  # completed, or written before the start of the active timeline
     # v6 log files are named by the slice's base instant, which may be a pending compaction
-    return layout.logs_name_their_slice and data_file.is_log and instant in pending_compaction_times
+    return (
+        layout.logs_name_their_slice
+        and isinstance(data_file, LogFile)
+        and instant in pending_compaction_times
+    )
 
 
 def _open_slice(instant: str, slice_instants: list[str]) -> str:
@@ -326,10 +150,6 @@ def _open_slice(instant: str, slice_instants: list[str]) -> str:
     if instant not in slice_instants:
         bisect.insort(slice_instants, instant)
     return instant
-
-
-_LOG_ORDER = attrgetter("instant_time", "log_version", "write_token")
-"""Hudi's log-file order (:meth:`DataFile.log_order`), as a C-level key."""
 
 
 ArchivedLookup = Callable[[str], "str | None"]
@@ -347,23 +167,23 @@ def _latest_slice(instant: str, slice_instants: list[str]) -> str:
 
 
 def _logs_by_slice(
-    logs: list[DataFile],
+    logs: list[LogFile],
     slice_instants: list[str],
     layout: TimelineLayout,
     completions: Mapping[str, str],
     archived: ArchivedLookup = _no_archive,
-) -> dict[str, list[DataFile]]:
+) -> dict[str, list[LogFile]]:
     """Slice instant -> its log files in Hudi's log order (``slice_instants`` may grow).
     Layout 1: a log names its slice. Layout 2 (``HoodieFileGroup.getBaseInstantTime``): the
     greatest slice instant at or before the completion time of the log's deltacommit, else the
     log's own; a completion time the active timeline lacks is asked of ``archived`` (only then:
     the history is read lazily); with none known, the latest slice."""
-    logs.sort(key=_LOG_ORDER)
+    logs.sort(key=LogFile.log_order)
     bisect_right = bisect.bisect_right
     logs_name_their_slice = layout.logs_name_their_slice
-    by_slice: dict[str, list[DataFile]] = {}
+    by_slice: dict[str, list[LogFile]] = {}
     previous_instant: str | None = None
-    files: list[DataFile] = []
+    files: list[LogFile] = []
     for log in logs:
         instant = log.instant_time
         if instant != previous_instant:  # logs of one instant share their slice
@@ -389,16 +209,16 @@ def _logs_by_slice(
 def _build_group(
     partition: str,
     file_id: str,
-    files: list[DataFile],
+    files: list[BaseFile | LogFile],
     layout: TimelineLayout,
     completions: Mapping[str, str],
     pending: PendingOperation | None,
     archived: ArchivedLookup = _no_archive,
 ) -> FileGroup:
-    bases: dict[str, DataFile] = {}
-    logs: list[DataFile] = []
+    bases: dict[str, BaseFile] = {}
+    logs: list[LogFile] = []
     for data_file in files:
-        if data_file.log_version:
+        if isinstance(data_file, LogFile):
             logs.append(data_file)
         else:
             bases[data_file.instant_time] = data_file
@@ -423,10 +243,10 @@ def _partition_groups(
     first: str | None,
     completions: Mapping[str, str],
     pending_times: set[str],
-    uncommitted: list[DataFile],
-) -> dict[str, list[DataFile]]:
+    uncommitted: list[BaseFile | LogFile],
+) -> dict[str, list[BaseFile | LogFile]]:
     """File id -> visible data files of one partition; invisible ones go to ``uncommitted``."""
-    by_group: dict[str, list[DataFile]] = {}
+    by_group: dict[str, list[BaseFile | LogFile]] = {}
     for data_file in listing_data_files(partition, listing):
         # _is_visible, inlined for its first (and by far most common) answer
         if data_file.instant_time in completions or _is_visible(
@@ -468,7 +288,7 @@ def _build_view(
     layout, first = timeline.layout, timeline.write_timeline_start()
     archived = timeline.archived_completion_time
     groups: dict[str, tuple[FileGroup, ...]] = {}
-    uncommitted: list[DataFile] = []
+    uncommitted: list[BaseFile | LogFile] = []
     for partition in listings:
         listing = _dir_listing(listings, partition)
         by_group = _partition_groups(

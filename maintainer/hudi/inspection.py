@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.hudi.fsview import FileGroup, FileSystemView
+from maintainer.hudi.filemodel import FileGroup
+from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.table import TableSnapshot
 
 

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
-from maintainer.hudi.fsview import FileSlice, FileSystemView
+from maintainer.hudi.filemodel import FileSlice
+from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.merge import META_COLUMNS, LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
 from maintainer.hudi.properties import TableConfig

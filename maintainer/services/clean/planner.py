@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import attrgetter
 
-from maintainer.hudi.fsview import DataFile, FileGroup, FileSlice, FileSystemView, PendingOperation
+from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
+from maintainer.hudi.fsview import FileSystemView, PendingOperation
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
@@ -35,7 +36,7 @@ class FileToDelete:
     """Relative to the table base path (kept, not derived: the plan reads it for every file)."""
 
     @classmethod
-    def of(cls, data_file: DataFile, reason: str) -> FileToDelete:
+    def of(cls, data_file: BaseFile | LogFile, reason: str) -> FileToDelete:
         """The deletion of ``data_file`` (built through the slots: once per deleted file)."""
         deletion: FileToDelete = object.__new__(cls)
         set_partition, set_name, set_size, set_reason, set_path = _DELETION_SETTERS

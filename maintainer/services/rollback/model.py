@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import Enum
 
+from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.filenames import MarkerType
-from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.payloads import RollbackPlan
 from maintainer.hudi.timeline import Timeline
@@ -61,7 +61,7 @@ class RollbackInputs:
     table_version: int
     is_mor: bool
     table_uri: str
-    files: tuple[DataFile, ...] = ()
+    files: tuple[BaseFile | LogFile, ...] = ()
     markers: Mapping[str, tuple[Marker, ...]] = field(default_factory=dict)
     heartbeats: Mapping[str, int] = field(default_factory=dict)
     log_block_instants: Mapping[str, frozenset[str]] = field(default_factory=dict)

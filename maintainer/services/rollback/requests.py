@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from maintainer.hudi.filemodel import LogFile
 from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
-from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.services.rollback.model import Marker, RollbackInputs
@@ -52,13 +52,11 @@ def _delete_request(table_uri: str, partition: str, paths: Iterable[str]) -> Rol
     )
 
 
-def _append_request(inputs: RollbackInputs, log: DataFile) -> RollbackRequest | None:
-    if log.log is None:
-        return None
+def _append_request(inputs: RollbackInputs, log: LogFile) -> RollbackRequest:
     return RollbackRequest(
         partition_path=log.partition,
         file_id=log.file_id,
-        latest_base_instant=log.log.instant_time,
+        latest_base_instant=log.instant_time,
         files_to_be_deleted=(),
         log_blocks_to_be_deleted={absolute_uri(inputs.table_uri, log.path): log.size},
     )
@@ -109,9 +107,8 @@ def requests_from_markers(inputs: RollbackInputs, markers: Iterable[Marker]) -> 
             deletes.append((marker.partition, marker.path))
             continue
         log = files.get(marker.path)
-        request = _append_request(inputs, log) if log is not None else None
-        if request is not None:
-            appends.append(request)
+        if isinstance(log, LogFile):
+            appends.append(_append_request(inputs, log))
     return grouped_deletes(inputs.table_uri, deletes) + _merged_appends(appends)
 
 
@@ -121,10 +118,10 @@ def requests_by_listing(inputs: RollbackInputs, instant_time: str) -> list[Rollb
     for data_file in sorted(inputs.files, key=lambda f: f.path):
         if data_file.instant_time == instant_time:
             deletes.append((data_file.partition, data_file.path))
-        elif data_file.is_log and instant_time in inputs.log_block_instants.get(data_file.path, ()):
-            request = _append_request(inputs, data_file)
-            if request is not None:
-                appends.append(request)
+        elif isinstance(data_file, LogFile) and instant_time in inputs.log_block_instants.get(
+            data_file.path, ()
+        ):
+            appends.append(_append_request(inputs, data_file))
     return grouped_deletes(inputs.table_uri, deletes) + _merged_appends(appends)
 
 

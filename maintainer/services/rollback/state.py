@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from maintainer.hudi import payloads
-from maintainer.hudi.fsview import DataFile
+from maintainer.hudi.filemodel import LogFile
 from maintainer.hudi.instant import (
     WRITE_ACTIONS,
     Action,
@@ -49,7 +49,7 @@ def _markers(table: LoadedTable, instants: Iterable[Instant]) -> dict[str, tuple
     return {time: markers for time, markers in found.items() if markers}
 
 
-def _block_instants(table: LoadedTable, logs: Iterable[DataFile]) -> dict[str, frozenset[str]]:
+def _block_instants(table: LoadedTable, logs: Iterable[LogFile]) -> dict[str, frozenset[str]]:
     """INSTANT_TIMEs of the blocks of each log file (for listing-based rollbacks on v6)."""
     result = {}
     for log in logs:
@@ -62,7 +62,7 @@ CLOCK_SKEW_MS = 24 * 3600 * 1000
 """Margin for clock skew and a misconfigured timeline timezone (at most 14 hours off)."""
 
 
-def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> list[DataFile]:
+def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> list[LogFile]:
     """Log files of the latest slices modified after the earliest of ``instant_times`` (less a
     clock-skew margin): only those can hold blocks of these instants, so only those are read."""
     tz = table.snapshot.config.timeline_timezone

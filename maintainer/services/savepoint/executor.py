@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
-from maintainer.hudi.fsview import FileSlice
+from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata

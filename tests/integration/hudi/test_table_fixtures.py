@@ -28,7 +28,8 @@ from typing import Any, cast
 import fastavro
 import pytest
 
-from maintainer.hudi.fsview import FileSlice, FileSystemView, ViewInputs, build_view, view_as_of
+from maintainer.hudi.filemodel import FileSlice
+from maintainer.hudi.fsview import FileSystemView, ViewInputs, build_view, view_as_of
 from maintainer.hudi.instant import Action
 from maintainer.hudi.properties import parse_table_config, table_checksum
 from maintainer.hudi.table import TableSnapshot, load_snapshot

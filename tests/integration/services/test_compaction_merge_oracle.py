@@ -19,7 +19,7 @@ from maintainer.datagen.layout import avro_schema
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import logformat, payloads
 from maintainer.hudi.basefile import with_meta_fields
-from maintainer.hudi.fsview import FileSlice
+from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue

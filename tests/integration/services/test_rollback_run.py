@@ -16,6 +16,7 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
+from maintainer.hudi.filemodel import BaseFile
 from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
@@ -226,7 +227,7 @@ def test_an_inflight_compaction_is_left_by_the_rollback_service_and_reverted_by_
         Action.COMPACTION, payloads.encode_avro(payloads.CompactionPlan(operations=()))
     )
     inflight = writer.transition_to_inflight(requested)
-    (base,) = [f for f in loaded.view.all_files() if not f.is_log]
+    (base,) = [f for f in loaded.view.all_files() if isinstance(f, BaseFile)]
     output = BaseFileName(base.file_id, "0-9-9", inflight.timestamp).name
     shutil.copy(path / base.path, path / base.partition / output)
     marker = path / ".hoodie" / ".temp" / inflight.timestamp / base.partition / f"{output}.marker.CREATE"

@@ -7,16 +7,9 @@ from collections.abc import Iterable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maintainer.hudi.fsview import (
-    DataFile,
-    FileGroup,
-    FileSystemView,
-    PendingOperation,
-    ViewInputs,
-    build_view,
-    parse_data_file,
-    view_as_of,
-)
+from maintainer.hudi.datafiles import parse_data_file
+from maintainer.hudi.filemodel import FileGroup, LogFile
+from maintainer.hudi.fsview import FileSystemView, PendingOperation, ViewInputs, build_view, view_as_of
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo
 
@@ -375,7 +368,7 @@ def test_v8_view_invariants(table: tuple[Timeline, list[FileInfo]]) -> None:
                 assert file_slice.base_instant == expected_slice(group, log_file, completions)
 
 
-def expected_slice(group: FileGroup, log_file: DataFile, completions: dict[str, str]) -> str:
+def expected_slice(group: FileGroup, log_file: LogFile, completions: dict[str, str]) -> str:
     """HoodieFileGroup.getBaseInstantTime over the group's final slices: by completion time, or
     (archived, with no archived timeline here) the latest slice when the log was added: a base
     instant, or a slice an earlier log opened (at its own, earlier instant)."""

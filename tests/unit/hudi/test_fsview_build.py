@@ -3,8 +3,12 @@ the layout-2 slice placement edge cases the fast path must keep."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from hypothesis import given, settings
 
+from maintainer.hudi import datafiles, fsview
+from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
 from maintainer.hudi.fsview import FileSystemView, build_view, rebuild_partitions
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo
@@ -68,23 +72,22 @@ def test_a_listing_read_under_another_partition_name_is_parsed_for_that_name() -
     assert data_file.partition == "other" and data_file.path == f"other/{base(FG, T1).name}"
 
 
-def test_the_fast_constructors_set_every_field_as_the_dataclasses_do() -> None:
+def test_the_fast_constructors_set_every_field_as_the_checked_constructors_do() -> None:
     """The view builds its objects through their slots: a field added to a dataclass and not
     to its fast constructor must fail here, not leave objects without it."""
-    from dataclasses import fields
-
-    from maintainer.hudi import fsview
-
-    data = fsview._new_data_file("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
-    assert data == fsview.DataFile("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
-    file_slice = fsview._new_file_slice("p", "f", "1", None, (data,))
-    assert file_slice == fsview.FileSlice("p", "f", "1", None, (data,))
+    base_file = datafiles._new_base_file("p", "f_0-1-2_1.parquet", 10, "f", "1")
+    assert base_file == BaseFile("p", "f_0-1-2_1.parquet", 10, "f", "1")
+    log_file = datafiles._new_log_file("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
+    assert log_file == LogFile("p", ".f_1.log.2_0-1-2", 10, "f", "1", 2, "0-1-2")
+    file_slice = fsview._new_file_slice("p", "f", "1", base_file, (log_file,))
+    assert file_slice == FileSlice("p", "f", "1", base_file, (log_file,))
     group = fsview._new_file_group("p", "f", (file_slice,))
-    assert group == fsview.FileGroup("p", "f", (file_slice,))
+    assert group == FileGroup("p", "f", (file_slice,))
     for cls, setters in (
-        (fsview.DataFile, fsview._DATA_FILE_SETTERS),
-        (fsview.FileSlice, fsview._SLICE_SETTERS),
-        (fsview.FileGroup, fsview._GROUP_SETTERS),
+        (BaseFile, datafiles._BASE_FILE_SETTERS),
+        (LogFile, datafiles._LOG_FILE_SETTERS),
+        (FileSlice, fsview._SLICE_SETTERS),
+        (FileGroup, fsview._GROUP_SETTERS),
     ):
         assert len(setters) == len(fields(cls)), cls.__name__
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maintainer.hudi.datafiles import listing_data_files, parse_data_file_name
+from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.filenames import BASE_FILE_EXTENSIONS, BaseFileName, LogFileName, is_junk
-from maintainer.hudi.fsview import DataFile, listing_data_files, parse_data_file_name
 from maintainer.storage.listing import DirListing
 
 P = "p=1"
@@ -16,17 +17,17 @@ ID = st.text(alphabet="ab-0_.", min_size=1, max_size=6)
 TOKEN = st.one_of(st.just("0-1-2"), st.builds("{}-{}-{}".format, DIGITS, DIGITS, DIGITS))
 
 
-def _expected(name: str, size: int) -> DataFile | None:
+def _expected(name: str, size: int) -> BaseFile | LogFile | None:
     """What parsing one name with the full patterns gives (HUDI.md §2)."""
     if not name.startswith("."):
         base = BaseFileName.parse(name)
-        return DataFile(P, name, size, base.file_id, base.instant_time) if base else None
+        return BaseFile(P, name, size, base.file_id, base.instant_time) if base else None
     if is_junk(name) or name.startswith(".hoodie_partition_metadata"):
         return None
     log = LogFileName.parse(name)
     if log is None or log.suffix != "log" or log.is_cdc:
         return None
-    return DataFile(P, name, size, log.file_id, log.instant_time, log.version or 1, log.write_token or "")
+    return LogFile(P, name, size, log.file_id, log.instant_time, log.version, log.write_token)
 
 
 base_names = st.builds(
@@ -69,12 +70,12 @@ def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
 def test_directories_are_never_data_files() -> None:
     name = "abc-0_0-1-2_20240101000000000.parquet"
     listing = DirListing(P, [name, name], [0, 7], [True, False], [None, None])
-    assert listing_data_files(P, listing) == (DataFile(P, name, 7, "abc-0", "20240101000000000"),)
+    assert listing_data_files(P, listing) == (BaseFile(P, name, 7, "abc-0", "20240101000000000"),)
 
 
 def test_fast_built_data_files_are_ordinary_frozen_dataclasses() -> None:
     (parsed,) = listing_data_files(P, DirListing(P, [".f-0_5.log.2_1-2-3"], [9], [False], [None]))
-    assert parsed == DataFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3")
-    assert hash(parsed) == hash(DataFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3"))
-    assert parsed.is_log and parsed.path == f"{P}/.f-0_5.log.2_1-2-3"
-    assert repr(parsed).startswith("DataFile(partition='p=1'")
+    assert parsed == LogFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3")
+    assert hash(parsed) == hash(LogFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3"))
+    assert parsed.path == f"{P}/.f-0_5.log.2_1-2-3" and parsed.log_order() == ("5", 2, "1-2-3")
+    assert repr(parsed).startswith("LogFile(partition='p=1'")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
-from maintainer.hudi.fsview import DataFile
 from maintainer.hudi.instant import Action, State, instant_time_to_epoch_ms
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.timeline import Timeline
@@ -37,14 +37,14 @@ def timeline(*names: str, layout: int = 1) -> Timeline:
     return Timeline.from_file_names(names, layout)
 
 
-def base(partition: str, file_id: str, instant: str, size: int = 100) -> DataFile:
+def base(partition: str, file_id: str, instant: str, size: int = 100) -> BaseFile:
     name = BaseFileName(file_id, "0-1-2", instant).name
-    return DataFile(partition, name, size, file_id, instant)
+    return BaseFile(partition, name, size, file_id, instant)
 
 
-def log(partition: str, file_id: str, instant: str, version: int = 1, size: int = 50) -> DataFile:
+def log(partition: str, file_id: str, instant: str, version: int = 1, size: int = 50) -> LogFile:
     parsed = LogFileName(file_id, instant, version, "0-1-2")
-    return DataFile(partition, parsed.name, size, file_id, instant, version, "0-1-2")
+    return LogFile(partition, parsed.name, size, file_id, instant, version, "0-1-2")
 
 
 def inputs(tl: Timeline, **kwargs: object) -> RollbackInputs:

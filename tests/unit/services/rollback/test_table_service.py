@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from maintainer.hudi.fsview import DataFile
+from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.common.table_service_rollback import (
@@ -83,8 +83,8 @@ def test_the_rollback_service_leaves_an_inflight_compaction_to_the_compactor() -
     tl = Timeline.from_file_names(
         [f"{OLD}.deltacommit", f"{T}.compaction.requested", f"{T}.compaction.inflight"], layout=1
     )
-    own = DataFile("p1", OWN_P1.split("/")[1], 100, "f1-0", T)
-    later_log = DataFile("p1", V6_LOG.split("/")[1], 50, "f1-0", T, 1, "0-2-0")
+    own = BaseFile("p1", OWN_P1.split("/")[1], 100, "f1-0", T)
+    later_log = LogFile("p1", V6_LOG.split("/")[1], 50, "f1-0", T, 1, "0-2-0")
     inputs = RollbackInputs(tl, table_version=6, is_mor=True, table_uri=uri, files=(own, later_log))
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
     result = plan_rollback(inputs, RollbackSettings(), now)
