@@ -22,9 +22,9 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
-from maintainer.project.services import CompactionSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.executor import run_archive
-from maintainer.services.archive.planner import ArchiveSettings, plan_archive
+from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable
@@ -145,7 +145,9 @@ def test_the_rollback_fixture_archived_past_its_rolled_back_write_reads_the_same
     path = fixture_copy("sample_table_mor_parquet_v6_nonpartitioned_rollback").path
     before = summary(oracle.snapshot_rows(path, drop=META))
     table = open_table(str(path))
-    result = plan_archive(load_archive_inputs(table, NOT_COUNTING), ArchiveSettings(1, 1))
+    result = plan_archive(
+        load_archive_inputs(table, NOT_COUNTING), ArchiveSpec(keep_min_commits=1, keep_max_commits=1)
+    )
     run_archive(table.storage, table.snapshot.config, result)
     assert len(active_commit_times(path)) == 1
     assert summary(inspected_rows(path, capsys)) == before

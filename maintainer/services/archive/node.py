@@ -17,14 +17,14 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.executor import ArchiveOutcome, Fault, no_fault, run_archive
 from maintainer.services.archive.planner import ArchivePlanResult, plan_archive
-from maintainer.services.archive.state import load_archive_inputs, settings_from_spec
+from maintainer.services.archive.state import load_archive_inputs
 
 SERVICE = "archive"
 
 
 def plan_archive_result(table: LoadedTable, spec: TableSpec) -> ArchivePlanResult:
     inputs = load_archive_inputs(table, spec.compaction)
-    return plan_archive(inputs, settings_from_spec(spec.archive or ArchiveSpec()))
+    return plan_archive(inputs, spec.archive or ArchiveSpec())
 
 
 def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:

@@ -28,13 +28,7 @@ from dataclasses import dataclass
 
 from maintainer.hudi.instant import WRITE_ACTIONS, Action, Instant
 from maintainer.hudi.timeline import Timeline
-
-
-@dataclass(frozen=True, slots=True)
-class ArchiveSettings:
-    keep_min_commits: int = 20
-    keep_max_commits: int = 30
-    archive_beyond_savepoint: bool = False
+from maintainer.project.services import ArchiveSpec
 
 
 @dataclass(frozen=True)
@@ -148,7 +142,7 @@ def _pending_guard(timeline: Timeline) -> list[Boundary]:
     ]
 
 
-def boundaries(inputs: ArchiveInputs, settings: ArchiveSettings) -> list[Boundary]:
+def boundaries(inputs: ArchiveInputs, settings: ArchiveSpec) -> list[Boundary]:
     timeline = inputs.timeline
     found = _pending_guard(timeline)
     found += _replace_guard(inputs)
@@ -169,7 +163,7 @@ def _cleans_and_rollbacks(timeline: Timeline, last_archived: str) -> list[Instan
     ]
 
 
-def plan_archive(inputs: ArchiveInputs, settings: ArchiveSettings) -> ArchivePlanResult:
+def plan_archive(inputs: ArchiveInputs, settings: ArchiveSpec) -> ArchivePlanResult:
     """The instants to archive, and why; instants an interrupted run archived always finish."""
     planned = _plan_by_rules(inputs, settings)
     leftovers = [
@@ -186,7 +180,7 @@ def plan_archive(inputs: ArchiveInputs, settings: ArchiveSettings) -> ArchivePla
     return ArchivePlanResult(instants, (*planned.reasons, reason), planned.boundaries)
 
 
-def _plan_by_rules(inputs: ArchiveInputs, settings: ArchiveSettings) -> ArchivePlanResult:
+def _plan_by_rules(inputs: ArchiveInputs, settings: ArchiveSpec) -> ArchivePlanResult:
     commits = inputs.timeline.completed_commits()
     keep_min, keep_max = settings.keep_min_commits, settings.keep_max_commits
     if inputs.metadata_table_enabled:

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from maintainer.hudi.archived import archived_instants
 from maintainer.hudi.loading import LoadedTable
-from maintainer.project.services import ArchiveSpec, CompactionSpec
+from maintainer.project.services import CompactionSpec
 from maintainer.services.archive import v6_log
-from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings
+from maintainer.services.archive.planner import ArchiveInputs
 from maintainer.services.common.clean_history import last_clean_ectr
-
-
-def settings_from_spec(spec: ArchiveSpec) -> ArchiveSettings:
-    return ArchiveSettings(spec.keep_min_commits, spec.keep_max_commits, spec.archive_beyond_savepoint)
 
 
 def already_archived(table: LoadedTable) -> frozenset[str]:

@@ -21,11 +21,11 @@ from maintainer.hudi.loading import open_table
 from maintainer.plan.artifact import read_plan, write_plan
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.archive.executor import run_archive
-from maintainer.services.archive.planner import ArchiveSettings, plan_archive
+from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.model import PlanStatus
@@ -56,7 +56,7 @@ def expected(table: ConcurrentWriterTable) -> list[dict[str, Any]]:
 
 def archive_through_d(table: ConcurrentWriterTable) -> list[str]:
     loaded = open_table(str(table.path))
-    result = plan_archive(load_archive_inputs(loaded), ArchiveSettings(2, 3))
+    result = plan_archive(load_archive_inputs(loaded), ArchiveSpec(keep_min_commits=2, keep_max_commits=3))
     run_archive(loaded.storage, loaded.snapshot.config, result)
     return [i.timestamp for i in result.instants]
 

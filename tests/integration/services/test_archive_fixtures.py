@@ -12,16 +12,16 @@ import pytest
 
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import open_table
-from maintainer.project.services import CompactionSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.executor import run_archive
-from maintainer.services.archive.planner import ArchiveSettings, plan_archive
+from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 from tests.integration.services.test_archive_run import v6_records, v8_rows
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable
 
-V6 = ArchiveSettings(1, 1)
-V9 = ArchiveSettings(2, 4)
+V6 = ArchiveSpec(keep_min_commits=1, keep_max_commits=1)
+V9 = ArchiveSpec(keep_min_commits=2, keep_max_commits=4)
 CASES = [
     pytest.param("sample_table_mor_parquet_v6_nonpartitioned_rollback", V6, id="mor-v6-rollback"),
     pytest.param("sample_table_cow_v6_complexkeygen_hivestyle", V6, id="cow-v6"),
@@ -40,7 +40,7 @@ NOT_COUNTING = CompactionSpec.model_validate({"trigger": {"strategy": "time_elap
 @pytest.mark.fixtures
 @pytest.mark.parametrize(("name", "settings"), CASES)
 def test_archival_of_real_hudi_tables(
-    fixture_copy: Callable[[str], FixtureTable], name: str, settings: ArchiveSettings
+    fixture_copy: Callable[[str], FixtureTable], name: str, settings: ArchiveSpec
 ) -> None:
     path = fixture_copy(name).path
     table = open_table(str(path))

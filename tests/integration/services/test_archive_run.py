@@ -20,10 +20,10 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import archived, payloads
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
-from maintainer.project.services import CompactionSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive import v6_log
 from maintainer.services.archive.executor import run_archive
-from maintainer.services.archive.planner import ArchiveSettings, plan_archive
+from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
@@ -45,7 +45,7 @@ def make_table(path: Path, kind: str, version: int, commits: int) -> GeneratedTa
     return generate(str(path), DatagenSpec("t", kind, version, workload))
 
 
-def archive(path: Path, settings: ArchiveSettings, crash_at: str | None = None) -> list[str]:
+def archive(path: Path, settings: ArchiveSpec, crash_at: str | None = None) -> list[str]:
     loaded = open_table(str(path))
     result = plan_archive(load_archive_inputs(loaded, NOT_COUNTING), settings)
 
@@ -122,14 +122,16 @@ def assert_hudi_reads(path: Path, table: GeneratedTable, active: list[str]) -> N
 def test_archival_of_a_60_commit_table_with_keep_20_30(tmp_path: Path, kind: str, version: int) -> None:
     path = tmp_path / "t"
     table = make_table(path, kind, version, 60)
-    archived = archive(path, ArchiveSettings(20, 30))
+    archived = archive(path, ArchiveSpec(keep_min_commits=20, keep_max_commits=30))
     assert archived == list(table.completed[:40])
     active = [i.timestamp for i in open_table(str(path)).snapshot.timeline.completed_commits()]
     assert active == list(table.completed[40:])
     assert oracle.completed_commit_times(path) == active
     assert_archived_exactly(path, version, archived)
     assert_hudi_reads(path, table, active)
-    assert archive(path, ArchiveSettings(20, 30)) == [], "a second run archives nothing"
+    assert archive(path, ArchiveSpec(keep_min_commits=20, keep_max_commits=30)) == [], (
+        "a second run archives nothing"
+    )
 
 
 CRASH_POINTS = ["after_archive_written", "after_pending_deleted", "after_first_completed_deleted"]
@@ -140,7 +142,7 @@ CRASH_POINTS = ["after_archive_written", "after_pending_deleted", "after_first_c
 def test_a_crash_mid_archival_is_recovered_by_a_rerun(tmp_path: Path, version: int, crash_at: str) -> None:
     path = tmp_path / "t"
     table = make_table(path, "mor", version, 9)
-    settings = ArchiveSettings(3, 5)
+    settings = ArchiveSpec(keep_min_commits=3, keep_max_commits=5)
     with pytest.raises(Crash):
         archive(path, settings, crash_at)
     archive(path, settings)
@@ -156,9 +158,9 @@ def test_a_second_archival_adds_a_new_file_and_manifest_version(tmp_path: Path) 
     table = make_table(path, "cow", 8, 12)
     storage = open_table(str(path)).storage
     directory = ".hoodie/timeline/history"
-    assert archive(path, ArchiveSettings(3, 5)) == list(table.completed[:9])
+    assert archive(path, ArchiveSpec(keep_min_commits=3, keep_max_commits=5)) == list(table.completed[:9])
     assert archived.current_version(storage, directory) == 1
-    assert archive(path, ArchiveSettings(1, 2)) == list(table.completed[9:11])
+    assert archive(path, ArchiveSpec(keep_min_commits=1, keep_max_commits=2)) == list(table.completed[9:11])
     assert archived.current_version(storage, directory) == 2
     assert [f.name.endswith("_0.parquet") for f in archived.read_manifest(storage, directory, 2)] == [
         True,

@@ -8,11 +8,11 @@ from typing import cast
 from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.timeline import Timeline
-from maintainer.project.services import CompactionSpec
-from maintainer.services.archive.planner import ArchiveInputs, ArchiveSettings, plan_archive
+from maintainer.project.services import ArchiveSpec, CompactionSpec
+from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.archive.state import compaction_max_delta_commits
 
-SETTINGS = ArchiveSettings(keep_min_commits=3, keep_max_commits=5)
+SETTINGS = ArchiveSpec(keep_min_commits=3, keep_max_commits=5)
 
 
 def ts(index: int) -> str:
@@ -32,7 +32,7 @@ def commits(count: int, start: int = 1) -> list[str]:
     return [name for index in range(start, start + count) for name in commit_files(index)]
 
 
-def archived_times(tl: Timeline, settings: ArchiveSettings = SETTINGS, **kwargs: object) -> list[str]:
+def archived_times(tl: Timeline, settings: ArchiveSpec = SETTINGS, **kwargs: object) -> list[str]:
     result = plan_archive(ArchiveInputs(tl, **kwargs), settings)  # type: ignore[arg-type]
     return [i.timestamp for i in result.instants]
 
@@ -116,7 +116,7 @@ def test_stops_at_the_first_savepoint_unless_archiving_beyond_it() -> None:
     names = [*commits(8), f"{ts(3)}.savepoint.inflight", f"{ts(3)}.savepoint"]
     tl = timeline(*names)
     assert archived_times(tl) == [ts(1), ts(2)]
-    beyond = ArchiveSettings(3, 5, archive_beyond_savepoint=True)
+    beyond = ArchiveSpec(keep_min_commits=3, keep_max_commits=5, archive_beyond_savepoint=True)
     assert archived_times(tl, beyond) == [ts(1), ts(2), ts(4), ts(5), ts(6)]
 
 
