@@ -18,15 +18,14 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.executor import Fault, create_savepoint, delete_savepoint, no_fault
 from maintainer.services.savepoint.planner import SavepointAction, SavepointPlanResult, plan_savepoints
-from maintainer.services.savepoint.state import load_savepoint_inputs, settings_from_spec
+from maintainer.services.savepoint.state import load_savepoint_inputs
 
 CREATE_SERVICE = "savepoint_create"
 DELETE_SERVICE = "savepoint_delete"
 
 
 def plan_savepoint_result(table: LoadedTable, spec: TableSpec, now: datetime) -> SavepointPlanResult:
-    settings = settings_from_spec(spec.savepoints or SavepointsSpec())
-    return plan_savepoints(load_savepoint_inputs(table), settings, now)
+    return plan_savepoints(load_savepoint_inputs(table), spec.savepoints or SavepointsSpec(), now)
 
 
 def _node(

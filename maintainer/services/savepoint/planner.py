@@ -18,13 +18,7 @@ from datetime import datetime, timedelta
 
 from maintainer.hudi.instant import Action, instant_time_to_epoch_ms
 from maintainer.hudi.timeline import Timeline
-
-
-@dataclass(frozen=True, slots=True)
-class SavepointSettings:
-    instants: tuple[str, ...] = ()
-    rolling_every: timedelta | None = None
-    rolling_keep: int = 7
+from maintainer.project.services import SavepointsSpec
 
 
 @dataclass(frozen=True)
@@ -79,12 +73,12 @@ def _rolling_due(inputs: SavepointInputs, newest: str | None, every: timedelta, 
 
 
 def _rolling(
-    inputs: SavepointInputs, settings: SavepointSettings, now: datetime, rolling: list[str], create: set[str]
+    inputs: SavepointInputs, settings: SavepointsSpec, now: datetime, rolling: list[str], create: set[str]
 ) -> tuple[list[SavepointAction], list[str]]:
     """(rolling savepoint to create, rolling savepoints kept)."""
-    every = settings.rolling_every
-    if every is None:
+    if settings.rolling is None:
         return [], []
+    every, keep = settings.rolling.every, settings.rolling.keep
     commits = inputs.timeline.completed_commits()
     latest = commits[-1].timestamp if commits else None
     newest = max(rolling) if rolling else None
@@ -99,12 +93,10 @@ def _rolling(
         since = f"the newest rolling savepoint {newest} is {every} old" if newest else "there is none yet"
         created.append(SavepointAction(latest, f"rolling savepoint at the latest completed commit: {since}"))
     candidates = sorted({*rolling, *(c.instant_time for c in created)}, reverse=True)
-    return created, candidates[: settings.rolling_keep]
+    return created, candidates[:keep]
 
 
-def plan_savepoints(
-    inputs: SavepointInputs, settings: SavepointSettings, now: datetime
-) -> SavepointPlanResult:
+def plan_savepoints(inputs: SavepointInputs, settings: SavepointsSpec, now: datetime) -> SavepointPlanResult:
     timeline = inputs.timeline
     existing = sorted(i.timestamp for i in timeline.savepoints())
     pending = sorted(i.timestamp for i in timeline.of_action(Action.SAVEPOINT) if i.is_pending)
@@ -125,8 +117,8 @@ def plan_savepoints(
     delete = [
         SavepointAction(
             t,
-            f"beyond the {settings.rolling_keep} newest rolling savepoints"
-            if settings.rolling_every is not None
+            f"beyond the {settings.rolling.keep} newest rolling savepoints"
+            if settings.rolling is not None
             else "not in the manifest's savepoints",
         )
         for t in existing

@@ -5,18 +5,8 @@ from __future__ import annotations
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import LoadedTable
-from maintainer.project.services import SavepointsSpec
 from maintainer.services.common.clean_history import last_clean_ectr
-from maintainer.services.savepoint.planner import SavepointInputs, SavepointSettings
-
-
-def settings_from_spec(spec: SavepointsSpec) -> SavepointSettings:
-    rolling = spec.rolling
-    return SavepointSettings(
-        instants=tuple(spec.instants),
-        rolling_every=rolling.every if rolling is not None else None,
-        rolling_keep=rolling.keep if rolling is not None else 7,
-    )
+from maintainer.services.savepoint.planner import SavepointInputs
 
 
 def pending_clean_ectrs(table: LoadedTable) -> tuple[str, ...]:

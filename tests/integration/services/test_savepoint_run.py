@@ -17,8 +17,9 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
+from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.executor import create_savepoint, delete_savepoint
-from maintainer.services.savepoint.planner import SavepointSettings, plan_savepoints
+from maintainer.services.savepoint.planner import plan_savepoints
 from maintainer.services.savepoint.state import load_savepoint_inputs
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
@@ -59,7 +60,7 @@ def test_a_savepoint_keeps_time_travel_to_its_instant(tmp_path: Path, kind: str,
     target = table.completed[1]
     loaded = open_table(str(path))
     result = plan_savepoints(
-        load_savepoint_inputs(loaded), SavepointSettings(instants=(target,)), datetime.now(timezone.utc)
+        load_savepoint_inputs(loaded), SavepointsSpec(instants=(target,)), datetime.now(timezone.utc)
     )
     assert [a.instant_time for a in result.create] == [target]
     created = create_savepoint(loaded, target, comments="before the migration")
@@ -102,7 +103,7 @@ def test_deleting_a_savepoint_removes_its_timeline_files(tmp_path: Path) -> None
     target = table.completed[2]
     create_savepoint(open_table(str(path)), target)
     loaded = open_table(str(path))
-    result = plan_savepoints(load_savepoint_inputs(loaded), SavepointSettings(), datetime.now(timezone.utc))
+    result = plan_savepoints(load_savepoint_inputs(loaded), SavepointsSpec(), datetime.now(timezone.utc))
     assert [a.instant_time for a in result.delete] == [target]
     removed = delete_savepoint(loaded, target)
     assert len(removed) == 2
@@ -122,7 +123,7 @@ def test_an_interrupted_creation_is_finished_by_a_rerun(tmp_path: Path) -> None:
     loaded = open_table(str(path))
     (pending,) = loaded.snapshot.timeline.of_action(Action.SAVEPOINT)
     assert pending.state is State.INFLIGHT
-    settings = SavepointSettings(instants=(target,))
+    settings = SavepointsSpec(instants=(target,))
     result = plan_savepoints(load_savepoint_inputs(loaded), settings, datetime.now(timezone.utc))
     assert [a.instant_time for a in result.create] == [target]
     assert create_savepoint(loaded, target).is_completed
