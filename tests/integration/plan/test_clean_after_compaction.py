@@ -20,8 +20,8 @@ import pytest
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import CompactSlice, NodePlan, NodeStatus
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import (
     CleanSpec,

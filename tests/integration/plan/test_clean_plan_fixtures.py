@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import NodeStatus
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from tests.integration.plan import cleantables as ct

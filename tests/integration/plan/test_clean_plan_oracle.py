@@ -16,8 +16,8 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import wall_clock_in_timezone
 from maintainer.hudi.table import load_config
-from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.storage import Storage

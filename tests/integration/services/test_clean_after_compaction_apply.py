@@ -17,8 +17,8 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, plan_id_of, read_plan, write_plan
-from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.plan.model import CompactSlice
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
 from maintainer.runner.apply import PlanRunner, apply_plan

@@ -16,9 +16,9 @@ from maintainer.hudi.integrity import CorruptTableError, Finding
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
-from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services import registry

@@ -11,7 +11,6 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import PlanError
 from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.plan.model import (
     ArchiveInstant,
     DeleteFile,
@@ -20,6 +19,7 @@ from maintainer.plan.model import (
     RollbackAction,
     RollbackRequestRecord,
 )
+from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.validate import plan_problems, validate_plan
