@@ -48,8 +48,6 @@ DROP_METADATA_TABLE = ActionLabel(
 SERVICES: tuple[ServiceDescriptor, ...] = (
     ServiceDescriptor("rollback", "rollback", (
         ActionLabel("rollback", "failed write to roll back", "failed writes to roll back", 4),
-        ActionLabel("revert_table_service", "inflight table service to revert",
-                    "inflight table services to revert", 5),
         ActionLabel("finish_pending_rollback", "pending rollback to finish",
                     "pending rollbacks to finish", 6),
         ActionLabel("remove_rolled_back_instant", "rolled-back instant to remove",

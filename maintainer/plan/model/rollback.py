@@ -8,9 +8,7 @@ from typing import Literal
 
 from maintainer.plan.model.records import PlanRecord
 
-RollbackKind = Literal[
-    "rollback", "revert_table_service", "finish_pending_rollback", "remove_rolled_back_instant"
-]
+RollbackKind = Literal["rollback", "finish_pending_rollback", "remove_rolled_back_instant"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,7 +43,7 @@ class RollbackAction(PlanRecord):
     rollback_instant: str | None
     """The pending rollback's instant (kinds that finish one), else None."""
     requests: tuple[RollbackRequestRecord, ...] = ()
-    """The requests of a new rollback's plan (kinds in ``NEW_ROLLBACK_KINDS``)."""
+    """The requests of a new rollback's plan (kind ``rollback``)."""
     payload: str | None = None
     """The payload file holding the new rollback's ``.rollback.requested`` bytes."""
 

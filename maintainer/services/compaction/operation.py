@@ -2,7 +2,7 @@
 file ``{fileId}_{writeToken}_{compactionInstant}.parquet``.
 
 :func:`compact_slice` is a module-level function of one picklable :class:`CompactionTask`, so
-it runs as a Spark task (``maintainer.spark.tasks.map_tasks``) or in process alike. Memory is
+it runs as a Spark task (``maintainer.spark.tasks.SparkRunner``) or in process alike. Memory is
 bounded by the slice's log records plus one row group of the base file (and the writer's row
 group buffer): the log side is folded first (:mod:`.log_state`), then the base file is read
 and merged row group by row group (:mod:`.base_merge`). Records keep their meta columns

@@ -3,7 +3,7 @@
 ``planner.plan_rollback(RollbackInputs, RollbackSettings, now)`` is pure;
 ``state.load_rollback_inputs(LoadedTable)`` reads its inputs; ``executor.run_rollback(storage,
 config, PlannedRollback, runner=..., fault=...)`` carries one planned rollback out;
-``table_service.rollback_table_service`` rolls back the failed attempt of an inflight
-compaction with a rollback instant (or finishes the pending rollback of it), as compaction does
-before it runs again.
+rolling back one instant (deletes, rollback blocks, the rollback instant) is shared with
+compaction, which rolls back the failed attempt of an inflight compaction before it runs again:
+``maintainer.services.common.rollback_instant`` and ``table_service_rollback``.
 """

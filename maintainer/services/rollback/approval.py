@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.payloads import RollbackPlan, RollbackRequest
-from maintainer.services.rollback.requests import relative_path
+from maintainer.services.common.rollback_requests import relative_path
 
 OUTSIDE = "outside the table"
 NOT_DATA = "not a Hudi data file"

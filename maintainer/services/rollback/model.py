@@ -8,10 +8,10 @@ from datetime import timedelta
 from enum import Enum
 
 from maintainer.hudi.filemodel import BaseFile, LogFile
-from maintainer.hudi.filenames import MarkerType
 from maintainer.hudi.instant import Instant
 from maintainer.hudi.payloads import RollbackPlan
 from maintainer.hudi.timeline import Timeline
+from maintainer.services.common.markers import Marker
 
 
 class FailedWritesPolicy(str, Enum):
@@ -31,19 +31,6 @@ class RollbackSettings:
     @property
     def heartbeat_expiry_ms(self) -> int:
         return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses
-
-
-@dataclass(frozen=True, slots=True)
-class Marker:
-    """A write marker: the data file a write created, merged or appended to."""
-
-    partition: str
-    file_name: str
-    marker_type: MarkerType
-
-    @property
-    def path(self) -> str:
-        return f"{self.partition}/{self.file_name}" if self.partition else self.file_name
 
 
 @dataclass(frozen=True)
@@ -78,10 +65,6 @@ class RollbackInputs:
 class RollbackKind(str, Enum):
     ROLLBACK = "rollback"
     """Roll back a failed write: delete its files, then its instant."""
-    REVERT_TABLE_SERVICE = "revert_table_service"
-    """Roll back an inflight compaction/clustering attempt: delete its output, back to requested.
-    Only the job that executes the table service does this (``table_service.py``), never the
-    rollback planner."""
     FINISH_PENDING_ROLLBACK = "finish_pending_rollback"
     """Finish a rollback that was started before (with its own instant and plan)."""
     REMOVE_ROLLED_BACK_INSTANT = "remove_rolled_back_instant"
@@ -103,7 +86,7 @@ class PlannedRollback:
 
     @property
     def reverts_to_requested(self) -> bool:
-        return self.kind is RollbackKind.REVERT_TABLE_SERVICE or self.target.action.value in _SERVICE_ACTIONS
+        return self.target.action.value in _SERVICE_ACTIONS
 
 
 _SERVICE_ACTIONS = frozenset({"compaction", "logcompaction", "clustering"})

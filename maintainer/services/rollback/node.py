@@ -32,20 +32,19 @@ from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
 from maintainer.services.common.rollback_instant import Fault, no_fault
+from maintainer.services.common.rollback_requests import relative_path
 from maintainer.services.rollback.approval import DroppedPath, intersect
 from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
-from maintainer.services.rollback.requests import relative_path
 from maintainer.services.rollback.state import load_rollback_inputs, settings_from_spec
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 
 SERVICE = "rollback"
-_NEW = (RollbackKind.ROLLBACK, RollbackKind.REVERT_TABLE_SERVICE)
+_NEW = (RollbackKind.ROLLBACK,)
 _KIND: dict[RollbackKind, ActionKind] = {
     RollbackKind.ROLLBACK: "rollback",
-    RollbackKind.REVERT_TABLE_SERVICE: "revert_table_service",
     RollbackKind.FINISH_PENDING_ROLLBACK: "finish_pending_rollback",
     RollbackKind.REMOVE_ROLLED_BACK_INSTANT: "remove_rolled_back_instant",
 }

@@ -35,7 +35,7 @@ from maintainer.hudi.projection import (
 )
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
-from maintainer.services.rollback.requests import relative_path
+from maintainer.services.common.rollback_requests import relative_path
 from maintainer.storage import FileInfo
 
 COMMAND_BLOCK_VERSION = 6

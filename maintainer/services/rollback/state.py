@@ -16,10 +16,9 @@ from maintainer.hudi.instant import (
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.logformat import read_log_file
 from maintainer.project.services import RollbackSpec
-from maintainer.services.rollback.markers import read_markers
+from maintainer.services.common.markers import Marker, read_markers
 from maintainer.services.rollback.model import (
     FailedWritesPolicy,
-    Marker,
     RollbackInputs,
     RollbackSettings,
 )

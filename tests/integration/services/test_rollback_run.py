@@ -22,6 +22,7 @@ from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.services.common.rollback_requests import relative_path
 from maintainer.services.common.table_service_rollback import rollback_table_service
 from maintainer.services.rollback.executor import run_rollback
 from maintainer.services.rollback.model import (
@@ -31,7 +32,6 @@ from maintainer.services.rollback.model import (
     RollbackSettings,
 )
 from maintainer.services.rollback.planner import plan_rollback
-from maintainer.services.rollback.requests import relative_path
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.spark.tasks import SparkRunner
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema

@@ -10,16 +10,15 @@ from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
 from maintainer.hudi.instant import Action, State, instant_time_to_epoch_ms
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.timeline import Timeline
-from maintainer.services.rollback.markers import read_markers
+from maintainer.services.common.markers import Marker, read_markers
+from maintainer.services.common.rollback_requests import absolute_path, relative_path
 from maintainer.services.rollback.model import (
     FailedWritesPolicy,
-    Marker,
     RollbackInputs,
     RollbackKind,
     RollbackSettings,
 )
 from maintainer.services.rollback.planner import plan_rollback
-from maintainer.services.rollback.requests import absolute_path, relative_path
 from maintainer.storage import Storage
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
