@@ -1,4 +1,4 @@
-"""Hudi's bloom filter: hash functions, sizing, dynamic row growth, serialisation."""
+"""Hudi's bloom filter: sizing, dynamic row growth, serialisation."""
 
 from __future__ import annotations
 
@@ -9,43 +9,18 @@ import struct
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
 from maintainer.errors import CorruptFileError, TableFormatError
-from maintainer.hudi import bloom
-
-ODD_KEYS = ["é", "ab", "abc", "abcd", "日本語キー", "x" * 13, "ÿÿ", "€a", "key-000017", "🙂🙂"]
+from maintainer.hudi import bloom, bloom_hash
+from tests.unit.hudi.test_bloom_hash import ODD_KEYS
 
 
 def test_default_sizing_is_hudis() -> None:
     config = bloom.DEFAULT_CONFIG
     assert (config.vector_size, config.num_hashes) == (2587966, 30)
     assert config.type_code == bloom.DYNAMIC_V0
-
-
-def test_jenkins_hash_matches_lookup3_reference_values() -> None:
-    # the published self-test values of Bob Jenkins' lookup3.c (hashlittle)
-    assert bloom.jenkins_hash(b"", 0) & 0xFFFFFFFF == 0xDEADBEEF
-    assert bloom.jenkins_hash(b"", 0xDEADBEEF) & 0xFFFFFFFF == 0xBD5B7DDE
-    assert bloom.jenkins_hash(b"Four score and seven years ago", 0) & 0xFFFFFFFF == 0x17770551
-    assert bloom.jenkins_hash(b"Four score and seven years ago", 1) & 0xFFFFFFFF == 0xCD628161
-
-
-@pytest.mark.parametrize("key", [*ODD_KEYS, "0123456789abcdef0123"])
-def test_vectorised_murmur_equals_the_scalar_one(key: str) -> None:
-    scalar = bloom.key_positions(key.encode(), 30, 2587966)
-    vector = bloom.murmur_positions([key], 30, 2587966).to_pylist()
-    assert sorted(vector) == sorted(scalar)
-    assert all(0 <= p < 2587966 for p in scalar)
-
-
-def test_positions_of_a_sliced_array_are_those_of_its_keys() -> None:
-    keys = pa.array([f"k{i}" for i in range(20)])
-    sliced = bloom.murmur_positions(keys.slice(7, 5), 5, 1000).to_pylist()
-    expected = [p for k in keys.slice(7, 5).to_pylist() for p in bloom.key_positions(k.encode(), 5, 1000)]
-    assert sorted(sliced) == sorted(expected)
 
 
 def test_added_keys_are_found_and_few_others_are() -> None:
@@ -95,7 +70,7 @@ def _java_dynamic_rows(keys: list[str], config: bloom.BloomFilterConfig) -> tupl
             reached_max, row = True, 0
         else:
             row = len(rows) - 1
-        rows[row].update(bloom.key_positions(key.encode(), config.num_hashes, config.vector_size))
+        rows[row].update(bloom_hash.key_positions(key.encode(), config.num_hashes, config.vector_size))
         current += 1
     return rows, current
 
@@ -132,11 +107,11 @@ def test_chunked_arrays_and_other_string_layouts_are_accepted() -> None:
 def test_legacy_unversioned_simple_filter_uses_jenkins() -> None:
     vector_size, hashes = 64, 3
     bits = bytearray(8)
-    for position in bloom.key_positions(b"legacy", hashes, vector_size, bloom.JENKINS_HASH):
+    for position in bloom_hash.key_positions(b"legacy", hashes, vector_size, bloom_hash.JENKINS_HASH):
         bits[position >> 3] |= 1 << (position & 7)
     text = base64.b64encode(struct.pack(">ii", hashes, vector_size) + bytes(bits)).decode()
     parsed = bloom.parse_bloom_filter(text, None)
-    assert parsed.hash_type == bloom.JENKINS_HASH
+    assert parsed.hash_type == bloom_hash.JENKINS_HASH
     assert parsed.might_contain("legacy")
 
 
@@ -224,17 +199,3 @@ def test_same_bytes_as_hadoops_own_filters(tmp_path: Path) -> None:
         builder.vector_size, builder.num_hashes = 1000, 7
         builder.add(keys)
         assert builder.build().serialize() == hadoop(per_row), type_code
-
-
-def test_vectorised_remainder_is_javas_abs_of_the_signed_remainder() -> None:
-    hashes = [0, 1, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 2587966, 0xDEADBEEF]
-    got = bloom._java_abs_remainder(np.array(hashes, np.uint32), 2587966).tolist()
-    signed = [h - (1 << 32) if h & 0x80000000 else h for h in hashes]
-    assert got == [abs(s) % 2587966 for s in signed]
-
-
-def test_keys_of_many_lengths_hash_as_one_by_one() -> None:
-    keys = [*ODD_KEYS, *(f"{i}:" + "é" * (i % 9) + "x" * (i % 23) for i in range(300))]
-    vector = bloom.murmur_positions(pa.array(keys), 4, 99991).to_pylist()
-    expected = [p for k in keys for p in bloom.key_positions(k.encode(), 4, 99991)]
-    assert sorted(vector) == sorted(expected)
