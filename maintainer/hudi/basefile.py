@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,6 +37,7 @@ import pyarrow.parquet as pq
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
 from maintainer.hudi import bloom
 from maintainer.hudi.logformat.arrow import arrow_schema
+from maintainer.hudi.record_keys import KeyRange
 from maintainer.storage.fs import Storage
 
 COMMIT_TIME = "_hoodie_commit_time"
@@ -145,8 +145,7 @@ class BaseFileWriter:
         self.schema = arrow_schema(self.avro_schema)
         self.num_rows = 0
         self._bloom = bloom.BloomFilterBuilder(self.settings.bloom_filter)
-        self._min_key: str | None = None
-        self._max_key: str | None = None
+        self._keys = KeyRange()
         self._buffer: list[pa.RecordBatch] = []
         self._buffered_bytes = 0
         self._closed = False
@@ -278,11 +277,7 @@ class BaseFileWriter:
     def _index_keys(self, keys: pa.ChunkedArray) -> None:
         """Add keys to the bloom filter and the key range (on the one hashing thread, in order)."""
         self._bloom.add(keys)
-        low, high = _key_range(keys)
-        if self._min_key is None or _java_order(low) < _java_order(self._min_key):
-            self._min_key = low
-        if self._max_key is None or _java_order(high) > _java_order(self._max_key):
-            self._max_key = high
+        self._keys.add(keys)
 
     def _flush(self) -> None:
         if not self._buffer:
@@ -308,11 +303,12 @@ class BaseFileWriter:
         self._finish_hashing()
         values: dict[str, str] = {}
         if self.settings.populate_meta_fields:
-            if self._min_key is not None and self._max_key is not None:
-                values[MIN_RECORD_KEY] = self._min_key
+            low, high = self._keys.low, self._keys.high
+            if low is not None and high is not None:
+                values[MIN_RECORD_KEY] = low
             values[bloom.BLOOM_FILTER_KEY] = self._bloom.build().serialize()
-            if self._max_key is not None:
-                values[MAX_RECORD_KEY] = self._max_key
+            if high is not None:
+                values[MAX_RECORD_KEY] = high
             type_code = self.settings.bloom_filter.type_code
             if type_code != bloom.SIMPLE:  # Hudi records the type code of dynamic filters only
                 values[bloom.TYPE_CODE_KEY] = type_code
@@ -354,39 +350,6 @@ class BaseFileWriter:
     @property
     def _where(self) -> str:
         return self.storage.uri(self.target.path)
-
-
-def _java_order(key: str) -> bytes:
-    """A sort key giving Java's ``String.compareTo`` order (UTF-16 code units)."""
-    return key.encode("utf-16-be")
-
-
-def _key_range(keys: pa.ChunkedArray) -> tuple[str, str]:
-    """Min and max record key as Hudi's Avro writer compares them (Java ``String`` order).
-
-    Arrow compares code points, which is the same order unless a key has characters beyond
-    U+FFFF (surrogate pairs in Java); only then are the keys compared one by one.
-    """
-    if any(_has_four_byte_characters(chunk) for chunk in keys.chunks):
-        values = [str(k) for k in keys.to_pylist()]
-        return min(values, key=_java_order), max(values, key=_java_order)
-    bounds = pc.min_max(keys)
-    return str(bounds["min"].as_py()), str(bounds["max"].as_py())
-
-
-def _has_four_byte_characters(chunk: pa.Array) -> bool:
-    """Does a ``string`` array hold a character beyond U+FFFF (a UTF-8 lead byte 0xF0-0xF4)?"""
-    if not pa.types.is_string(chunk.type):
-        return bool(pc.any(pc.match_substring_regex(chunk, _BEYOND_BMP)).as_py())
-    offsets_buffer, data_buffer = chunk.buffers()[1], chunk.buffers()[2]
-    if not len(chunk) or data_buffer is None:
-        return False
-    offsets = np.frombuffer(offsets_buffer, np.int32, len(chunk) + 1, 4 * chunk.offset)
-    data = np.frombuffer(data_buffer, np.uint8)[offsets[0] : offsets[-1]]
-    return bool((data >= 0xF0).any())
-
-
-_BEYOND_BMP = "[\\x{10000}-\\x{10FFFF}]"
 
 
 def _footer(path: str, num_rows: int, values: Mapping[str, str], where: str) -> BaseFileFooter:

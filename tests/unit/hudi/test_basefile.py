@@ -258,16 +258,3 @@ def test_bad_parquet_settings_are_refused_before_anything_is_left_behind(tmp_pat
     with pytest.raises(TableFormatError, match="cannot write Parquet"):
         basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO, settings)
     assert not (tmp_path / PATH).exists()
-
-
-def test_key_range_looks_for_surrogate_pairs_only_inside_sliced_chunks() -> None:
-    keys = pa.array(["\U0001f642x", "\ufffdz", "abc", "\U0001f642y"])
-    # outside the slice the 4-byte character does not count; code point order is Java's there
-    assert basefile._key_range(pa.chunked_array([keys.slice(1, 2)])) == ("abc", "\ufffdz")
-    # inside one chunk of several it does: Java puts U+1F642 (0xD83D...) before U+FFFD
-    chunked = pa.chunked_array([keys.slice(1, 2), keys.slice(3, 1)])
-    assert basefile._key_range(chunked) == ("abc", "\ufffdz")
-    assert basefile._key_range(pa.chunked_array([pa.array(["\U0001f642y", "\ufffd"])])) == (
-        "\U0001f642y",
-        "\ufffd",
-    )
