@@ -55,6 +55,10 @@ class RollbackSpec(FrozenModel):
     heartbeat_tolerable_misses: NonNegativeInt = 2
     """hoodie.client.heartbeat.tolerable.misses: a heartbeat older than interval x misses has expired."""
 
+    @property
+    def heartbeat_expiry_ms(self) -> int:
+        return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses
+
 
 class CompactionTrigger(FrozenModel):
     """When a compaction is scheduled (hoodie.compact.inline.trigger.strategy and its limits)."""

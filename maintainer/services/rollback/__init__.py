@@ -1,6 +1,6 @@
 """Roll back failed writes (Hudi's failed-writes cleaning and rollback action).
 
-``planner.plan_rollback(RollbackInputs, RollbackSettings, now)`` is pure;
+``planner.plan_rollback(RollbackInputs, RollbackSpec, now)`` is pure;
 ``state.load_rollback_inputs(LoadedTable)`` reads its inputs; ``executor.run_rollback(storage,
 config, PlannedRollback, runner=..., fault=...)`` carries one planned rollback out;
 rolling back one instant (deletes, rollback blocks, the rollback instant) is shared with

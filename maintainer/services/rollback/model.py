@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from enum import Enum
 
 from maintainer.hudi.filemodel import BaseFile, LogFile
@@ -12,25 +11,6 @@ from maintainer.hudi.instant import Instant
 from maintainer.hudi.payloads import RollbackPlan
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.common.markers import Marker
-
-
-class FailedWritesPolicy(str, Enum):
-    EAGER = "eager"
-    LAZY = "lazy"
-
-
-@dataclass(frozen=True, slots=True)
-class RollbackSettings:
-    """The rollback options the planner needs (names and defaults are Hudi's)."""
-
-    policy: FailedWritesPolicy = FailedWritesPolicy.EAGER
-    min_age: timedelta = timedelta(hours=1)
-    heartbeat_interval_ms: int = 60000
-    heartbeat_tolerable_misses: int = 2
-
-    @property
-    def heartbeat_expiry_ms(self) -> int:
-        return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from maintainer.services.rollback.approval import DroppedPath, intersect
 from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
-from maintainer.services.rollback.state import load_rollback_inputs, settings_from_spec
+from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 
@@ -55,8 +55,7 @@ def payload_name(table: str, target: str) -> str:
 
 
 def plan_rollback_result(table: LoadedTable, spec: TableSpec, now: datetime) -> RollbackPlanResult:
-    settings = settings_from_spec(spec.rollback or RollbackSpec())
-    return plan_rollback(load_rollback_inputs(table), settings, now)
+    return plan_rollback(load_rollback_inputs(table), spec.rollback or RollbackSpec(), now)
 
 
 def _request_record(request: RollbackRequest) -> RollbackRequestRecord:

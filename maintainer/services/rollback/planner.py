@@ -34,13 +34,12 @@ from maintainer.hudi.instant import (
     instant_time_to_epoch_ms,
     is_instant_time,
 )
+from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import (
-    FailedWritesPolicy,
     PlannedRollback,
     RollbackInputs,
     RollbackKind,
     RollbackPlanResult,
-    RollbackSettings,
     SkippedWrite,
 )
 from maintainer.services.rollback.requests import rollback_plan
@@ -94,9 +93,7 @@ def _age_ms(inputs: RollbackInputs, instant: Instant, now_ms: int) -> int | None
     return now_ms - instant_time_to_epoch_ms(instant.timestamp, inputs.timezone)
 
 
-def _why_alive(
-    inputs: RollbackInputs, instant: Instant, settings: RollbackSettings, now_ms: int
-) -> str | None:
+def _why_alive(inputs: RollbackInputs, instant: Instant, settings: RollbackSpec, now_ms: int) -> str | None:
     """Why the writer of ``instant`` may still be running (None: it is gone)."""
     age = _age_ms(inputs, instant, now_ms)
     min_age_ms = int(settings.min_age.total_seconds() * 1000)
@@ -104,7 +101,7 @@ def _why_alive(
         return (
             f"started {age // 1000}s ago, younger than min_age ({settings.min_age}): its writer may still run"
         )
-    if settings.policy is FailedWritesPolicy.EAGER:
+    if settings.failed_writes_policy == "eager":
         return None
     beat = inputs.heartbeats.get(instant.timestamp)
     if beat is not None and now_ms - beat <= settings.heartbeat_expiry_ms:
@@ -115,8 +112,8 @@ def _why_alive(
     return None
 
 
-def _why_failed(inputs: RollbackInputs, settings: RollbackSettings) -> str:
-    if settings.policy is FailedWritesPolicy.EAGER:
+def _why_failed(inputs: RollbackInputs, settings: RollbackSpec) -> str:
+    if settings.failed_writes_policy == "eager":
         return f"pending and older than min_age ({settings.min_age}) (eager policy)"
     return f"pending, older than min_age ({settings.min_age}), and its heartbeat expired (lazy policy)"
 
@@ -184,7 +181,7 @@ def _leftover_targets(inputs: RollbackInputs, busy: set[str]) -> list[PlannedRol
 
 
 def _failed(
-    inputs: RollbackInputs, settings: RollbackSettings, now_ms: int, busy: set[str]
+    inputs: RollbackInputs, settings: RollbackSpec, now_ms: int, busy: set[str]
 ) -> tuple[list[PlannedRollback], list[SkippedWrite]]:
     planned: list[PlannedRollback] = []
     skipped: list[SkippedWrite] = []
@@ -199,7 +196,7 @@ def _failed(
     return planned, skipped
 
 
-def plan_rollback(inputs: RollbackInputs, settings: RollbackSettings, now: datetime) -> RollbackPlanResult:
+def plan_rollback(inputs: RollbackInputs, settings: RollbackSpec, now: datetime) -> RollbackPlanResult:
     """Everything rollback would do, and why; pending rollbacks first, then newest failed first."""
     pending, services = _pending_rollbacks(inputs)
     busy = {p.target.timestamp for p in pending}

@@ -15,22 +15,10 @@ from maintainer.hudi.instant import (
 )
 from maintainer.hudi.loading import LoadedTable
 from maintainer.hudi.logformat import read_log_file
-from maintainer.project.services import RollbackSpec
 from maintainer.services.common.markers import Marker, read_markers
 from maintainer.services.rollback.model import (
-    FailedWritesPolicy,
     RollbackInputs,
-    RollbackSettings,
 )
-
-
-def settings_from_spec(spec: RollbackSpec) -> RollbackSettings:
-    return RollbackSettings(
-        policy=FailedWritesPolicy(spec.failed_writes_policy),
-        min_age=spec.min_age,
-        heartbeat_interval_ms=spec.heartbeat_interval_ms,
-        heartbeat_tolerable_misses=spec.heartbeat_tolerable_misses,
-    )
 
 
 def _pending_writes(table: LoadedTable, clustering: frozenset[str]) -> list[Instant]:

@@ -22,14 +22,13 @@ from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import LoadedTable, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.project.services import RollbackSpec
 from maintainer.services.common.rollback_requests import relative_path
 from maintainer.services.common.table_service_rollback import rollback_table_service
 from maintainer.services.rollback.executor import run_rollback
 from maintainer.services.rollback.model import (
-    FailedWritesPolicy,
     RollbackKind,
     RollbackPlanResult,
-    RollbackSettings,
 )
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.state import load_rollback_inputs
@@ -39,7 +38,7 @@ from tests.support import oracle
 
 META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"]  # fmt: skip
-EAGER_NOW = RollbackSettings(min_age=timedelta(0))
+EAGER_NOW = RollbackSpec(min_age=timedelta(0))
 CASES = [pytest.param(k, v, id=f"{k}-v{v}") for k in ("cow", "mor") for v in (6, 8)]
 
 
@@ -52,7 +51,7 @@ def make_table(path: Path, kind: str, version: int) -> GeneratedTable:
     return generate(str(path), DatagenSpec("t", kind, version, workload, failed_write=True))
 
 
-def plan(path: Path, settings: RollbackSettings = EAGER_NOW) -> tuple[LoadedTable, RollbackPlanResult]:
+def plan(path: Path, settings: RollbackSpec = EAGER_NOW) -> tuple[LoadedTable, RollbackPlanResult]:
     loaded = open_table(str(path))
     return loaded, plan_rollback(load_rollback_inputs(loaded), settings, datetime.now(timezone.utc))
 
@@ -138,7 +137,7 @@ def test_rollback_leaves_exactly_the_committed_rows(tmp_path: Path, kind: str, v
 def test_lazy_leaves_a_write_with_a_fresh_heartbeat_alone(tmp_path: Path) -> None:
     path = tmp_path / "t"
     table = make_table(path, "mor", 8)
-    lazy = RollbackSettings(policy=FailedWritesPolicy.LAZY, min_age=timedelta(0))
+    lazy = RollbackSpec(failed_writes_policy="lazy", min_age=timedelta(0))
     _, result = plan(path, lazy)
     assert not result.rollbacks
     (skipped,) = result.skipped
@@ -150,7 +149,7 @@ def test_lazy_leaves_a_write_with_a_fresh_heartbeat_alone(tmp_path: Path) -> Non
 def test_a_young_failed_write_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "t"
     make_table(path, "cow", 6)
-    _, result = plan(path, RollbackSettings(min_age=timedelta(hours=1)))
+    _, result = plan(path, RollbackSpec(min_age=timedelta(hours=1)))
     assert not result.rollbacks and "younger than min_age" in result.skipped[0].reason
 
 

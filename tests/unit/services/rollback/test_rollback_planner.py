@@ -10,13 +10,12 @@ from maintainer.hudi.filenames import BaseFileName, LogFileName, MarkerType
 from maintainer.hudi.instant import Action, State, instant_time_to_epoch_ms
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.timeline import Timeline
+from maintainer.project.services import RollbackSpec
 from maintainer.services.common.markers import Marker, read_markers
 from maintainer.services.common.rollback_requests import absolute_path, relative_path
 from maintainer.services.rollback.model import (
-    FailedWritesPolicy,
     RollbackInputs,
     RollbackKind,
-    RollbackSettings,
 )
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.storage import Storage
@@ -28,8 +27,8 @@ OLDER = "20260101080000000"
 YOUNG = "20260101115930000"  # 30 s before NOW
 COMMITTED = "20260101070000000"
 URI = "file:/data/t"
-EAGER = RollbackSettings(min_age=timedelta(hours=1))
-LAZY = RollbackSettings(policy=FailedWritesPolicy.LAZY, min_age=timedelta(minutes=5))
+EAGER = RollbackSpec(min_age=timedelta(hours=1))
+LAZY = RollbackSpec(failed_writes_policy="lazy", min_age=timedelta(minutes=5))
 
 
 def timeline(*names: str, layout: int = 1) -> Timeline:
@@ -85,7 +84,12 @@ def test_lazy_treats_a_missing_heartbeat_as_expired_but_still_respects_min_age()
 
 
 def test_heartbeat_expiry_is_interval_times_tolerable_misses() -> None:
-    settings = RollbackSettings(FailedWritesPolicy.LAZY, timedelta(0), 1000, 3)
+    settings = RollbackSpec(
+        failed_writes_policy="lazy",
+        min_age=timedelta(0),
+        heartbeat_interval_ms=1000,
+        heartbeat_tolerable_misses=3,
+    )
     live = plan_rollback(inputs(commits(OLD), heartbeats={OLD: NOW_MS - 3000}), settings, NOW)
     expired = plan_rollback(inputs(commits(OLD), heartbeats={OLD: NOW_MS - 3001}), settings, NOW)
     assert not live.rollbacks and expired.rollbacks

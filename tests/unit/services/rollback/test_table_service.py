@@ -10,11 +10,12 @@ from pathlib import Path
 from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.timeline import Timeline
+from maintainer.project.services import RollbackSpec
 from maintainer.services.common.table_service_rollback import (
     planned_table_service_rollback,
     table_service_rollback_plan,
 )
-from maintainer.services.rollback.model import RollbackInputs, RollbackSettings
+from maintainer.services.rollback.model import RollbackInputs
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.storage import Storage
 
@@ -87,6 +88,6 @@ def test_the_rollback_service_leaves_an_inflight_compaction_to_the_compactor() -
     later_log = LogFile("p1", V6_LOG.split("/")[1], 50, "f1-0", T, 1, "0-2-0")
     inputs = RollbackInputs(tl, table_version=6, is_mor=True, table_uri=uri, files=(own, later_log))
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    result = plan_rollback(inputs, RollbackSettings(), now)
+    result = plan_rollback(inputs, RollbackSpec(), now)
     assert not result.rollbacks
     assert [(s.instant.timestamp, s.instant.state) for s in result.skipped] == [(T, State.INFLIGHT)]
