@@ -51,8 +51,8 @@ from maintainer.hudi.payloads import (
 )
 from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.plan.model import NodePlan
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.state import clear_last_clean_cache

@@ -1,4 +1,6 @@
-"""Open a table: snapshot from storage, facts decoded from its instants, file-system view."""
+"""Open a table: its state (snapshot from storage, facts decoded from its instants, file-system
+view). Every reader of a table goes through :func:`read_table_state`; projections of a plan
+return a ``TableState`` too."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from maintainer.storage import Storage
 
 
 @dataclass(frozen=True)
-class LoadedTable:
+class TableState:
     """A table as read at one moment: its storage, snapshot and file-system view (or, with
     ``projection``, as it will be after earlier nodes of a plan ran)."""
 
@@ -35,15 +37,21 @@ def open_table(
     storage_options: Mapping[str, Any] | None = None,
     partitions: Iterable[str] | None = None,
     verify: bool = True,
-) -> LoadedTable:
+) -> TableState:
+    """The table at ``path`` (see :func:`read_table_state`)."""
+    return read_table_state(Storage(path, storage_options), partitions, verify)
+
+
+def read_table_state(
+    storage: Storage, partitions: Iterable[str] | None = None, verify: bool = True
+) -> TableState:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
     commands that only look at a table (``inspect`` shows a damaged table as it is)."""
-    storage = Storage(path, storage_options)
     snapshot = load_snapshot(storage, partitions)
     committed = verify_table(storage, snapshot) if verify else {}
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)
-    return LoadedTable(storage, snapshot, view, committed=committed)
+    return TableState(storage, snapshot, view, committed=committed)

@@ -17,7 +17,7 @@ from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableEr
 from maintainer.hudi import logformat
 from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.fsview import FileSystemView
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.merge import META_COLUMNS, LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.schema import conform, table_arrow_schema
@@ -120,12 +120,12 @@ def read_file_slice(
     return merge_file_slice(base, items, MergeRules.for_table(config), schema)
 
 
-def _view_for(table: LoadedTable, as_of: str | None) -> FileSystemView:
+def _view_for(table: TableState, as_of: str | None) -> FileSystemView:
     return table.view_as_of(as_of) if as_of else table.view
 
 
 def read_slices(
-    table: LoadedTable,
+    table: TableState,
     as_of: str | None = None,
     read_optimized: bool = False,
     on_corrupt: CorruptBlockHandler = refuse_corrupt_block,
@@ -139,7 +139,7 @@ def read_slices(
             yield rows
 
 
-def read_table(table: LoadedTable, as_of: str | None = None, read_optimized: bool = False) -> pa.Table | None:
+def read_table(table: TableState, as_of: str | None = None, read_optimized: bool = False) -> pa.Table | None:
     """All rows of the table as one Table in the table's current schema (None when empty)."""
     parts = list(read_slices(table, as_of, read_optimized))
     if not parts:
@@ -153,7 +153,7 @@ def read_table(table: LoadedTable, as_of: str | None = None, read_optimized: boo
 
 
 def read_records(
-    table: LoadedTable,
+    table: TableState,
     as_of: str | None = None,
     read_optimized: bool = False,
     on_corrupt: CorruptBlockHandler = refuse_corrupt_block,

@@ -17,9 +17,8 @@ from datetime import datetime
 
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
-from maintainer.hudi.fsview import build_view
-from maintainer.hudi.integrity import CorruptTableError, verify_table
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.integrity import CorruptTableError
+from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.table import (
     MetadataTableInfo,
     TableSnapshot,
@@ -29,7 +28,6 @@ from maintainer.hudi.table import (
     load_timeline,
 )
 from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.plan.artifact import plan_id_of
 from maintainer.plan.model import (
     METADATA_TABLE_PATH,
@@ -130,16 +128,12 @@ def _partitions_needed(
 
 def open_for_services(
     storage: Storage, request: TableRequest, services: Iterable[str], now: datetime
-) -> LoadedTable:
+) -> TableState:
     """Open the table listing only the partitions the services' planners need."""
     config = load_config(storage)
     timeline = load_timeline(storage, config)
     partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
-    snapshot = load_snapshot(storage, partitions)
-    committed = verify_table(storage, snapshot)
-    inputs = load_view_inputs(storage, snapshot)
-    view = build_view(snapshot.timeline, snapshot.listings, inputs)
-    return LoadedTable(storage, snapshot, view, committed=committed)
+    return read_table_state(storage, partitions)
 
 
 # -- nodes -----------------------------------------------------------------------------------
@@ -179,7 +173,7 @@ def _with_first_action(node: NodePlan, action: DropMetadataTable) -> NodePlan:
     )
 
 
-def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime) -> NodePlan:
+def _plan_node(table: TableState, spec: TableSpec, service: str, now: datetime) -> NodePlan:
     entry = service_for(service)
     if entry is None:
         return _blocked_node(spec.name, service, unsupported_reason(service))
@@ -192,7 +186,7 @@ def _plan_node(table: LoadedTable, spec: TableSpec, service: str, now: datetime)
 
 
 def _plan_in_order(
-    table: LoadedTable, spec: TableSpec, services: Iterable[str], now: datetime
+    table: TableState, spec: TableSpec, services: Iterable[str], now: datetime
 ) -> list[NodePlan]:
     """Plan the nodes in execution order. A node whose service plans on the projection sees
     the table as the earlier nodes will leave it (e.g. the clean after this plan's compaction,
@@ -222,7 +216,7 @@ def _first_runnable(nodes: list[NodePlan]) -> int | None:
 
 
 def _plan_nodes(
-    table: LoadedTable, request: TableRequest, services: tuple[str, ...], now: datetime
+    table: TableState, request: TableRequest, services: tuple[str, ...], now: datetime
 ) -> tuple[NodePlan, ...]:
     """Plan the nodes; with a metadata table to drop, the first node that runs drops it (its
     first action), before any other node changes the table."""

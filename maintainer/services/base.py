@@ -23,7 +23,7 @@ from pydantic import ConfigDict
 from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, TablePlan
 from maintainer.project.models import TableSpec
@@ -131,7 +131,7 @@ class TableService(Protocol):
         """The partitions its planner needs listed (None: all)."""
         ...
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         """The node, planned on the table (pure: no writes, no clock of its own)."""
         ...
 
@@ -139,7 +139,7 @@ class TableService(Protocol):
         """Payload name -> the bytes apply writes into the table's timeline."""
         ...
 
-    def project(self, table: LoadedTable, node: NodePlan) -> LoadedTable:
+    def project(self, table: TableState, node: NodePlan) -> TableState:
         """The table as it will be after the node ran (the table itself when it does not change
         what later nodes plan on)."""
         ...
@@ -168,5 +168,5 @@ class ServiceDefaults:
     def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return {}
 
-    def project(self, table: LoadedTable, node: NodePlan) -> LoadedTable:
+    def project(self, table: TableState, node: NodePlan) -> TableState:
         return table

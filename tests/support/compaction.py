@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from maintainer.datagen.generator import LOCAL_WRITERS
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CompactSlice
 from maintainer.project.models import TableSpec
@@ -23,7 +23,7 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
-def writer_compaction(path: Path) -> tuple[LoadedTable, list[CompactSlice]]:
+def writer_compaction(path: Path) -> tuple[TableState, list[CompactSlice]]:
     """What a Hudi writer would compact now: every slice with logs."""
     table = open_table(str(path))
     spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,

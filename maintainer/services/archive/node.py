@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
@@ -22,12 +22,12 @@ from maintainer.services.archive.state import load_archive_inputs
 SERVICE = "archive"
 
 
-def plan_archive_result(table: LoadedTable, spec: TableSpec) -> ArchivePlanResult:
+def plan_archive_result(table: TableState, spec: TableSpec) -> ArchivePlanResult:
     inputs = load_archive_inputs(table, spec.compaction)
     return plan_archive(inputs, spec.archive or ArchiveSpec())
 
 
-def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_archive_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_archive_result(table, spec)
     timeline = table.snapshot.timeline
     actions = []
@@ -59,7 +59,7 @@ def plan_archive_service(table: LoadedTable, spec: TableSpec, now: datetime) -> 
 
 
 def apply_archive_node(
-    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
+    table: TableState, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
 ) -> ArchiveOutcome:
     """Archive the approved instants that are still archivable; the others are drift."""
     approved = {a.target for a in node.actions_of(ArchiveInstant)}

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
@@ -25,7 +25,7 @@ class ArchiveService(ServiceDefaults):
     ) -> tuple[str, ...] | None:
         return ()  # archival reads the timeline only
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_archive_service(table, spec, now)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from maintainer.hudi.archived import archived_instants
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.project.services import CompactionSpec
 from maintainer.services.archive import v6_log
 from maintainer.services.archive.planner import ArchiveInputs
 from maintainer.services.common.clean_history import last_clean_ectr
 
 
-def already_archived(table: LoadedTable) -> frozenset[str]:
+def already_archived(table: TableState) -> frozenset[str]:
     """Active completed instants the archived timeline already holds (an interrupted archival)."""
     timeline = table.snapshot.timeline
     config = table.snapshot.config
@@ -28,7 +28,7 @@ def already_archived(table: LoadedTable) -> frozenset[str]:
 COUNTING_TRIGGERS = frozenset({"num_commits", "num_and_time"})
 
 
-def compaction_max_delta_commits(table: LoadedTable, compaction: CompactionSpec | None) -> int | None:
+def compaction_max_delta_commits(table: TableState, compaction: CompactionSpec | None) -> int | None:
     """The delta-commit count the compaction trigger needs kept, on every MOR table: Hudi's
     archivers apply the guard whenever the trigger strategy counts delta commits, and its
     default (num_commits, 5) holds where the manifest says nothing about compaction or turns
@@ -39,7 +39,7 @@ def compaction_max_delta_commits(table: LoadedTable, compaction: CompactionSpec 
     return trigger.max_delta_commits if trigger.strategy in COUNTING_TRIGGERS else None
 
 
-def load_archive_inputs(table: LoadedTable, compaction: CompactionSpec | None = None) -> ArchiveInputs:
+def load_archive_inputs(table: TableState, compaction: CompactionSpec | None = None) -> ArchiveInputs:
     return ArchiveInputs(
         timeline=table.snapshot.timeline,
         last_clean_ectr=last_clean_ectr(table),

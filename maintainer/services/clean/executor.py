@@ -25,7 +25,7 @@ from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect, FinishPendingClean
 from maintainer.project.models import TableSpec
@@ -47,10 +47,10 @@ from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.tasks import TaskRunner
 
-CurrentPlanner = Callable[[LoadedTable, TableSpec, datetime], CleanPlanResult]
+CurrentPlanner = Callable[[TableState, TableSpec, datetime], CleanPlanResult]
 
 
-def recheck_planner(table: LoadedTable, spec: TableSpec, now: datetime) -> CleanPlanResult:
+def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanPlanResult:
     """The same planner on the table as it is now, over every partition the table was opened
     with (the approved ones), not today's incremental window: the approved files may lie
     outside it (e.g. once a pending clean was finished, the window starts at its earliest
@@ -81,7 +81,7 @@ class CleanExecutor:
         self.runs: list[CleanRun] = []
 
     # -- reading ------------------------------------------------------------------------------
-    def open(self) -> LoadedTable:
+    def open(self) -> TableState:
         """The table as it is now, listing only the partitions the approved clean touches."""
         return open_table(self.ctx.table.path, self.ctx.storage_options, self.approved_partitions())
 
@@ -95,16 +95,16 @@ class CleanExecutor:
         """instant time -> each pending clean the plan finishes."""
         return {a.target: a for a in self.ctx.node.actions_of(FinishPendingClean)}
 
-    def writer(self, table: LoadedTable) -> TimelineWriter:
+    def writer(self, table: TableState) -> TimelineWriter:
         return TimelineWriter(table.storage, table.snapshot.config)
 
     # -- 1. metadata table ------------------------------------------------------------------------
-    def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
+    def handle_metadata_table(self, table: TableState) -> TableState:
         dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files")
         return self.open() if dropped else table
 
     # -- 2. pending cleans --------------------------------------------------------------------------
-    def reviewed_requested(self, table: LoadedTable, instant: Instant) -> bytes:
+    def reviewed_requested(self, table: TableState, instant: Instant) -> bytes:
         """The ``.clean.requested`` of a pending clean the plan finishes, refused unless it is
         still the bytes the plan hashed."""
         path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
@@ -121,14 +121,14 @@ class CleanExecutor:
             )
         return data
 
-    def check_pending(self, table: LoadedTable) -> None:
+    def check_pending(self, table: TableState) -> None:
         """Before anything is written: each pending clean the plan finishes is as reviewed."""
         approved = self.pending_approved()
         for instant in table.snapshot.timeline.pending_cleans():
             if instant.timestamp in approved:
                 self.reviewed_requested(table, instant)
 
-    def finish_reviewed(self, table: LoadedTable, instant: Instant) -> CleanRun:
+    def finish_reviewed(self, table: TableState, instant: Instant) -> CleanRun:
         """Finish a pending clean the plan named: only its listed files that are still
         deletable under the current view; the others are drift."""
         data = self.reviewed_requested(table, instant)
@@ -138,7 +138,7 @@ class CleanExecutor:
         keep = frozenset(path for path in listed if path not in live)
         return run_clean_instant(self.writer(table), data, self.tasks, instant, keep)
 
-    def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
+    def finish_pending(self, table: TableState) -> tuple[TableState, bool]:
         """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
         approved = set(self.pending_approved())
         own = False
@@ -179,7 +179,7 @@ class CleanExecutor:
             )
         return rebuilt
 
-    def new_clean(self, table: LoadedTable, approved: bytes | None) -> None:
+    def new_clean(self, table: TableState, approved: bytes | None) -> None:
         if approved is None:
             return
         approved_files, approved_partitions = approved_deletions(self.ctx.node)
@@ -265,7 +265,7 @@ class CleanExecutor:
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
 
-def drift_reason(table: LoadedTable, current: CleanPlanResult, path: str) -> str:
+def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:
     """Why an approved file is not deleted now: first what is wrong with the path itself (an
     edited plan: outside the table, not a Hudi data file), then what changed in the table."""
     problem = data_file_problem(path)

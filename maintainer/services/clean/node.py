@@ -9,7 +9,7 @@ from datetime import datetime
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import (
     Action,
     CleanEffect,
@@ -47,7 +47,7 @@ def requested_sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _pending_clean(storage: Storage, table: LoadedTable, instant: Instant) -> PendingClean:
+def _pending_clean(storage: Storage, table: TableState, instant: Instant) -> PendingClean:
     path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
     data = storage.read_bytes(path)
     plan = payloads.decode_cleaner_plan(data, storage.uri(path))
@@ -62,7 +62,7 @@ def _pending_clean(storage: Storage, table: LoadedTable, instant: Instant) -> Pe
     return PendingClean(instant.timestamp, frozenset(paths), emptied, requested_sha256(data))
 
 
-def pending_cleans(table: LoadedTable) -> list[PendingClean]:
+def pending_cleans(table: TableState) -> list[PendingClean]:
     return [_pending_clean(table.storage, table, i) for i in table.snapshot.timeline.pending_cleans()]
 
 
@@ -84,7 +84,7 @@ def _reasons(result: CleanPlanResult, files: list[FileToDelete]) -> tuple[str, .
     return tuple(reasons)
 
 
-def _effect(result: CleanPlanResult, files: list[FileToDelete], table: LoadedTable) -> CleanEffect:
+def _effect(result: CleanPlanResult, files: list[FileToDelete], table: TableState) -> CleanEffect:
     """The node's effect; ``savepointed_timestamps`` as Hudi records them in the clean plan
     (none for a non-partitioned table, whose cleans never scan incrementally by savepoint);
     ``projected_instants`` when planned on a projection (apply resolves them)."""
@@ -103,7 +103,7 @@ def _effect(result: CleanPlanResult, files: list[FileToDelete], table: LoadedTab
     )
 
 
-def _projection_reasons(table: LoadedTable) -> tuple[str, ...]:
+def _projection_reasons(table: TableState) -> tuple[str, ...]:
     return (table.projection.description,) if table.projection else ()
 
 
@@ -123,7 +123,7 @@ def _actions(pending: list[PendingClean], files: list[FileToDelete], emptied: li
     return actions
 
 
-def plan_clean_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_clean_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     """The clean node of one table: files already in a pending clean's plan are left to it."""
     result = plan_clean_node(table, spec, now)
     pending = pending_cleans(table)

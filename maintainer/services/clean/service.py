@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
@@ -28,7 +28,7 @@ class CleanService(ServiceDefaults):
     ) -> tuple[str, ...] | None:
         return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_clean_service(table, spec, now)
 
     def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:

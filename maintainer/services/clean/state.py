@@ -16,7 +16,7 @@ from datetime import datetime
 from maintainer.hudi import payloads
 from maintainer.hudi.fsview import FileSystemView, build_view
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.timeline import Timeline
 from maintainer.project.models import TableSpec
@@ -125,7 +125,7 @@ def partitions_to_list(
     return clean_scope(storage, timeline, spec, now, tz).partitions
 
 
-def _scoped_view(table: LoadedTable, partitions: tuple[str, ...] | None) -> FileSystemView:
+def _scoped_view(table: TableState, partitions: tuple[str, ...] | None) -> FileSystemView:
     listings = table.snapshot.listings
     if partitions is None or set(partitions) == set(listings):
         return table.view
@@ -147,7 +147,7 @@ def _projected_scope(spec: CleanSpec) -> CleanScope:
     return CleanScope(clean_settings(spec), ScanScope(True, reason), None)
 
 
-def clean_inputs(table: LoadedTable, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
+def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
     """The planner's inputs for this table; the view covers only the scanned partitions."""
     tz = table.snapshot.config.timeline_timezone
     found = (
@@ -166,7 +166,7 @@ def clean_inputs(table: LoadedTable, spec: CleanSpec, now: datetime) -> tuple[Cl
     return inputs, found.settings
 
 
-def plan_clean_node(table: LoadedTable, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
+def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
     """What a clean of this table would delete now (the same planner on plan and on apply)."""
     spec = table_spec.clean or CleanSpec()
     inputs, settings = clean_inputs(table, spec, now)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 
 
-def last_clean_ectr(table: LoadedTable) -> str | None:
+def last_clean_ectr(table: TableState) -> str | None:
     """The earliest commit to retain recorded by the table's last completed clean (None: no
     clean, or one that recorded none)."""
     timeline = table.snapshot.timeline

@@ -14,7 +14,7 @@ from typing import Any
 
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, CorruptFileError
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.properties import (
     PROPERTIES_FILE,
     format_java_properties,
@@ -92,7 +92,7 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
     return partitions
 
 
-def drop_if_approved(ctx: NodeContext, table: LoadedTable, effects: dict[str, Any], doing: str) -> bool:
+def drop_if_approved(ctx: NodeContext, table: TableState, effects: dict[str, Any], doing: str) -> bool:
     """Before a node changes the table: drop its metadata table when the node's first action
     says so (True: dropped, open the table again); an unexpected metadata table fails the node
     (``doing`` the change without updating it would leave it stale)."""
@@ -114,7 +114,7 @@ def drop_if_approved(ctx: NodeContext, table: LoadedTable, effects: dict[str, An
 
 def open_for_apply(
     ctx: NodeContext, effects: dict[str, Any], doing: str = "changing the table"
-) -> LoadedTable:
+) -> TableState:
     """The table as it is now, its metadata table dropped first when the plan says so (see
     :func:`drop_if_approved`)."""
     table = open_table(ctx.table.path, ctx.storage_options)

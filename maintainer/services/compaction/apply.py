@@ -21,7 +21,7 @@ from typing import Any
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CompactSlice, ExecutePendingCompaction
@@ -36,7 +36,7 @@ from maintainer.services.compaction.planner import find_operations, inputs_of, v
 from maintainer.tasks import TaskRunner
 
 
-def compaction_plan_id(table: LoadedTable, instant: Instant) -> str | None:
+def compaction_plan_id(table: TableState, instant: Instant) -> str | None:
     """The plan id a pending compaction's requested plan carries (None: not ours)."""
     path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
     plan = payloads.decode_compaction_plan(table.storage.read_bytes(path), table.storage.uri(path))
@@ -62,19 +62,19 @@ class CompactionApply:
         self.drift: list[Drift] = []
         self.runs: list[CompactionOutcome] = []
 
-    def open(self) -> LoadedTable:
+    def open(self) -> TableState:
         """The table as it is now, listing only the partitions of the approved slices (pending
         compactions run from their stored plans, which name their files)."""
         partitions = sorted({op.partition for op in approved_operations(self.ctx.node)})
         return open_table(self.ctx.table.path, self.ctx.storage_options, partitions)
 
     # -- 1. metadata table ----------------------------------------------------------------------
-    def handle_metadata_table(self, table: LoadedTable) -> LoadedTable:
+    def handle_metadata_table(self, table: TableState) -> TableState:
         dropped = drop_if_approved(self.ctx, table, self.effects, "compaction")
         return self.open() if dropped else table
 
     # -- 2. pending compactions -----------------------------------------------------------------
-    def finish_pending(self, table: LoadedTable) -> tuple[LoadedTable, bool]:
+    def finish_pending(self, table: TableState) -> tuple[TableState, bool]:
         """Execute the pending compactions; True when one was this plan's own (interrupted) one."""
         approved = {a.target for a in self.ctx.node.actions_of(ExecutePendingCompaction)}
         own = False
@@ -111,7 +111,7 @@ class CompactionApply:
             )
         return operations
 
-    def new_compaction(self, table: LoadedTable) -> None:
+    def new_compaction(self, table: TableState) -> None:
         operations = self.approved()
         if not operations:
             return

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.integrity import verify_compaction_reads
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import CompactionPlan
 from maintainer.plan.model import CompactSlice
 
@@ -54,7 +54,7 @@ def plan_files(plan: CompactionPlan | None) -> tuple[list[str], list[str]]:
     return bases, logs
 
 
-def pending_files(table: LoadedTable, instants: Iterable[Instant]) -> tuple[list[str], list[str]]:
+def pending_files(table: TableState, instants: Iterable[Instant]) -> tuple[list[str], list[str]]:
     """The base and log files the pending compactions ``instants`` will read."""
     storage, timeline = table.storage, table.snapshot.timeline
     bases: list[str] = []
@@ -69,7 +69,7 @@ def pending_files(table: LoadedTable, instants: Iterable[Instant]) -> tuple[list
 
 
 def verify_inputs(
-    table: LoadedTable,
+    table: TableState,
     operations: Iterable[CompactSlice],
     pending: Iterable[Instant],
     read_logs: bool = False,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import (
     Action,
@@ -49,7 +49,7 @@ def settings_of(spec: TableSpec) -> CompactionSettings:
     return CompactionSettings.from_spec(spec.compaction or CompactionSpec())
 
 
-def plan_compaction_node(table: LoadedTable, spec: TableSpec, now: datetime) -> CompactionPlanResult:
+def plan_compaction_node(table: TableState, spec: TableSpec, now: datetime) -> CompactionPlanResult:
     """The pure planner on an opened table with the manifest's settings."""
     return plan_compaction(inputs_of(table), settings_of(spec), now)
 
@@ -92,7 +92,7 @@ def node_from_result(table_name: str, result: CompactionPlanResult) -> NodePlan:
     )
 
 
-def plan_compaction_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_compaction_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     """The compaction node of one table (the registry's planner); planned on a projection (after
     this plan's rollbacks), its reasons say so first. A base file it would read that is not
     complete Parquet raises CorruptTableError (the whole table is blocked)."""

@@ -26,7 +26,7 @@ from maintainer.hudi.instant import (
     parse_instant_time,
     wall_clock_in_timezone,
 )
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.properties import MergeMode, TableConfig
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
@@ -240,6 +240,6 @@ def _schedule(
     )
 
 
-def inputs_of(table: LoadedTable) -> CompactionInputs:
+def inputs_of(table: TableState) -> CompactionInputs:
     """The planner's inputs from an opened table."""
     return CompactionInputs(table.snapshot.timeline, table.view, table.snapshot.config)

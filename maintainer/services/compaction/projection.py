@@ -18,7 +18,7 @@ from dataclasses import replace
 from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.fsview import ViewInputs, rebuild_partitions
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import (
     Projection,
     completed_entry,
@@ -64,7 +64,7 @@ def _new_base(file_slice: FileSlice | None, partition: str, file_id: str, instan
     return FileInfo(path, size if size else (file_slice.total_size if file_slice else 0), False)
 
 
-def _latest_slices(table: LoadedTable, groups: Iterable[tuple[str, str]]) -> dict[tuple[str, str], FileSlice]:
+def _latest_slices(table: TableState, groups: Iterable[tuple[str, str]]) -> dict[tuple[str, str], FileSlice]:
     """(partition, file id) -> latest slice, for the wanted groups (one pass per partition)."""
     wanted = set(groups)
     found: dict[tuple[str, str], FileSlice] = {}
@@ -76,7 +76,7 @@ def _latest_slices(table: LoadedTable, groups: Iterable[tuple[str, str]]) -> dic
     return found
 
 
-def _new_files(table: LoadedTable, node: NodePlan, executed: Iterable[str], new_instant: str | None
+def _new_files(table: TableState, node: NodePlan, executed: Iterable[str], new_instant: str | None
                ) -> dict[str, list[FileInfo]]:  # fmt: skip
     """Partition -> the base files the node's compactions write (a pending compaction's files
     are sized as the slice they replace; new operations as the planner expects)."""
@@ -114,7 +114,7 @@ def _description(executed: list[str], new_instant: str | None, slices: int) -> s
     return "compaction: " + "; ".join(parts)
 
 
-def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
+def project_after_compaction(table: TableState, node: NodePlan) -> TableState:
     """The table after ``node`` (a compaction node) ran; the table itself when it changes nothing."""
     if node.status is not NodeStatus.CHANGES:
         return table
@@ -136,4 +136,4 @@ def project_after_compaction(table: LoadedTable, node: NodePlan) -> LoadedTable:
     )
     # the groups of executed pending compactions and of new operations all get a new base file
     view = rebuild_partitions(table.view, projected_timeline, listings, inputs, added)
-    return LoadedTable(table.storage, snapshot, view, projection)
+    return TableState(table.storage, snapshot, view, projection)

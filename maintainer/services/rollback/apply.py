@@ -11,7 +11,7 @@ from typing import Any
 
 from maintainer.errors import PlanError
 from maintainer.hudi.instant import State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import NodePlan, RollbackAction
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
@@ -25,7 +25,7 @@ from maintainer.services.rollback.node import (
 )
 
 
-def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
+def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
     """The stored ``.rollback.requested`` payloads are the ones the approved body makes."""
     rebuilt = rollback_payloads(ctx.node, table.storage, ctx.plan_id)
     for name, data in rebuilt.items():
@@ -37,7 +37,7 @@ def check_rollback_payloads(ctx: NodeContext, table: LoadedTable) -> None:
             )
 
 
-def _requested_bytes(table: LoadedTable, planned: PlannedRollback) -> bytes | None:
+def _requested_bytes(table: TableState, planned: PlannedRollback) -> bytes | None:
     instant = planned.rollback_instant
     if instant is None:
         return None
@@ -45,7 +45,7 @@ def _requested_bytes(table: LoadedTable, planned: PlannedRollback) -> bytes | No
     return table.storage.read_bytes(path) if table.storage.exists(path) else None
 
 
-def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) -> RollbackAction | None:
+def _resumption(ctx: NodeContext, table: TableState, planned: PlannedRollback) -> RollbackAction | None:
     """An action approving the rest of this plan's own interrupted rollback of an approved
     target: its pending rollback carries the approved payload, or it completed and only the
     target's instant files are left."""
@@ -63,7 +63,7 @@ def _resumption(ctx: NodeContext, table: LoadedTable, planned: PlannedRollback) 
     return replace(rollback_action(planned, ctx.spec.name, table.storage.uri("")), reason=why)
 
 
-def with_resumptions(ctx: NodeContext, table: LoadedTable) -> NodePlan:
+def with_resumptions(ctx: NodeContext, table: TableState) -> NodePlan:
     """The approved node, plus the resumption of its own interrupted rollbacks."""
     current = plan_rollback_result(table, ctx.spec, ctx.clock()).rollbacks
     extra = [action for planned in current if (action := _resumption(ctx, table, planned)) is not None]

@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from maintainer.hudi import payloads
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.plan.model import (
     LeftAlone,
@@ -54,7 +54,7 @@ def payload_name(table: str, target: str) -> str:
     return f"{table}.{SERVICE}.{target}.requested"
 
 
-def plan_rollback_result(table: LoadedTable, spec: TableSpec, now: datetime) -> RollbackPlanResult:
+def plan_rollback_result(table: TableState, spec: TableSpec, now: datetime) -> RollbackPlanResult:
     return plan_rollback(load_rollback_inputs(table), spec.rollback or RollbackSpec(), now)
 
 
@@ -100,7 +100,7 @@ def rollback_action(planned: PlannedRollback, table: str, table_uri: str) -> Rol
     )
 
 
-def plan_rollback_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_rollback_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_rollback_result(table, spec, now)
     table_uri = table.storage.uri("")
     actions = [rollback_action(p, spec.name, table_uri) for p in result.rollbacks]
@@ -170,7 +170,7 @@ def approved_rollbacks(
 
 
 def apply_rollback_node(
-    table: LoadedTable,
+    table: TableState,
     spec: TableSpec,
     node: NodePlan,
     now: datetime,

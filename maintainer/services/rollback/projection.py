@@ -22,7 +22,7 @@ from dataclasses import replace
 from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.fsview import rebuild_partitions
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.naming import next_log_file_v6
 from maintainer.hudi.logformat.writer import rollback_command_block
 from maintainer.hudi.projection import (
@@ -81,7 +81,7 @@ def _projected_timeline(
     return with_entries(timeline, entries), times
 
 
-def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
+def project_after_rollback(table: TableState, node: NodePlan) -> TableState:
     """The table after ``node`` rolled back its failed writes; the table itself when it rolls
     back none."""
     actions = _rolled_back(node) if node.status is NodeStatus.CHANGES else []
@@ -103,4 +103,4 @@ def project_after_rollback(table: LoadedTable, node: NodePlan) -> LoadedTable:
     projected = replace(snapshot, timeline=timeline, listings=listings)
     changed = {path.rpartition("/")[0] for path in deleted} | set(added)
     view = rebuild_partitions(table.view, timeline, listings, table.view.inputs, changed)
-    return LoadedTable(table.storage, projected, view, projection)
+    return TableState(table.storage, projected, view, projection)

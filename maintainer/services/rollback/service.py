@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
@@ -20,13 +20,13 @@ from maintainer.storage import Storage
 class RollbackService(ServiceDefaults):
     descriptor = BY_NAME["rollback"]
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_rollback_service(table, spec, now)
 
     def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return node.rollback_payloads(plan, storage, plan_id)
 
-    def project(self, table: LoadedTable, plan: NodePlan) -> LoadedTable:
+    def project(self, table: TableState, plan: NodePlan) -> TableState:
         return project_after_rollback(table, plan)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:

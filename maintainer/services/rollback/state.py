@@ -13,7 +13,7 @@ from maintainer.hudi.instant import (
     State,
     instant_time_to_epoch_ms,
 )
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat import read_log_file
 from maintainer.services.common.markers import Marker, read_markers
 from maintainer.services.rollback.model import (
@@ -21,7 +21,7 @@ from maintainer.services.rollback.model import (
 )
 
 
-def _pending_writes(table: LoadedTable, clustering: frozenset[str]) -> list[Instant]:
+def _pending_writes(table: TableState, clustering: frozenset[str]) -> list[Instant]:
     """The pending writes the planner may roll back (no compaction, log compaction or
     clustering: those are left to the job that executes them)."""
     return [
@@ -31,12 +31,12 @@ def _pending_writes(table: LoadedTable, clustering: frozenset[str]) -> list[Inst
     ]
 
 
-def _markers(table: LoadedTable, instants: Iterable[Instant]) -> dict[str, tuple[Marker, ...]]:
+def _markers(table: TableState, instants: Iterable[Instant]) -> dict[str, tuple[Marker, ...]]:
     found = {i.timestamp: read_markers(table.storage, i.timestamp) for i in instants}
     return {time: markers for time, markers in found.items() if markers}
 
 
-def _block_instants(table: LoadedTable, logs: Iterable[LogFile]) -> dict[str, frozenset[str]]:
+def _block_instants(table: TableState, logs: Iterable[LogFile]) -> dict[str, frozenset[str]]:
     """INSTANT_TIMEs of the blocks of each log file (for listing-based rollbacks on v6)."""
     result = {}
     for log in logs:
@@ -49,7 +49,7 @@ CLOCK_SKEW_MS = 24 * 3600 * 1000
 """Margin for clock skew and a misconfigured timeline timezone (at most 14 hours off)."""
 
 
-def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> list[LogFile]:
+def _logs_written_since(table: TableState, instant_times: Iterable[str]) -> list[LogFile]:
     """Log files of the latest slices modified after the earliest of ``instant_times`` (less a
     clock-skew margin): only those can hold blocks of these instants, so only those are read."""
     tz = table.snapshot.config.timeline_timezone
@@ -60,7 +60,7 @@ def _logs_written_since(table: LoadedTable, instant_times: Iterable[str]) -> lis
     return [f for f in logs if (mtimes.get(f.path) or since) >= since]
 
 
-def _decode_plans(table: LoadedTable) -> dict[str, payloads.RollbackPlan]:
+def _decode_plans(table: TableState) -> dict[str, payloads.RollbackPlan]:
     timeline = table.snapshot.timeline
     plans = {}
     for instant in timeline.pending_rollbacks():
@@ -71,7 +71,7 @@ def _decode_plans(table: LoadedTable) -> dict[str, payloads.RollbackPlan]:
     return plans
 
 
-def _completed_rollback_targets(table: LoadedTable, pending_times: set[str]) -> dict[str, str]:
+def _completed_rollback_targets(table: TableState, pending_times: set[str]) -> dict[str, str]:
     """Targets of completed rollbacks that are still pending on the timeline (crash leftovers)."""
     timeline = table.snapshot.timeline
     targets: dict[str, str] = {}
@@ -88,12 +88,12 @@ def _completed_rollback_targets(table: LoadedTable, pending_times: set[str]) -> 
     return targets
 
 
-def _clustering_replacecommits(table: LoadedTable) -> frozenset[str]:
+def _clustering_replacecommits(table: TableState) -> frozenset[str]:
     clustering = table.view.inputs.pending_clustering.values()
     return frozenset(op.instant_time for op in clustering)
 
 
-def load_rollback_inputs(table: LoadedTable) -> RollbackInputs:
+def load_rollback_inputs(table: TableState) -> RollbackInputs:
     snapshot = table.snapshot
     clustering = _clustering_replacecommits(table)
     targets = _pending_writes(table, clustering)

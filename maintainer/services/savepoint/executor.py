@@ -15,7 +15,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
 from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata
 from maintainer.hudi.timeline_writer import TimelineWriter
 
@@ -34,7 +34,7 @@ def _slice_names(file_slice: FileSlice, table_version: int) -> list[str]:
 
 
 def savepoint_metadata(
-    table: LoadedTable, instant_time: str, user: str, comments: str, savepointed_at_ms: int
+    table: TableState, instant_time: str, user: str, comments: str, savepointed_at_ms: int
 ) -> SavepointMetadata:
     """The files a savepoint at ``instant_time`` keeps: the latest slices as of that instant."""
     view = table.view_as_of(instant_time)
@@ -55,7 +55,7 @@ def savepoint_metadata(
 
 
 def create_savepoint(
-    table: LoadedTable,
+    table: TableState,
     instant_time: str,
     *,
     user: str = DEFAULT_USER,
@@ -76,7 +76,7 @@ def create_savepoint(
     return writer.complete(inflight, payloads.encode_avro(metadata))
 
 
-def delete_savepoint(table: LoadedTable, instant_time: str) -> list[str]:
+def delete_savepoint(table: TableState, instant_time: str) -> list[str]:
     """Remove the savepoint's timeline files (inflight, then completed); the removed names."""
     writer = TimelineWriter(table.storage, table.snapshot.config)
     return writer.delete_instant(Instant(instant_time, Action.SAVEPOINT, State.COMPLETED))

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from maintainer.hudi.instant import Instant
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
@@ -24,7 +24,7 @@ CREATE_SERVICE = "savepoint_create"
 DELETE_SERVICE = "savepoint_delete"
 
 
-def plan_savepoint_result(table: LoadedTable, spec: TableSpec, now: datetime) -> SavepointPlanResult:
+def plan_savepoint_result(table: TableState, spec: TableSpec, now: datetime) -> SavepointPlanResult:
     return plan_savepoints(load_savepoint_inputs(table), spec.savepoints or SavepointsSpec(), now)
 
 
@@ -47,7 +47,7 @@ def _node(
     )
 
 
-def plan_savepoint_create_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_savepoint_create_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_savepoint_result(table, spec, now)
     reasons = [f"cannot savepoint {b.instant_time}: {b.reason}" for b in result.blocked]
     if result.kept:
@@ -58,13 +58,13 @@ def plan_savepoint_create_service(table: LoadedTable, spec: TableSpec, now: date
     return node
 
 
-def plan_savepoint_delete_service(table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+def plan_savepoint_delete_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_savepoint_result(table, spec, now)
     return _node(spec, DELETE_SERVICE, DeleteSavepoint, result.delete, [])
 
 
 def apply_savepoint_create_node(
-    table: LoadedTable,
+    table: TableState,
     spec: TableSpec,
     node: NodePlan,
     now: datetime,
@@ -82,7 +82,7 @@ def apply_savepoint_create_node(
 
 
 def apply_savepoint_delete_node(
-    table: LoadedTable, spec: TableSpec, node: NodePlan, now: datetime
+    table: TableState, spec: TableSpec, node: NodePlan, now: datetime
 ) -> list[str]:
     approved = {a.target for a in node.actions_of(DeleteSavepoint)}
     due = [

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import Projection, completed_entry, with_entries
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.savepoint.executor import savepoint_metadata
@@ -20,12 +20,12 @@ from maintainer.services.savepoint.executor import savepoint_metadata
 _PROJECTED = "projected"
 
 
-def _kept_files(table: LoadedTable, instant_time: str) -> set[str]:
+def _kept_files(table: TableState, instant_time: str) -> set[str]:
     metadata = savepoint_metadata(table, instant_time, _PROJECTED, _PROJECTED, 0)
     return {name for p in metadata.partition_metadata.values() for name in p.savepoint_data_file}
 
 
-def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> LoadedTable:
+def project_after_savepoint_create(table: TableState, node: NodePlan) -> TableState:
     """The table after ``node`` created its savepoints; the table itself when it creates none."""
     created = [a.target for a in node.actions if a.kind == "create_savepoint"]
     if node.status is not NodeStatus.CHANGES or not created:
@@ -42,4 +42,4 @@ def project_after_savepoint_create(table: LoadedTable, node: NodePlan) -> Loaded
     projection = Projection.after(table.projection, f"savepoint(s) {', '.join(created)}")
     # savepoints change no file group: the view's groups stay, with the new timeline and inputs
     view = FileSystemView(projected_timeline, table.view.groups, inputs, table.view.uncommitted)
-    return LoadedTable(table.storage, snapshot, view, projection)
+    return TableState(table.storage, snapshot, view, projection)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.plan.model import NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
@@ -20,10 +20,10 @@ from maintainer.services.savepoint.validate import validate_savepoint_create, va
 class SavepointCreateService(ServiceDefaults):
     descriptor = BY_NAME["savepoint_create"]
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_savepoint_create_service(table, spec, now)
 
-    def project(self, table: LoadedTable, plan: NodePlan) -> LoadedTable:
+    def project(self, table: TableState, plan: NodePlan) -> TableState:
         return project_after_savepoint_create(table, plan)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
@@ -36,7 +36,7 @@ class SavepointCreateService(ServiceDefaults):
 class SavepointDeleteService(ServiceDefaults):
     descriptor = BY_NAME["savepoint_delete"]
 
-    def plan(self, table: LoadedTable, spec: TableSpec, now: datetime) -> NodePlan:
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_savepoint_delete_service(table, spec, now)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:

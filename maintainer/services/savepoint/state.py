@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.services.savepoint.planner import SavepointInputs
 
 
-def pending_clean_ectrs(table: LoadedTable) -> tuple[str, ...]:
+def pending_clean_ectrs(table: TableState) -> tuple[str, ...]:
     timeline = table.snapshot.timeline
     found = []
     for clean in timeline.pending_cleans():
@@ -20,7 +20,7 @@ def pending_clean_ectrs(table: LoadedTable) -> tuple[str, ...]:
     return tuple(found)
 
 
-def load_savepoint_inputs(table: LoadedTable) -> SavepointInputs:
+def load_savepoint_inputs(table: TableState) -> SavepointInputs:
     return SavepointInputs(
         timeline=table.snapshot.timeline,
         last_clean_ectr=last_clean_ectr(table),

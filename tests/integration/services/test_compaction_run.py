@@ -24,7 +24,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, State
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_metadata_table
@@ -49,7 +49,7 @@ FILE_NAME = "_hoodie_file_name"
 MOR_FIXTURES = [n for n in fx.fixture_names() if "_mor_" in n]
 
 
-def plan(path: Path | str) -> tuple[LoadedTable, CompactionPlanResult]:
+def plan(path: Path | str) -> tuple[TableState, CompactionPlanResult]:
     table = open_table(str(path))
     return table, plan_compaction(inputs_of(table), EVERYTHING, datetime.now(timezone.utc))
 

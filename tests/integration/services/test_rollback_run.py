@@ -19,7 +19,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.filemodel import BaseFile
 from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.instant import Action, State
-from maintainer.hudi.loading import LoadedTable, open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import RollbackSpec
@@ -51,7 +51,7 @@ def make_table(path: Path, kind: str, version: int) -> GeneratedTable:
     return generate(str(path), DatagenSpec("t", kind, version, workload, failed_write=True))
 
 
-def plan(path: Path, settings: RollbackSpec = EAGER_NOW) -> tuple[LoadedTable, RollbackPlanResult]:
+def plan(path: Path, settings: RollbackSpec = EAGER_NOW) -> tuple[TableState, RollbackPlanResult]:
     loaded = open_table(str(path))
     return loaded, plan_rollback(load_rollback_inputs(loaded), settings, datetime.now(timezone.utc))
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import cast
 
 from maintainer.hudi.instant import Action
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
@@ -169,9 +169,9 @@ def test_mor_keeps_the_delta_commits_the_compaction_trigger_counts() -> None:
     ]
 
 
-def _table(is_mor: bool) -> LoadedTable:
+def _table(is_mor: bool) -> TableState:
     config = SimpleNamespace(is_mor=is_mor)
-    return cast(LoadedTable, SimpleNamespace(snapshot=SimpleNamespace(config=config)))
+    return cast(TableState, SimpleNamespace(snapshot=SimpleNamespace(config=config)))
 
 
 def test_the_compaction_window_guard_holds_on_every_mor_table() -> None:

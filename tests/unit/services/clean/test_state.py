@@ -154,7 +154,7 @@ def test_plan_on_a_fully_listed_table_keeps_to_the_incremental_partitions(tmp_pa
 
 def test_plan_lists_window_partitions_the_opened_table_lacks(tmp_path: Path) -> None:
     from maintainer.hudi.fsview import build_view
-    from maintainer.hudi.loading import LoadedTable
+    from maintainer.hudi.loading import TableState
     from maintainer.hudi.table import load_snapshot
     from maintainer.hudi.view_inputs import load_view_inputs
 
@@ -163,7 +163,7 @@ def test_plan_lists_window_partitions_the_opened_table_lacks(tmp_path: Path) -> 
     ct.write_completed_clean(str(root), commits[7], savepointed="")
     storage = Storage(str(root))
     snapshot = load_snapshot(storage, [])
-    partial = LoadedTable(
+    partial = TableState(
         storage,
         snapshot,
         build_view(snapshot.timeline, snapshot.listings, load_view_inputs(storage, snapshot)),
@@ -176,14 +176,14 @@ def test_plan_on_listings_of_file_infos_matches_the_column_wise_listings(tmp_pat
     """A table whose listings are plain FileInfo tuples (as a projection makes) plans the same."""
     from dataclasses import replace
 
-    from maintainer.hudi.loading import LoadedTable
+    from maintainer.hudi.loading import TableState
 
     root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
     commits = ct.completed_commits(root)
     ct.write_completed_clean(str(root), commits[7], savepointed="")
     table = open_table(str(root))
     some = dict(list(table.snapshot.listings.items())[:3])
-    plain = LoadedTable(table.storage, replace(table.snapshot, listings=some), table.view)
+    plain = TableState(table.storage, replace(table.snapshot, listings=some), table.view)
     expected = plan_clean_node(table, spec(str(root), commits_retained=3), NOW)
     assert not expected.scope.full and expected.files
     assert plan_clean_node(plain, spec(str(root), commits_retained=3), NOW).files == expected.files

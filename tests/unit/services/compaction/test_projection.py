@@ -9,7 +9,7 @@ from pathlib import Path
 
 from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
 from maintainer.hudi.instant import Action, State
-from maintainer.hudi.loading import LoadedTable
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import projected_instant_time
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot
 from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePlan, NodeStatus
@@ -33,11 +33,11 @@ NO_MDT = MetadataTableInfo(False, (), ())
 
 
 def loaded(tmp_path: Path, names: Iterable[str], files: Mapping[str, list[tuple[str, int]]],
-           layout: int = 1, inputs: ViewInputs | None = None) -> LoadedTable:  # fmt: skip
+           layout: int = 1, inputs: ViewInputs | None = None) -> TableState:  # fmt: skip
     tl = timeline(names, layout)
     listings = {p: tuple(FileInfo(f"{p}/{n}", size, False) for n, size in fs) for p, fs in files.items()}
     snapshot = TableSnapshot(str(tmp_path), config(6 if layout == 1 else 8), tl, listings, NO_MDT)
-    return LoadedTable(Storage(str(tmp_path)), snapshot, build_view(tl, listings, inputs))
+    return TableState(Storage(str(tmp_path)), snapshot, build_view(tl, listings, inputs))
 
 
 def compaction_node(
@@ -56,7 +56,7 @@ def operation(partition: str, file_id: str, base_n: int, log_ns: Iterable[int]) 
     )
 
 
-def v6_table(tmp_path: Path, inputs: ViewInputs | None = None, extra: Iterable[str] = ()) -> LoadedTable:
+def v6_table(tmp_path: Path, inputs: ViewInputs | None = None, extra: Iterable[str] = ()) -> TableState:
     names = [*completed(1, "commit"), *deltas(2, 3), *extra]
     files = {
         "p": [(base("f1", 1), 10 * MB), (log("f1", 1, 1), MB), (log("f1", 1, 2), MB), (base("f2", 1), MB)]
