@@ -153,6 +153,15 @@ def commit_metadata() -> p.CommitMetadata:
     )
 
 
+def replace_commit_metadata() -> p.ReplaceCommitMetadata:
+    return p.ReplaceCommitMetadata(
+        partition_to_write_stats={"city=chennai": (write_stat(),)},
+        extra_metadata={},
+        operation_type="CLUSTER",
+        partition_to_replace_file_ids={"city=chennai": (FILE_ID,), "city=gone": ()},
+    )
+
+
 def requested_replace_metadata() -> p.RequestedReplaceMetadata:
     group = p.ClusteringGroup(
         slices=(
@@ -200,6 +209,7 @@ AVRO_SAMPLES: dict[str, Callable[[], Any]] = {
     "rollback_metadata": rollback_metadata,
     "savepoint_metadata": savepoint_metadata,
     "commit_metadata": commit_metadata,
+    "replace_commit_metadata": replace_commit_metadata,
     "requested_replace_metadata": requested_replace_metadata,
     "archived_meta_entry": archived_meta_entry,
     "lsm_timeline_instant": lsm_timeline_instant,
