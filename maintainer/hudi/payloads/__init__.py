@@ -20,7 +20,8 @@ Encoding:
   log blocks); :func:`self_contained_schema` / :func:`schema_text`: the embedded (Java-style
   self-contained: each named type defined once) schema of a Hudi type.
 
-Models are frozen dataclasses with ``from_record(dict)`` / ``to_record()`` (Avro field names):
+Models are frozen dataclasses with ``from_record(dict)`` / ``to_record()`` (Avro field names), both
+given by :class:`~maintainer.hudi.payloads.records.AvroRecord` from each field's metadata:
 :class:`CleanerPlan` (:class:`CleanFileInfo`, :class:`ActionInstant`), :class:`CleanMetadata`
 (:class:`CleanPartitionMetadata`), :class:`CompactionPlan` (:class:`CompactionOperation`,
 :class:`CompactionStrategy`), :class:`RollbackPlan` (:class:`RollbackRequest`, :class:`InstantInfo`),

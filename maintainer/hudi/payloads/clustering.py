@@ -7,131 +7,57 @@ groups are pending clustering until the replacecommit completes).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar
 
-from maintainer.hudi.payloads.common import Record, list_or_none, map_or_none, tuple_or_none
+from maintainer.hudi.payloads.common import float_values
+from maintainer.hudi.payloads.records import AvroRecord, avro
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SliceInfo:
+class SliceInfo(AvroRecord):
     """``HoodieSliceInfo``: one file slice of a clustering group."""
 
-    file_id: str | None
-    partition_path: str | None = None
-    data_file_path: str | None = None
-    delta_file_paths: tuple[str, ...] | None = None
-    bootstrap_file_path: str | None = None
-    version: int | None = 1
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> SliceInfo:
-        return cls(
-            file_id=record.get("fileId"),
-            partition_path=record.get("partitionPath"),
-            data_file_path=record.get("dataFilePath"),
-            delta_file_paths=tuple_or_none(record.get("deltaFilePaths")),
-            bootstrap_file_path=record.get("bootstrapFilePath"),
-            version=record.get("version", 1),
-        )
-
-    def to_record(self) -> Record:
-        return {
-            "dataFilePath": self.data_file_path,
-            "deltaFilePaths": list_or_none(self.delta_file_paths),
-            "fileId": self.file_id,
-            "partitionPath": self.partition_path,
-            "bootstrapFilePath": self.bootstrap_file_path,
-            "version": self.version,
-        }
+    file_id: str | None = field(metadata=avro("fileId"))
+    partition_path: str | None = field(default=None, metadata=avro("partitionPath"))
+    data_file_path: str | None = field(default=None, metadata=avro("dataFilePath"))
+    delta_file_paths: tuple[str, ...] | None = field(default=None, metadata=avro("deltaFilePaths"))
+    bootstrap_file_path: str | None = field(default=None, metadata=avro("bootstrapFilePath"))
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ClusteringGroup:
+class ClusteringGroup(AvroRecord):
     """``HoodieClusteringGroup``: slices rewritten together into ``num_output_file_groups`` groups."""
 
-    slices: tuple[SliceInfo, ...] | None = None
-    metrics: Mapping[str, float] | None = None
-    num_output_file_groups: int | None = 1
-    extra_metadata: Mapping[str, str] | None = None
-    version: int | None = 1
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ClusteringGroup:
-        return cls(
-            slices=tuple_or_none(record.get("slices"), SliceInfo.from_record),
-            metrics=map_or_none(record.get("metrics")),
-            num_output_file_groups=record.get("numOutputFileGroups", 1),
-            extra_metadata=map_or_none(record.get("extraMetadata")),
-            version=record.get("version", 1),
-        )
-
-    def to_record(self) -> Record:
-        return {
-            "slices": list_or_none(self.slices, SliceInfo.to_record),
-            "metrics": map_or_none(self.metrics, float),
-            "numOutputFileGroups": self.num_output_file_groups,
-            "extraMetadata": map_or_none(self.extra_metadata),
-            "version": self.version,
-        }
+    slices: tuple[SliceInfo, ...] | None = field(default=None, metadata=avro("slices"))
+    metrics: Mapping[str, float] | None = field(default=None, metadata=avro("metrics", encode=float_values))
+    num_output_file_groups: int | None = field(default=1, metadata=avro("numOutputFileGroups", missing=1))
+    extra_metadata: Mapping[str, str] | None = field(default=None, metadata=avro("extraMetadata"))
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ClusteringStrategy:
+class ClusteringStrategy(AvroRecord):
     """``HoodieClusteringStrategy``: the execution strategy class and its parameters."""
 
-    strategy_class_name: str | None = None
-    strategy_params: Mapping[str, str] | None = None
-    version: int | None = 1
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ClusteringStrategy:
-        return cls(
-            strategy_class_name=record.get("strategyClassName"),
-            strategy_params=map_or_none(record.get("strategyParams")),
-            version=record.get("version", 1),
-        )
-
-    def to_record(self) -> Record:
-        return {
-            "strategyClassName": self.strategy_class_name,
-            "strategyParams": map_or_none(self.strategy_params),
-            "version": self.version,
-        }
+    strategy_class_name: str | None = field(default=None, metadata=avro("strategyClassName"))
+    strategy_params: Mapping[str, str] | None = field(default=None, metadata=avro("strategyParams"))
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ClusteringPlan:
+class ClusteringPlan(AvroRecord):
     """``HoodieClusteringPlan``: the groups of a clustering."""
 
-    input_groups: tuple[ClusteringGroup, ...] | None = None
-    strategy: ClusteringStrategy | None = None
-    extra_metadata: Mapping[str, str] | None = None
-    version: int | None = 1
-    preserve_hoodie_metadata: bool | None = None
-    missing_schedule_partitions: tuple[str, ...] | None = None
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ClusteringPlan:
-        strategy = record.get("strategy")
-        return cls(
-            input_groups=tuple_or_none(record.get("inputGroups"), ClusteringGroup.from_record),
-            strategy=ClusteringStrategy.from_record(strategy) if strategy is not None else None,
-            extra_metadata=map_or_none(record.get("extraMetadata")),
-            version=record.get("version", 1),
-            preserve_hoodie_metadata=record.get("preserveHoodieMetadata"),
-            missing_schedule_partitions=tuple_or_none(record.get("missingSchedulePartitions")),
-        )
-
-    def to_record(self) -> Record:
-        return {
-            "inputGroups": list_or_none(self.input_groups, ClusteringGroup.to_record),
-            "strategy": self.strategy.to_record() if self.strategy is not None else None,
-            "extraMetadata": map_or_none(self.extra_metadata),
-            "version": self.version,
-            "preserveHoodieMetadata": self.preserve_hoodie_metadata,
-            "missingSchedulePartitions": list_or_none(self.missing_schedule_partitions),
-        }
+    input_groups: tuple[ClusteringGroup, ...] | None = field(default=None, metadata=avro("inputGroups"))
+    strategy: ClusteringStrategy | None = field(default=None, metadata=avro("strategy"))
+    extra_metadata: Mapping[str, str] | None = field(default=None, metadata=avro("extraMetadata"))
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
+    preserve_hoodie_metadata: bool | None = field(default=None, metadata=avro("preserveHoodieMetadata"))
+    missing_schedule_partitions: tuple[str, ...] | None = field(
+        default=None, metadata=avro("missingSchedulePartitions")
+    )
 
     def slices(self) -> tuple[SliceInfo, ...]:
         """Every slice of every group."""
@@ -143,34 +69,15 @@ class ClusteringPlan:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RequestedReplaceMetadata:
+class RequestedReplaceMetadata(AvroRecord):
     """``HoodieRequestedReplaceMetadata``: the operation (``CLUSTER``, ``INSERT_OVERWRITE``…) and plan."""
 
     SCHEMA: ClassVar[str] = "HoodieRequestedReplaceMetadata"
 
-    operation_type: str | None = None
-    clustering_plan: ClusteringPlan | None = None
-    extra_metadata: Mapping[str, str] | None = None
-    version: int | None = 1
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> RequestedReplaceMetadata:
-        plan = record.get("clusteringPlan")
-        return cls(
-            operation_type=record.get("operationType"),
-            clustering_plan=ClusteringPlan.from_record(plan) if plan is not None else None,
-            extra_metadata=map_or_none(record.get("extraMetadata")),
-            version=record.get("version", 1),
-        )
-
-    def to_record(self) -> Record:
-        plan = self.clustering_plan
-        return {
-            "operationType": self.operation_type,
-            "clusteringPlan": plan.to_record() if plan is not None else None,
-            "extraMetadata": map_or_none(self.extra_metadata),
-            "version": self.version,
-        }
+    operation_type: str | None = field(default=None, metadata=avro("operationType"))
+    clustering_plan: ClusteringPlan | None = field(default=None, metadata=avro("clusteringPlan"))
+    extra_metadata: Mapping[str, str] | None = field(default=None, metadata=avro("extraMetadata"))
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
 
     def file_groups(self) -> frozenset[tuple[str, str]]:
         """The file groups the clustering plan rewrites (empty without a plan)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from maintainer.hudi.payloads import jackson
-from maintainer.hudi.payloads.common import Record, map_or_none, strings_map, strings_map_record
+from maintainer.hudi.payloads.records import AvroRecord, avro, unknown_fields
 from maintainer.hudi.payloads.write_stat import WriteStat
 
 UNKNOWN_OPERATION = "UNKNOWN"
@@ -21,34 +21,23 @@ UNKNOWN_OPERATION = "UNKNOWN"
 _JSON_FIELDS = ("partitionToWriteStats", "compacted", "extraMetadata", "operationType")
 
 
-def _stats_from(value: Mapping[str, Any] | None) -> dict[str, tuple[WriteStat, ...]] | None:
-    return map_or_none(value, lambda stats: tuple(WriteStat.from_record(stat) for stat in stats))
-
-
-def _common_fields(record: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "partition_to_write_stats": _stats_from(record.get("partitionToWriteStats")),
-        "compacted": record.get("compacted"),
-        "extra_metadata": map_or_none(record.get("extraMetadata")),
-        "version": record.get("version"),
-        "operation_type": record.get("operationType"),
-        "extra": {key: value for key, value in record.items() if key not in known},
-    }
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CommitMetadata:
-    """``HoodieCommitMetadata``: the write stats per partition, the schema and the operation."""
+class CommitMetadata(AvroRecord):
+    """``HoodieCommitMetadata``: the write stats per partition, the schema and the operation.
+
+    Decodes an Avro record or a parsed Jackson JSON object (JSON carries no ``version``).
+    """
 
     SCHEMA: ClassVar[str] = "HoodieCommitMetadata"
-    AVRO_FIELDS: ClassVar[tuple[str, ...]] = (*_JSON_FIELDS, "version")
 
-    partition_to_write_stats: Mapping[str, tuple[WriteStat, ...]] | None = None
-    compacted: bool | None = False
-    extra_metadata: Mapping[str, str] | None = None
-    version: int | None = 1
-    operation_type: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    partition_to_write_stats: Mapping[str, tuple[WriteStat, ...]] | None = field(
+        default=None, metadata=avro("partitionToWriteStats")
+    )
+    compacted: bool | None = field(default=False, metadata=avro("compacted"))
+    extra_metadata: Mapping[str, str] | None = field(default=None, metadata=avro("extraMetadata"))
+    version: int | None = field(default=1, metadata=avro("version"))
+    operation_type: str | None = field(default=None, metadata=avro("operationType"))
+    extra: Mapping[str, Any] = field(default_factory=dict, metadata=unknown_fields())
     """Properties of a JSON source that have no attribute here (never written to Avro)."""
 
     @classmethod
@@ -57,22 +46,6 @@ class CommitMetadata:
         return cls(
             partition_to_write_stats={}, compacted=False, extra_metadata={}, operation_type=UNKNOWN_OPERATION
         )
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> CommitMetadata:
-        """From an Avro record or a parsed Jackson JSON object (JSON carries no ``version``)."""
-        return cls(**_common_fields(record, cls.AVRO_FIELDS))
-
-    def to_record(self) -> Record:
-        return {
-            "partitionToWriteStats": map_or_none(
-                self.partition_to_write_stats, lambda stats: [stat.to_record() for stat in stats]
-            ),
-            "compacted": self.compacted,
-            "extraMetadata": map_or_none(self.extra_metadata),
-            "version": self.version,
-            "operationType": self.operation_type,
-        }
 
     def to_json(self) -> dict[str, Any]:
         """The object Hudi 0.x's Jackson writes, properties in its order."""
@@ -108,9 +81,10 @@ class ReplaceCommitMetadata(CommitMetadata):
     """``HoodieReplaceCommitMetadata``: commit metadata plus the file groups replaced, per partition."""
 
     SCHEMA: ClassVar[str] = "HoodieReplaceCommitMetadata"
-    AVRO_FIELDS: ClassVar[tuple[str, ...]] = (*CommitMetadata.AVRO_FIELDS, "partitionToReplaceFileIds")
 
-    partition_to_replace_file_ids: Mapping[str, tuple[str, ...]] | None = None
+    partition_to_replace_file_ids: Mapping[str, tuple[str, ...]] | None = field(
+        default=None, metadata=avro("partitionToReplaceFileIds")
+    )
 
     @classmethod
     def empty(cls) -> ReplaceCommitMetadata:
@@ -122,25 +96,14 @@ class ReplaceCommitMetadata(CommitMetadata):
             partition_to_replace_file_ids={},
         )
 
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> ReplaceCommitMetadata:
-        return cls(
-            **_common_fields(record, cls.AVRO_FIELDS),
-            partition_to_replace_file_ids=strings_map(record.get("partitionToReplaceFileIds")),
-        )
-
-    def to_record(self) -> Record:
-        record = CommitMetadata.to_record(self)
-        record["partitionToReplaceFileIds"] = strings_map_record(self.partition_to_replace_file_ids)
-        return record
-
     def to_json(self) -> dict[str, Any]:
         """As :meth:`CommitMetadata.to_json`, plus ``partitionToReplaceFileIds`` when set (inflight
         replacecommit files of v6 are plain commit metadata and have none)."""
         base = CommitMetadata.to_json(self)
         result = {key: base.pop(key) for key in _JSON_FIELDS}
         if self.partition_to_replace_file_ids is not None:
-            result["partitionToReplaceFileIds"] = strings_map_record(self.partition_to_replace_file_ids)
+            replaced = self.partition_to_replace_file_ids
+            result["partitionToReplaceFileIds"] = {key: list(ids) for key, ids in replaced.items()}
         result.update(base)
         return result
 

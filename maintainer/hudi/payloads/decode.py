@@ -17,7 +17,6 @@ from maintainer.hudi.payloads.clean import CleanerPlan, CleanMetadata
 from maintainer.hudi.payloads.clean_encode import cleaner_plan_datum
 from maintainer.hudi.payloads.clustering import RequestedReplaceMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata, ReplaceCommitMetadata
-from maintainer.hudi.payloads.common import Record
 from maintainer.hudi.payloads.compaction import CompactionPlan
 from maintainer.hudi.payloads.container import (
     CORRUPT_HINT,
@@ -26,6 +25,7 @@ from maintainer.hudi.payloads.container import (
     read_named_container,
     write_container,
 )
+from maintainer.hudi.payloads.records import Record
 from maintainer.hudi.payloads.rollback import RollbackMetadata, RollbackPlan
 from maintainer.hudi.payloads.savepoint import SavepointMetadata
 

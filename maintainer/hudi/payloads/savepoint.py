@@ -3,62 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar
 
-from maintainer.hudi.payloads.common import Record
+from maintainer.hudi.payloads.records import AvroRecord, avro
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SavepointPartitionMetadata:
+class SavepointPartitionMetadata(AvroRecord):
     """``HoodieSavepointPartitionMetadata``: the file names a savepoint keeps in one partition."""
 
-    partition_path: str
-    savepoint_data_file: tuple[str, ...] = ()
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> SavepointPartitionMetadata:
-        return cls(
-            partition_path=record["partitionPath"], savepoint_data_file=tuple(record["savepointDataFile"])
-        )
-
-    def to_record(self) -> Record:
-        return {"partitionPath": self.partition_path, "savepointDataFile": list(self.savepoint_data_file)}
+    partition_path: str = field(metadata=avro("partitionPath", required=True))
+    savepoint_data_file: tuple[str, ...] = field(
+        default=(), metadata=avro("savepointDataFile", required=True)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SavepointMetadata:
+class SavepointMetadata(AvroRecord):
     """``HoodieSavepointMetadata``: who savepointed when (epoch millis), and the files kept."""
 
     SCHEMA: ClassVar[str] = "HoodieSavepointMetadata"
 
-    savepointed_by: str
-    savepointed_at: int
-    comments: str
-    partition_metadata: Mapping[str, SavepointPartitionMetadata]
-    version: int | None = 1
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> SavepointMetadata:
-        return cls(
-            savepointed_by=record["savepointedBy"],
-            savepointed_at=record["savepointedAt"],
-            comments=record["comments"],
-            partition_metadata={
-                key: SavepointPartitionMetadata.from_record(value)
-                for key, value in record["partitionMetadata"].items()
-            },
-            version=record.get("version", 1),
-        )
-
-    def to_record(self) -> Record:
-        return {
-            "savepointedBy": self.savepointed_by,
-            "savepointedAt": self.savepointed_at,
-            "comments": self.comments,
-            "partitionMetadata": {key: value.to_record() for key, value in self.partition_metadata.items()},
-            "version": self.version,
-        }
+    savepointed_by: str = field(metadata=avro("savepointedBy", required=True))
+    savepointed_at: int = field(metadata=avro("savepointedAt", required=True))
+    comments: str = field(metadata=avro("comments", required=True))
+    partition_metadata: Mapping[str, SavepointPartitionMetadata] = field(
+        metadata=avro("partitionMetadata", required=True)
+    )
+    version: int | None = field(default=1, metadata=avro("version", missing=1))
 
     def data_files(self) -> frozenset[str]:
         """Every file name the savepoint keeps, over all partitions."""

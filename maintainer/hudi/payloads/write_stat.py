@@ -12,44 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from maintainer.hudi.payloads.common import Record
-
-AVRO_FIELDS: tuple[tuple[str, str], ...] = (
-    ("fileId", "file_id"),
-    ("path", "path"),
-    ("prevCommit", "prev_commit"),
-    ("numWrites", "num_writes"),
-    ("numDeletes", "num_deletes"),
-    ("numUpdateWrites", "num_update_writes"),
-    ("totalWriteBytes", "total_write_bytes"),
-    ("totalWriteErrors", "total_write_errors"),
-    ("partitionPath", "partition_path"),
-    ("totalLogRecords", "total_log_records"),
-    ("totalLogFiles", "total_log_files"),
-    ("totalUpdatedRecordsCompacted", "total_updated_records_compacted"),
-    ("numInserts", "num_inserts"),
-    ("totalLogBlocks", "total_log_blocks"),
-    ("totalCorruptLogBlock", "total_corrupt_log_block"),
-    ("totalRollbackBlocks", "total_rollback_blocks"),
-    ("fileSizeInBytes", "file_size_in_bytes"),
-    ("logVersion", "log_version"),
-    ("logOffset", "log_offset"),
-    ("baseFile", "base_file"),
-    ("logFiles", "log_files"),
-    ("cdcStats", "cdc_stats"),
-    ("prevBaseFile", "prev_base_file"),
-    ("minEventTime", "min_event_time"),
-    ("maxEventTime", "max_event_time"),
-    ("runtimeStats", "runtime_stats"),
-    ("totalLogFilesCompacted", "total_log_files_compacted"),
-    ("totalLogReadTimeMs", "total_log_read_time_ms"),
-    ("totalLogSizeCompacted", "total_log_size_compacted"),
-    ("tempPath", "temp_path"),
-    ("numUpdates", "num_updates"),
-)
-"""(Avro/JSON name, attribute) of every typed field, in the Avro schema's order."""
-
-_ATTRIBUTES = dict(AVRO_FIELDS)
+from maintainer.hudi.payloads.records import AvroRecord, Record, avro, plan_of, unknown_fields
 
 JSON_BASE_FIELDS = (
     "fileId", "path", "cdcStats", "prevCommit", "numWrites", "numDeletes", "numUpdateWrites", "numInserts",
@@ -72,68 +35,52 @@ JSON_PRIMITIVE_FIELDS = frozenset({
 """Java primitives: Jackson writes 0 for them when we hold no value."""
 
 
+def _runtime_stats_record(stats: Mapping[str, int | None]) -> Record:
+    """``HoodieRuntimeStats``: its three fields, each None where the stats lack it."""
+    return {name: stats.get(name) for name in ("totalScanTime", "totalCreateTime", "totalUpsertTime")}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class WriteStat:
+class WriteStat(AvroRecord):
     """One file written (or compacted) by a commit; ``path`` is relative to the table base path."""
 
-    file_id: str | None = None
-    path: str | None = None
-    prev_commit: str | None = None
-    partition_path: str | None = None
-    num_writes: int | None = None
-    num_deletes: int | None = None
-    num_update_writes: int | None = None
-    num_inserts: int | None = None
-    total_write_bytes: int | None = None
-    total_write_errors: int | None = None
-    file_size_in_bytes: int | None = None
-    total_log_records: int | None = None
-    total_log_files: int | None = None
-    total_log_blocks: int | None = None
-    total_corrupt_log_block: int | None = None
-    total_rollback_blocks: int | None = None
-    total_updated_records_compacted: int | None = None
-    total_log_files_compacted: int | None = None
-    total_log_size_compacted: int | None = None
-    total_log_read_time_ms: int | None = None
-    log_version: int | None = None
-    log_offset: int | None = None
-    base_file: str | None = None
-    log_files: tuple[str, ...] | None = None
-    prev_base_file: str | None = None
-    temp_path: str | None = None
-    cdc_stats: Mapping[str, int] | None = None
-    min_event_time: int | None = None
-    max_event_time: int | None = None
-    runtime_stats: Mapping[str, int | None] | None = None
-    num_updates: int | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    file_id: str | None = field(default=None, metadata=avro("fileId"))
+    path: str | None = field(default=None, metadata=avro("path"))
+    prev_commit: str | None = field(default=None, metadata=avro("prevCommit"))
+    partition_path: str | None = field(default=None, metadata=avro("partitionPath"))
+    num_writes: int | None = field(default=None, metadata=avro("numWrites"))
+    num_deletes: int | None = field(default=None, metadata=avro("numDeletes"))
+    num_update_writes: int | None = field(default=None, metadata=avro("numUpdateWrites"))
+    num_inserts: int | None = field(default=None, metadata=avro("numInserts"))
+    total_write_bytes: int | None = field(default=None, metadata=avro("totalWriteBytes"))
+    total_write_errors: int | None = field(default=None, metadata=avro("totalWriteErrors"))
+    file_size_in_bytes: int | None = field(default=None, metadata=avro("fileSizeInBytes"))
+    total_log_records: int | None = field(default=None, metadata=avro("totalLogRecords"))
+    total_log_files: int | None = field(default=None, metadata=avro("totalLogFiles"))
+    total_log_blocks: int | None = field(default=None, metadata=avro("totalLogBlocks"))
+    total_corrupt_log_block: int | None = field(default=None, metadata=avro("totalCorruptLogBlock"))
+    total_rollback_blocks: int | None = field(default=None, metadata=avro("totalRollbackBlocks"))
+    total_updated_records_compacted: int | None = field(
+        default=None, metadata=avro("totalUpdatedRecordsCompacted")
+    )
+    total_log_files_compacted: int | None = field(default=None, metadata=avro("totalLogFilesCompacted"))
+    total_log_size_compacted: int | None = field(default=None, metadata=avro("totalLogSizeCompacted"))
+    total_log_read_time_ms: int | None = field(default=None, metadata=avro("totalLogReadTimeMs"))
+    log_version: int | None = field(default=None, metadata=avro("logVersion"))
+    log_offset: int | None = field(default=None, metadata=avro("logOffset"))
+    base_file: str | None = field(default=None, metadata=avro("baseFile"))
+    log_files: tuple[str, ...] | None = field(default=None, metadata=avro("logFiles"))
+    prev_base_file: str | None = field(default=None, metadata=avro("prevBaseFile"))
+    temp_path: str | None = field(default=None, metadata=avro("tempPath"))
+    cdc_stats: Mapping[str, int] | None = field(default=None, metadata=avro("cdcStats"))
+    min_event_time: int | None = field(default=None, metadata=avro("minEventTime"))
+    max_event_time: int | None = field(default=None, metadata=avro("maxEventTime"))
+    runtime_stats: Mapping[str, int | None] | None = field(
+        default=None, metadata=avro("runtimeStats", encode=_runtime_stats_record)
+    )
+    num_updates: int | None = field(default=None, metadata=avro("numUpdates"))
+    extra: Mapping[str, Any] = field(default_factory=dict, metadata=unknown_fields())
     """Fields of the source that have no attribute here, in their original order."""
-
-    @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> WriteStat:
-        """From an Avro record or a Jackson JSON object (both use the same property names)."""
-        values: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for name, value in record.items():
-            attribute = _ATTRIBUTES.get(name)
-            if attribute is None:
-                extra[name] = value
-            elif name == "logFiles":
-                values[attribute] = tuple(value) if value is not None else None
-            elif name in ("cdcStats", "runtimeStats"):
-                values[attribute] = dict(value) if value is not None else None
-            else:
-                values[attribute] = value
-        return cls(**values, extra=extra)
-
-    def to_record(self) -> Record:
-        """The Avro ``HoodieWriteStat`` record (``extra`` has no place in Avro and is left out)."""
-        record = {name: getattr(self, attribute) for name, attribute in AVRO_FIELDS}
-        record["logFiles"] = list(self.log_files) if self.log_files is not None else None
-        record["cdcStats"] = dict(self.cdc_stats) if self.cdc_stats is not None else None
-        record["runtimeStats"] = _runtime_stats_record(self.runtime_stats)
-        return record
 
     @property
     def is_log_write(self) -> bool:
@@ -147,19 +94,13 @@ class WriteStat:
 
     def to_json(self) -> dict[str, Any]:
         """The object Jackson writes for this stat in v6 commit metadata, properties in Jackson's order."""
-        values = {name: getattr(self, attribute) for name, attribute in AVRO_FIELDS}
+        values = plan_of(WriteStat).unconverted(self)
         values["logFiles"] = list(self.log_files) if self.log_files is not None else None
         values.update(self.extra)
         names = JSON_BASE_FIELDS + (JSON_DELTA_FIELDS if self.is_log_write else ())
         result = {name: _json_value(name, values.get(name)) for name in names}
         result.update((name, value) for name, value in self.extra.items() if name not in result)
         return result
-
-
-def _runtime_stats_record(stats: Mapping[str, int | None] | None) -> Record | None:
-    if stats is None:
-        return None
-    return {name: stats.get(name) for name in ("totalScanTime", "totalCreateTime", "totalUpsertTime")}
 
 
 def _json_value(name: str, value: Any) -> Any:
