@@ -27,7 +27,7 @@ from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock
 from maintainer.services.base import FAULT_ENV
 from maintainer.spark.session import create_session
 from maintainer.storage import Storage
-from tests.support import oracle
+from tests.support import artifacts, oracle
 
 pytestmark = pytest.mark.spark
 
@@ -54,8 +54,7 @@ def cow_table(path: Path, seed: int, commits: int = 6, failed_write: bool = Fals
 
 
 def plan_json(root: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((root / "target" / "plan" / "plan.json").read_text())
-    return data
+    return artifacts.plan_json(root / "target" / "plan")
 
 
 def rewrite_plan(root: Path, data: dict[str, Any]) -> None:
@@ -73,7 +72,9 @@ def node_of(data: dict[str, Any], table: str, service: str) -> dict[str, Any]:
 
 
 def changing_services(data: dict[str, Any]) -> list[str]:
-    return [n["id"] for t in data["tables"] for n in t["nodes"] if n["status"] == "changes"]
+    return [
+        f"{n['table']}.{n['service']}" for t in data["tables"] for n in t["nodes"] if n["status"] == "changes"
+    ]
 
 
 # -- 1. signatures ------------------------------------------------------------------------------
@@ -146,7 +147,13 @@ def test_an_edited_later_node_is_refused_before_any_table_changes(
     live = sorted(p for p in a.rglob("*.parquet"))[-1].relative_to(a)
     edited = f"../a/{live}"
     node_of(data, "b", "clean")["actions"].append(
-        {"kind": "delete_file", "target": edited, "reason": "older than retained", "details": {}}
+        {
+            "kind": "delete_file",
+            "target": edited,
+            "reason": "older than retained",
+            "size": 1,
+            "partition": str(live.parent),
+        }
     )
     rewrite_plan(root, data)
     files = {a: files_below(a), b: files_below(b)}

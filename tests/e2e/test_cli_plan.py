@@ -4,7 +4,6 @@ exit codes, the metadata table rule, and nothing to clean."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -15,6 +14,7 @@ import yaml
 
 from maintainer.cli import main
 from tests.integration.plan import cleantables as ct
+from tests.support import artifacts
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures
@@ -57,8 +57,8 @@ def plan(project: Path, *args: str) -> int:
 
 
 def nodes(directory: Path) -> dict[str, dict[str, object]]:
-    data = json.loads((directory / "plan.json").read_text())
-    return {n["id"]: n for t in data["tables"] for n in t["nodes"]}
+    data = artifacts.plan_json(directory)
+    return {f"{n['table']}.{n['service']}": n for t in data["tables"] for n in t["nodes"]}
 
 
 def test_plan_writes_the_plan_directory_and_show_renders_it(
