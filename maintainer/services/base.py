@@ -13,7 +13,7 @@ fault hook tests arm to crash an apply at a named point.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -95,6 +95,15 @@ class InjectedFault(ApplyError):
 def _armed_points() -> set[str]:
     value = os.environ.get(FAULT_ENV, "")
     return {part.strip() for part in value.split(",") if part.strip()}
+
+
+Fault = Callable[[str], None]
+"""A fault hook an executor calls at its named points (``maybe_fail`` bound to a service in
+apply; ``no_fault`` elsewhere)."""
+
+
+def no_fault(point: str) -> None:
+    return None
 
 
 def maybe_fail(service: str, point: str) -> None:

@@ -22,13 +22,8 @@ from maintainer.hudi.timeline import TimelineEntry
 from maintainer.services.archive import lsm, v6_log
 from maintainer.services.archive.entries import archived_meta_entries, lsm_timeline_instant
 from maintainer.services.archive.planner import ArchivePlanResult
+from maintainer.services.base import Fault, no_fault
 from maintainer.storage import Storage
-
-Fault = Callable[[str], None]
-
-
-def no_fault(point: str) -> None:
-    return None
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from maintainer.hudi.loading import TableState
 from maintainer.plan.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
-from maintainer.services.archive.executor import ArchiveOutcome, Fault, no_fault, run_archive
+from maintainer.services.archive.executor import ArchiveOutcome, run_archive
 from maintainer.services.archive.planner import ArchivePlanResult, plan_archive
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.base import Fault, no_fault
 
 SERVICE = "archive"
 

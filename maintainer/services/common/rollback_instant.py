@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
@@ -26,15 +26,10 @@ from maintainer.hudi.payloads import InstantInfo, RollbackMetadata, RollbackPart
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.rollback_deletes import RequestContext, RequestResult, execute_request
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
-
-Fault = Callable[[str], None]
-
-
-def no_fault(point: str) -> None:
-    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,14 +25,9 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
+from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.markers import read_markers
-from maintainer.services.common.rollback_instant import (
-    Fault,
-    InstantRollback,
-    RolledBackInstant,
-    no_fault,
-    roll_back_instant,
-)
+from maintainer.services.common.rollback_instant import InstantRollback, RolledBackInstant, roll_back_instant
 from maintainer.services.common.rollback_requests import grouped_deletes, relative_path
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner

@@ -14,13 +14,8 @@ from maintainer.hudi.instant import Instant
 from maintainer.hudi.payloads import RollbackMetadata
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.services.common.rollback_instant import (
-    Fault,
-    InstantRollback,
-    no_fault,
-    remove_target,
-    roll_back_instant,
-)
+from maintainer.services.base import Fault, no_fault
+from maintainer.services.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.storage import Storage

@@ -31,7 +31,7 @@ from maintainer.plan.model import (
 from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
-from maintainer.services.common.rollback_instant import Fault, no_fault
+from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.rollback_requests import relative_path
 from maintainer.services.rollback.approval import DroppedPath, intersect
 from maintainer.services.rollback.executor import RollbackOutcome, run_rollback

@@ -9,8 +9,6 @@ inflight is finished. Delete: the savepoint's timeline files are removed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
 from maintainer.hudi.filemodel import FileSlice
@@ -18,13 +16,9 @@ from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata
 from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.services.base import Fault, no_fault
 
-Fault = Callable[[str], None]
 DEFAULT_USER = "maintainer"
-
-
-def no_fault(point: str) -> None:
-    return None
 
 
 def _slice_names(file_slice: FileSlice, table_version: int) -> list[str]:

@@ -16,7 +16,8 @@ from maintainer.hudi.loading import TableState
 from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
-from maintainer.services.savepoint.executor import Fault, create_savepoint, delete_savepoint, no_fault
+from maintainer.services.base import Fault, no_fault
+from maintainer.services.savepoint.executor import create_savepoint, delete_savepoint
 from maintainer.services.savepoint.planner import SavepointAction, SavepointPlanResult, plan_savepoints
 from maintainer.services.savepoint.state import load_savepoint_inputs
 

@@ -134,7 +134,7 @@ def test_a_pending_compaction_the_plan_executes_is_projected_too(tmp_path: Path,
 
     nodes = plan_nodes(planned_on, clean, ("compaction", "clean"))
     assert [a.target for a in nodes["compaction"].actions] == [pending]
-    assert nodes["clean"].reasons[0] == f"compaction: pending compaction {pending} executed"
+    assert f"compaction: pending compaction {pending} executed" in nodes["clean"].reasons[0]
     assert clean_effect_of(nodes["clean"]).projected_instants == ()
 
     table = open_table(str(compacted))
@@ -150,7 +150,7 @@ def test_without_a_compaction_to_run_the_clean_is_planned_on_the_table_as_read(t
     nodes = plan_nodes(path, CLEANS["commits_1"], ("compaction", "clean"))
     assert nodes["compaction"].status is NodeStatus.NO_OP
     assert clean_effect_of(nodes["clean"]).projected_instants == ()
-    assert not nodes["clean"].reasons[0].startswith("compaction:")
+    assert "planned on the table as it will be" not in nodes["clean"].reasons[0]
 
 
 @pytest.mark.parametrize("version", [6, 8])
