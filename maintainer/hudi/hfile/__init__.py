@@ -8,5 +8,6 @@ from __future__ import annotations
 
 from maintainer.hudi.hfile.model import HFile, HFileCell, HFileStyle
 from maintainer.hudi.hfile.reader import read_hfile
+from maintainer.hudi.hfile.writer import DEFAULT_BLOCK_SIZE, write_hfile
 
-__all__ = ["HFile", "HFileCell", "HFileStyle", "read_hfile"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "HFile", "HFileCell", "HFileStyle", "read_hfile", "write_hfile"]
