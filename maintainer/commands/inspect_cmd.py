@@ -11,9 +11,13 @@ from rich.table import Table
 from rich.tree import Tree
 
 from maintainer.console import print_warning, stdout
+from maintainer.errors import TableFormatError
 from maintainer.hudi.inspection import describe
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import LogBlock
+from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
+from maintainer.hudi.metadata.inspection import describe_metadata_table
+from maintainer.hudi.metadata.table import open_metadata_table
 
 
 @click.command("inspect")
@@ -38,7 +42,21 @@ from maintainer.hudi.logformat import LogBlock
 @click.option(
     "--read-optimized", is_flag=True, help="With --records: read base files only (MOR read-optimized view)."
 )
-def command(path: str, output_format: str, records: bool, as_of: str | None, read_optimized: bool) -> int:
+@click.option(
+    "--check-metadata",
+    is_flag=True,
+    help="Check the metadata table against the table: its timeline is in step and its `files` "
+    "partition lists exactly the committed data files on storage, with their sizes. Exit 1 "
+    "with the differences.",
+)
+def command(
+    path: str,
+    output_format: str,
+    records: bool,
+    as_of: str | None,
+    read_optimized: bool,
+    check_metadata: bool,
+) -> int:
     """Show one Hudi table's state: properties, timeline, pending instants, savepoints,
     partitions with their file groups and slices. Reads only; changes nothing.
 
@@ -47,6 +65,7 @@ def command(path: str, output_format: str, records: bool, as_of: str | None, rea
       maintainer inspect /data/lake/trips
       maintainer inspect s3://bucket/lake/trips --format json | jq '.instants'
       maintainer inspect /data/lake/trips --records --as-of 20251220210123755
+      maintainer inspect /data/lake/trips --check-metadata
     """
     table = open_table(path, verify=False)  # shows a damaged table as it is
     if records:
@@ -58,11 +77,32 @@ def command(path: str, output_format: str, records: bool, as_of: str | None, rea
     if as_of or read_optimized:
         raise click.UsageError("--as-of and --read-optimized go with --records")
     state = describe(table.snapshot, table.view)
+    check = _describe_metadata_table(table, state, check_metadata)
     if output_format == "json":
         stdout.out(json.dumps(state, indent=2, sort_keys=True), highlight=False)
     else:
         _render_text(state)
-    return 0
+    return 0 if check is None or check.passed else 1
+
+
+def _describe_metadata_table(
+    table: TableState, state: dict[str, Any], check_it: bool
+) -> MetadataCheck | None:
+    """Adds the metadata table's description to ``state``; returns the check when asked."""
+    try:
+        mdt = open_metadata_table(table)
+    except TableFormatError as exc:
+        if check_it:
+            raise
+        state["metadata_table"]["error"] = str(exc)  # shown as it is, like a damaged table
+        return None
+    if mdt is None:
+        if check_it:
+            raise click.UsageError(f"{table.snapshot.base_uri} has no metadata table to check")
+        return None
+    check = check_metadata_table(table, mdt) if check_it else None
+    state["metadata_table"].update(describe_metadata_table(mdt, table.snapshot.timeline, check))
+    return check
 
 
 def _warn_corrupt(block: LogBlock) -> None:
@@ -82,11 +122,9 @@ def _render_text(state: dict[str, Any]) -> None:
         f"{', '.join(table['ordering_fields']) or '-'}   partitioned by: "
         f"{', '.join(table['partition_fields']) or '(not partitioned)'}"
     )
-    mdt = state["metadata_table"]
-    if mdt["exists"] or mdt["partitions"]:
-        stdout.print(f"  metadata table: {', '.join(mdt['partitions']) or 'present'}")
     _render_timeline(state)
     _render_partitions(state)
+    _render_metadata_table(state["metadata_table"])
 
 
 def _render_timeline(state: dict[str, Any]) -> None:
@@ -138,3 +176,42 @@ def _size(size: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
+
+
+def _render_metadata_table(mdt: dict[str, Any]) -> None:
+    if not (mdt["exists"] or mdt["partitions"]):
+        stdout.print("metadata table: none")
+        return
+    if "error" in mdt:
+        stdout.print(f"metadata table: [red]cannot be read:[/red] {escape(mdt['error'])}")
+        return
+    if "table_version" not in mdt:
+        stdout.print(f"metadata table: {', '.join(mdt['partitions']) or 'folder only'}")
+        return
+    grid = Table(title="metadata table", title_justify="left", show_edge=False)
+    for column in ("partition", "kind", "file groups", "files"):
+        grid.add_column(column)
+    for partition in mdt["partitions"]:
+        grid.add_row(
+            partition["name"], partition["kind"], str(partition["file_groups"]), str(partition["files"])
+        )
+    stdout.print(grid)
+    stdout.print(
+        f"  latest compaction: {mdt['latest_compaction'] or 'none'}   instants: {mdt['instants']}   "
+        f"pending: {', '.join(mdt['pending']) or 'none'}"
+    )
+    if mdt["inflight_partitions"]:
+        stdout.print(f"  [yellow]partitions being built:[/yellow] {', '.join(mdt['inflight_partitions'])}")
+    _render_sync(mdt)
+
+
+def _render_sync(mdt: dict[str, Any]) -> None:
+    check = mdt.get("check")
+    if mdt["in_sync"] and (check is None or check["passed"]):
+        checked = f" ({check['files_checked']} files match storage)" if check else ""
+        stdout.print(f"  [green]in sync[/green]{checked}")
+        return
+    stdout.print("  [red]out of sync:[/red]")
+    problems = mdt["sync_problems"] + (check["differences"] if check else [])
+    for problem in problems:
+        stdout.print(f"    - {escape(problem)}")

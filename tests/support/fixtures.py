@@ -43,6 +43,19 @@ def fixture_names() -> list[str]:
     return sorted(p.stem for p in directory.glob("*.zip"))
 
 
+def metadata_fixture_names() -> list[str]:
+    """The fixtures whose table has a metadata table (``.hoodie/metadata``), from the zips."""
+    directory = fixtures_dir()
+    if directory is None:
+        return []
+    names = []
+    for name in fixture_names():
+        with zipfile.ZipFile(directory / f"{name}.zip") as archive:
+            if any(m.endswith(".hoodie/metadata/.hoodie/hoodie.properties") for m in archive.namelist()):
+                names.append(name)
+    return names
+
+
 @dataclass(frozen=True)
 class FixtureTable:
     """An unpacked fixture: ``name`` is the zip's stem, ``path`` the table's base path."""

@@ -1,0 +1,160 @@
+"""Open a data table's metadata table (``.hoodie/metadata``) and read its merged records.
+
+The metadata table is itself a merge-on-read Hudi table (table version 8 or 9, base files are
+HFiles, log blocks are HFILE_DATA or DELETE blocks), so its timeline and file slices come from
+the same code as any table's (:func:`maintainer.hudi.loading.read_table_state`). A partition's
+records are the merge, per file group, of the latest base HFile and the log blocks after it
+whose instant is valid (:mod:`.instants`) and completed on the metadata table's own timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from maintainer.errors import CorruptFileError, UnsupportedTableError
+from maintainer.hudi.filemodel import FileGroup, FileSlice, LogFile
+from maintainer.hudi.hfile import HFile, read_hfile
+from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.loading import TableState, read_table_state
+from maintainer.hudi.logformat.delete_block import block_deletes
+from maintainer.hudi.logformat.model import BlockType, LogBlock
+from maintainer.hudi.logformat.reader import read_log_blocks
+from maintainer.hudi.metadata.instants import valid_instant_times
+from maintainer.hudi.metadata.partitions import MetadataPartition, metadata_partition
+from maintainer.hudi.metadata.records import MetadataRecord, decode_value, merge_records
+from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.storage import Storage
+
+MIN_TABLE_VERSION = 8
+BASE_FILE_SCHEMA_KEY = b"schema"
+
+
+@dataclass(frozen=True)
+class MetadataTable:
+    """A data table's metadata table as read at one moment."""
+
+    storage: Storage
+    """Storage rooted at ``<table>/.hoodie/metadata``."""
+    state: TableState
+    partitions: tuple[MetadataPartition, ...]
+    """The completed partitions (``hoodie.table.metadata.partitions`` of the data table)."""
+    inflight_partitions: tuple[str, ...]
+    valid_instants: frozenset[str]
+
+    def partition(self, name: str) -> MetadataPartition | None:
+        return next((p for p in self.partitions if p.name == name), None)
+
+    def file_groups(self, partition: str) -> list[FileGroup]:
+        return self.state.view.file_groups(partition)
+
+    @property
+    def latest_compaction(self) -> Instant | None:
+        return self.state.snapshot.timeline.last_completed(Action.COMPACTION, Action.COMMIT)
+
+    @property
+    def pending_instants(self) -> list[Instant]:
+        return self.state.snapshot.timeline.pending()
+
+    def read_partition(self, name: str) -> dict[str, MetadataRecord]:
+        """Every live record of partition ``name``: key -> merged record."""
+        records: dict[str, MetadataRecord] = {}
+        for group in self.file_groups(name):
+            records.update(self.read_file_group(group))
+        return records
+
+    def read_file_group(self, group: FileGroup) -> dict[str, MetadataRecord]:
+        slices = _slices_to_merge(group)
+        merged: dict[str, MetadataRecord] = {}
+        base = slices[0].base_file if slices else None
+        if base is not None:
+            for key, record in self._base_records(base.path):
+                merged[key] = record
+        for log in (log for s in slices for log in s.log_files):
+            self._merge_log(log, merged)
+        return merged
+
+    def _base_records(self, path: str) -> Iterator[tuple[str, MetadataRecord]]:
+        where = self.storage.uri(path)
+        hfile = read_hfile(self.storage.read_bytes(path), where)
+        schema = _base_schema(hfile, where)
+        for cell in hfile.cells:
+            yield cell.key.decode(), decode_value(cell.value, schema, where)
+
+    def _merge_log(self, log: LogFile, merged: dict[str, MetadataRecord]) -> None:
+        where = self.storage.uri(log.path)
+        for block in read_log_blocks(self.storage.read_bytes(log.path), where):
+            if block.is_corrupt:
+                raise CorruptFileError(
+                    f"corrupt metadata log block: {block.corrupt_reason}", where=block.location
+                )
+            if not self._is_readable(block):
+                continue
+            if block.block_type is BlockType.HFILE_DATA:
+                _merge_hfile_block(block, merged)
+            elif block.block_type is BlockType.DELETE:
+                for deleted in block_deletes(block):
+                    merged.pop(deleted.record_key or "", None)
+            else:
+                raise CorruptFileError(
+                    f"a {block.block_type.name} block in a metadata table log file (only HFILE_DATA "
+                    "and DELETE blocks are written there)",
+                    where=block.location,
+                )
+
+    def _is_readable(self, block: LogBlock) -> bool:
+        instant = block.instant_time
+        if instant is None:
+            raise CorruptFileError("a metadata log block without an instant time", where=block.location)
+        committed = self.state.snapshot.timeline.is_committed_write(instant)
+        return committed and instant in self.valid_instants
+
+
+def _merge_hfile_block(block: LogBlock, merged: dict[str, MetadataRecord]) -> None:
+    schema = block.schema_json
+    if schema is None:
+        raise CorruptFileError("an HFILE_DATA block without a schema header", where=block.location)
+    for cell in read_hfile(block.content, block.location).cells:
+        key = cell.key.decode()
+        merged[key] = merge_records(merged.get(key), decode_value(cell.value, schema, block.location))
+
+
+def _base_schema(hfile: HFile, where: str) -> str:
+    schema = dict(hfile.file_info).get(BASE_FILE_SCHEMA_KEY)
+    if schema is None:
+        raise CorruptFileError("a metadata base HFile without the 'schema' file-info entry", where=where)
+    return schema.decode()
+
+
+def _slices_to_merge(group: FileGroup) -> list[FileSlice]:
+    """The latest slice, with the earlier ones down to the newest that has a base file (a
+    slice opened by a pending compaction has none yet), oldest first."""
+    chosen: list[FileSlice] = []
+    for file_slice in group.slices_newest_first():
+        chosen.append(file_slice)
+        if file_slice.base_file is not None:
+            break
+    return list(reversed(chosen))
+
+
+def open_metadata_table(data: TableState) -> MetadataTable | None:
+    """The metadata table of ``data``, or None where the table has none (no
+    ``.hoodie/metadata/.hoodie/hoodie.properties``)."""
+    info = data.snapshot.metadata_table
+    if not info.exists:
+        return None
+    config = data.snapshot.config
+    where = data.storage.uri(METADATA_TABLE_DIR)
+    if config.version < MIN_TABLE_VERSION:
+        raise UnsupportedTableError(
+            f"a metadata table of table version {config.version} is not read "
+            f"(versions {MIN_TABLE_VERSION} and 9 are)",
+            where=where,
+            hint="set `metadata_table: drop` for this table (the next Hudi writer rebuilds it)",
+        )
+    storage = data.storage.child(METADATA_TABLE_DIR)
+    partitions = tuple(metadata_partition(name, where) for name in info.partitions)
+    folders = [p.name for p in partitions] + [p for p in info.inflight_partitions if p not in info.partitions]
+    state = read_table_state(storage, partitions=folders, verify=False)
+    valid = valid_instant_times(data.storage, data.snapshot.timeline, state.snapshot.timeline)
+    return MetadataTable(storage, state, partitions, tuple(info.inflight_partitions), valid)
