@@ -2,7 +2,9 @@
 merge the versions of one key the way ``HoodieMetadataPayload`` does.
 
 A record is kept as the plain dict fastavro decodes (the schema has a dozen nested wrapper
-types; only the ``files`` partition is interpreted here, in :mod:`.files`). Merging, oldest
+types; only the ``files`` partition is interpreted here, in :mod:`.files`). A value of a union
+with several record branches (the min/max wrappers) decodes as ``(record name, dict)``, so that
+it encodes back into the same branch (``IntWrapper`` and ``LongWrapper`` look alike as dicts). Merging, oldest
 first: ``files`` records combine their file maps (``combineFileSystemMetadata``: a newer
 tombstone removes an older entry, two tombstones keep the newer, sizes take the maximum);
 every other type takes the newer record; a key in a DELETE block removes the record.
@@ -33,7 +35,13 @@ def parsed_schema(schema_json: str) -> Any:
 def decode_value(value: bytes, schema_json: str, where: str) -> MetadataRecord:
     """One HFile cell value: a ``HoodieMetadataRecord`` in Avro binary (no container)."""
     try:
-        record = fastavro.schemaless_reader(io.BytesIO(value), parsed_schema(schema_json), None)
+        record = fastavro.schemaless_reader(
+            io.BytesIO(value),
+            parsed_schema(schema_json),
+            None,
+            return_record_name=True,
+            return_record_name_override=True,
+        )
     except Exception as exc:  # fastavro raises many types for bad bytes
         raise CorruptFileError(
             f"a metadata record does not decode with the block's schema ({exc})", where=where

@@ -1,0 +1,210 @@
+"""Write one metadata-table deltacommit the way Hudi's metadata writer does
+(``HoodieBackedTableMetadataWriter.commit``, an ``UPSERT_PREPPED`` on the metadata table):
+
+1. ``<T>.deltacommit.requested`` (empty) and ``<T>.deltacommit.inflight`` (commit metadata
+   with no write stats), T being the data-table instant's own time;
+2. per file group that receives records (the key's Java hash picks the group), a new log file
+   ``.<file id>_<T>.log.1_<token>`` holding one HFILE_DATA block: header SCHEMA then
+   INSTANT_TIME, content an HFile of the records sorted by key;
+3. the completed deltacommit with one write stat per log file and the record schema.
+
+Every step is a write-once file, so a crash leaves a pending metadata deltacommit that
+:func:`maintainer.hudi.metadata.recovery` finishes or rolls back on the next run.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import fastavro
+
+from maintainer.clock import Clock, utc_now
+from maintainer.errors import TimelineWriteError
+from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
+from maintainer.hudi.hfile.model import CREATE_TIME_TS
+from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.logformat.binary import frame_block
+from maintainer.hudi.logformat.model import BlockMetadata, BlockType, HeaderKey
+from maintainer.hudi.metadata.partitions import file_group_index
+from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
+from maintainer.hudi.metadata.schema import MetadataSchemas
+from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.payloads.commit import CommitMetadata
+from maintainer.hudi.payloads.decode import encode_avro
+from maintainer.hudi.payloads.write_stat import WriteStat
+from maintainer.hudi.timeline_writer import TimelineWriter
+
+OPERATION = "UPSERT_PREPPED"
+SCHEMA_FILE_INFO = b"schema"
+"""File-info entry of every metadata HFile: the block's record schema."""
+LOG_VERSION = 1
+
+
+@dataclass(frozen=True)
+class MetadataUpdate:
+    """What one data-table action writes into the metadata table."""
+
+    instant_time: str
+    records: Mapping[str, Sequence[tuple[str, MetadataRecord]]]
+    """Metadata partition -> (key, record) pairs (keys unique within a partition)."""
+
+    @property
+    def is_empty(self) -> bool:
+        return not any(self.records.values())
+
+
+@dataclass(frozen=True)
+class LogFileWrite:
+    partition: str
+    file_id: str
+    name: str
+    content: bytes
+    record_count: int
+
+    @property
+    def path(self) -> str:
+        return f"{self.partition}/{self.name}"
+
+
+@dataclass(frozen=True)
+class WriteSettings:
+    """How the metadata table's files are written: its Hudi version's HFile style, the record
+    schemas, the write token's ``<stage>-<attempt>`` part, and the HFiles' creation time."""
+
+    style: HFileStyle
+    schemas: MetadataSchemas
+    task: str
+    created_ms: int
+
+
+def log_file_writes(
+    mdt: MetadataTable, update: MetadataUpdate, settings: WriteSettings
+) -> list[LogFileWrite]:
+    """The log files of ``update`` (pure: nothing is written); the write token's task partition
+    number is the file's index in the list."""
+    writes: list[LogFileWrite] = []
+    for partition, records in sorted(update.records.items()):
+        groups = sorted(g.file_id for g in mdt.file_groups(partition))
+        if not groups:
+            raise TimelineWriteError(
+                f"metadata partition {partition} has no file groups", where=mdt.storage.uri(partition)
+            )
+        by_group: dict[str, list[tuple[str, MetadataRecord]]] = {}
+        for key, record in records:
+            by_group.setdefault(groups[file_group_index(key, len(groups))], []).append((key, record))
+        for file_id, members in sorted(by_group.items()):
+            token = f"{len(writes)}-{settings.task}"
+            name = f".{file_id}_{update.instant_time}.log.{LOG_VERSION}_{token}"
+            block = hfile_block(
+                members,
+                update.instant_time,
+                settings.schemas.block_schema,
+                settings.style,
+                settings.created_ms,
+            )
+            writes.append(LogFileWrite(partition, file_id, name, block, len(members)))
+    return writes
+
+
+def hfile_block(
+    records: Sequence[tuple[str, MetadataRecord]],
+    instant_time: str,
+    schema_json: str,
+    style: HFileStyle,
+    created_ms: int,
+) -> bytes:
+    """One HFILE_DATA log block of ``records`` (``created_ms``: the HFile's creation time)."""
+    schema = parsed_schema(schema_json)
+    cells = sorted(
+        (HFileCell(key.encode(), encode_value(record, schema)) for key, record in records),
+        key=lambda c: c.key,
+    )
+    header = BlockMetadata(((HeaderKey.SCHEMA, schema_json), (HeaderKey.INSTANT_TIME, instant_time)))
+    info = {SCHEMA_FILE_INFO: schema_json.encode(), CREATE_TIME_TS: created_ms.to_bytes(8, "big")}
+    return frame_block(BlockType.HFILE_DATA, header, write_hfile(cells, style=style, file_info=info))
+
+
+def encode_value(record: MetadataRecord, schema: Any) -> bytes:
+    """A record as an HFile cell value: Avro binary, with an empty ``key`` as Hudi writes it (the
+    record key is the cell's)."""
+    buffer = io.BytesIO()
+    fastavro.schemaless_writer(buffer, schema, {**record, "key": ""})
+    return buffer.getvalue()
+
+
+def write_stat(write: LogFileWrite, instant_time: str) -> WriteStat:
+    size = len(write.content)
+    return WriteStat(
+        file_id=write.file_id,
+        path=write.path,
+        prev_commit=instant_time,
+        partition_path=write.partition,
+        num_writes=write.record_count,
+        num_deletes=0,
+        num_update_writes=write.record_count,
+        num_inserts=0,
+        total_write_bytes=size,
+        total_write_errors=0,
+        file_size_in_bytes=size,
+        total_log_records=0,
+        total_log_blocks=0,
+        total_corrupt_log_block=0,
+        total_rollback_blocks=0,
+        total_updated_records_compacted=0,
+        total_log_files_compacted=0,
+        total_log_size_compacted=0,
+        total_log_read_time_ms=0,
+        log_version=LOG_VERSION,
+        log_offset=0,
+        base_file="",
+        log_files=(write.name,),
+        runtime_stats={"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 0},
+        num_updates=0,
+    )
+
+
+def commit_metadata(
+    writes: Sequence[LogFileWrite], instant_time: str, schemas: MetadataSchemas
+) -> CommitMetadata:
+    stats: dict[str, list[WriteStat]] = {}
+    for write in writes:
+        stats.setdefault(write.partition, []).append(write_stat(write, instant_time))
+    return CommitMetadata(
+        partition_to_write_stats={p: tuple(s) for p, s in stats.items()},
+        compacted=False,
+        extra_metadata={"schema": schemas.commit_schema},
+        version=None,
+        operation_type=OPERATION,
+    )
+
+
+def write_deltacommit(
+    mdt: MetadataTable, update: MetadataUpdate, settings: WriteSettings, clock: Clock = utc_now
+) -> Instant:
+    """Write and complete the metadata deltacommit of ``update``; returns the completed instant."""
+    writer = TimelineWriter(mdt.storage, mdt.state.snapshot.config, clock)
+    writes = log_file_writes(mdt, update, settings)
+    requested = _requested(writer, update.instant_time)
+    inflight = writer.transition_to_inflight(requested, encode_avro(_inflight_metadata()))
+    for write in writes:
+        mdt.storage.write_if_absent(write.path, write.content)
+    return writer.complete(
+        inflight, encode_avro(commit_metadata(writes, update.instant_time, settings.schemas))
+    )
+
+
+def _requested(writer: TimelineWriter, instant_time: str) -> Instant:
+    return writer.create_requested(Action.DELTA_COMMIT, b"", instant_time=instant_time)
+
+
+def _inflight_metadata() -> CommitMetadata:
+    return CommitMetadata(
+        partition_to_write_stats={},
+        compacted=False,
+        extra_metadata={},
+        version=None,
+        operation_type=OPERATION,
+    )
