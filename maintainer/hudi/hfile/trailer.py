@@ -69,6 +69,8 @@ def decode_trailer(data: bytes, where: str) -> Trailer:
         raise corrupt(where, f"HFile version {major}.{minor} is not 3.0 (Hudi) or 3.3 (HBase)")
     here = f"{where} (trailer)"
     message, end = decode_delimited(tail, len(TRAILER_MAGIC), here, "trailer")
+    if end > TRAILER_SIZE - INT.size:
+        raise corrupt(here, "the trailer message runs into the version field")
     if any(tail[end : -INT.size]):
         raise corrupt(here, "the padding after the trailer message is not zeros")
     return _trailer_from(dict(decode_message(message, here, "trailer")), minor, here)

@@ -114,6 +114,11 @@ def write_hfile(
     derives from the cells (``hfile.LASTKEY``, averages, ``MAX_MEMSTORE_TS_KEY``,
     ``KEY_VALUE_VERSION``). ``hfile.CREATE_TIME_TS`` may be given (8 bytes, milliseconds); without
     it HBASE writes 0, as Hudi 1.0 does, and HUDI the current time, as Hudi 1.1 does.
+
+    Order: HBASE sorts file info and meta blocks by name. HUDI puts them into Java ``HashMap``s
+    in the given order, which decides the order only between names sharing a bucket; passing
+    :meth:`HFile.user_file_info` and :attr:`HFile.meta_blocks` of a read file reproduces it.
+    ``block_size`` is ``hoodie.hfile.block.size`` (1 MiB, also the log blocks' size).
     """
     user = dict(file_info or {})
     create_time = user.pop(CREATE_TIME_TS, None) or _default_create_time(style)
