@@ -45,6 +45,11 @@ DROP_METADATA_TABLE = ActionLabel(
 )
 """The action any table's first node may carry (``metadata_table: drop``)."""
 
+SYNC_METADATA_TABLE = ActionLabel(
+    "sync_metadata_table", "metadata table update", "metadata table updates", 13
+)
+"""The action a node that changes the table carries last (``metadata_table: sync``)."""
+
 SERVICES: tuple[ServiceDescriptor, ...] = (
     ServiceDescriptor("rollback", "rollback", (
         ActionLabel("rollback", "failed write to roll back", "failed writes to roll back", 4),
@@ -83,6 +88,9 @@ SERVICE_BLOCKS: tuple[str, ...] = tuple(
 ``archive``: its ``savepoint_delete`` runs last)."""
 BY_NAME: dict[str, ServiceDescriptor] = {service.name: service for service in SERVICES}
 ACTION_LABELS: tuple[ActionLabel, ...] = tuple(
-    sorted((DROP_METADATA_TABLE, *(label for s in SERVICES for label in s.actions)), key=lambda a: a.rank)
+    sorted(
+        (DROP_METADATA_TABLE, SYNC_METADATA_TABLE, *(label for s in SERVICES for label in s.actions)),
+        key=lambda a: a.rank,
+    )
 )
 """Every action kind a plan may hold, in summary order."""

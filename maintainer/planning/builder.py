@@ -38,6 +38,12 @@ from maintainer.plan.model import (
     TableFingerprint,
     TablePlan,
 )
+from maintainer.planning.metadata_policy import (
+    open_for_sync,
+    refuse_reason,
+    unsupported_under_sync,
+    with_sync_action,
+)
 from maintainer.project.models import TableSpec
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
@@ -147,15 +153,6 @@ def _blocked_node(table: str, service: str, reason: str) -> NodePlan:
     return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(reason,))
 
 
-def metadata_table_reason(info: MetadataTableInfo) -> str:
-    partitions = ", ".join(info.partitions + info.inflight_partitions) or "none listed"
-    return (
-        f"the table has a metadata table (partitions: {partitions}); maintainer does not update "
-        "metadata tables, so maintaining the table would leave it stale. Set `metadata_table: drop` "
-        "for this table in its manifest to remove it first (as Hudi's delete_metadata_table does)"
-    )
-
-
 def _drop_metadata_action(info: MetadataTableInfo) -> DropMetadataTable:
     return DropMetadataTable(
         target=METADATA_TABLE_PATH,
@@ -215,6 +212,29 @@ def _first_runnable(nodes: list[NodePlan]) -> int | None:
     return None
 
 
+def _plan_synced(
+    table: TableState, spec: TableSpec, services: tuple[str, ...], now: datetime
+) -> tuple[NodePlan, ...]:
+    """``metadata_table: sync``: a metadata table unfit for sync blocks every node; a service
+    that cannot sync it is blocked before it is planned; the others say what they write."""
+    try:
+        mdt = open_for_sync(table)
+    except MaintainerError as exc:
+        return _blocked(spec.name, services, str(exc))
+    runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
+    planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now), strict=True))
+    nodes = []
+    for service in services:
+        entry = service_for(service)
+        if service not in planned:
+            nodes.append(_blocked_node(spec.name, service, unsupported_under_sync(service)))
+        elif entry is None:
+            nodes.append(planned[service])
+        else:
+            nodes.append(with_sync_action(planned[service], entry, mdt))
+    return tuple(nodes)
+
+
 def _plan_nodes(
     table: TableState, request: TableRequest, services: tuple[str, ...], now: datetime
 ) -> tuple[NodePlan, ...]:
@@ -254,15 +274,20 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         config = load_config(storage)
         services = tuple(s for s in request.services if config.is_mor or s not in request.mor_only)
         info = load_metadata_table_info(storage, config)
-        if info.enabled and spec.metadata_table != "drop":
+        policy = spec.metadata_policy(config.version)
+        if info.enabled and policy == "refuse":
+            reason = refuse_reason(info, config.version, explicit=spec.metadata_table == "refuse")
             head = load_snapshot(storage, [])
-            nodes = _blocked(spec.name, services, metadata_table_reason(info))
+            nodes = _blocked(spec.name, services, reason)
             return BuiltTable(
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
             )
         table = open_for_services(storage, request, services, now)
-        nodes = _plan_nodes(table, request, services, now)
+        if policy == "sync" and (info.partitions or info.inflight_partitions):
+            nodes = _plan_synced(table, spec, services, now)
+        else:
+            nodes = _plan_nodes(table, request, services, now)
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes
         )

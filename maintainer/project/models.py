@@ -25,7 +25,14 @@ from maintainer.project.services import (
 TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]
 Tag = Annotated[str, Field(min_length=1, pattern=r"^[^\s,:+@]+$")]
-MetadataTablePolicy = Literal["refuse", "drop"]
+MetadataTablePolicy = Literal["sync", "drop", "refuse"]
+"""What maintainer does about a table's metadata table: keep it in sync (the default for table
+versions 8 and 9), drop it first, or refuse to maintain the table (the default for version 6,
+whose metadata table no independent reader here can verify)."""
+
+
+def default_metadata_policy(table_version: int) -> MetadataTablePolicy:
+    return "sync" if table_version >= 8 else "refuse"
 
 
 class DefaultsBlock(FrozenModel):
@@ -53,8 +60,9 @@ class TableEntry(FrozenModel):
     tags: tuple[Tag, ...] = ()
     depends_on: tuple[TableName, ...] = ()
     """Tables whose maintenance must finish before this table's starts."""
-    metadata_table: MetadataTablePolicy = "refuse"
-    """What to do when the table has a metadata table: refuse to maintain it, or drop the metadata table."""
+    metadata_table: MetadataTablePolicy | None = None
+    """What to do when the table has a metadata table: sync it, drop it, or refuse to maintain the
+    table (default: sync for table versions 8 and 9, refuse for version 6)."""
     rollback: RollbackSpec | None = None
     compaction: CompactionSpec | None = None
     clean: CleanSpec | None = None
@@ -96,12 +104,16 @@ class TableSpec(FrozenModel):
     description: str = ""
     tags: tuple[str, ...] = ()
     depends_on: tuple[str, ...] = ()
-    metadata_table: MetadataTablePolicy = "refuse"
+    metadata_table: MetadataTablePolicy | None = None
+    """None: the default of the table's version (:func:`default_metadata_policy`)."""
     rollback: RollbackSpec | None = None
     compaction: CompactionSpec | None = None
     clean: CleanSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
+
+    def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
+        return self.metadata_table or default_metadata_policy(table_version)
 
     def services(self) -> dict[str, ServiceSpec]:
         """The active service blocks, in execution order."""

@@ -24,8 +24,9 @@ from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.model import NodePlan, TablePlan
+from maintainer.plan.model import NodePlan, SyncMetadataTable, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
@@ -157,6 +158,16 @@ class TableService(Protocol):
         """Every value of an approved node checked before any node runs."""
         ...
 
+    @property
+    def syncs_metadata_table(self) -> bool:
+        """Its apply keeps a metadata table in sync (``metadata_table: sync``); else its nodes
+        are blocked on tables that have one, unless the policy drops it."""
+        ...
+
+    def metadata_writes(self, mdt: MetadataTable, node: NodePlan) -> SyncMetadataTable | None:
+        """What the node's apply writes into the metadata table (None: nothing)."""
+        ...
+
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         """Carry out the approved node (under the runner's table lock)."""
         ...
@@ -168,6 +179,10 @@ class ServiceDefaults:
     unchanged by this node."""
 
     plans_on_projection = False
+    syncs_metadata_table = False
+
+    def metadata_writes(self, mdt: MetadataTable, node: NodePlan) -> SyncMetadataTable | None:
+        return None
 
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str

@@ -3,7 +3,7 @@ plan's JSON form. Everything a planner produces and apply executes is one of the
 
 from maintainer.plan.model.archive import ArchiveBoundary, ArchiveEffect, ArchiveInstant
 from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
-from maintainer.plan.model.common import METADATA_TABLE_PATH, DropMetadataTable
+from maintainer.plan.model.common import METADATA_TABLE_PATH, DropMetadataTable, SyncMetadataTable
 from maintainer.plan.model.compaction import (
     CompactionEffect,
     CompactSlice,
@@ -64,6 +64,7 @@ __all__ = [
     "SavepointEffect",
     "SkippedSliceRecord",
     "SliceFile",
+    "SyncMetadataTable",
     "TableFingerprint",
     "TablePlan",
     "dump_body",

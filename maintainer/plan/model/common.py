@@ -1,4 +1,5 @@
-"""The action any service's node may carry first: dropping the table's metadata table."""
+"""The actions any service's node may carry about the table's metadata table: dropping it
+(first), or writing the node's own instant into it (last)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,16 @@ class DropMetadataTable(PlanRecord):
     reason: str
     partitions: tuple[str, ...]
     """The metadata table's partitions (completed and inflight) when the plan was made."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncMetadataTable(PlanRecord):
+    """``metadata_table: sync``: the node's instant is written into the metadata table (a
+    deltacommit with the same instant time, or the rollback of one) before it completes."""
+
+    kind: Literal["sync_metadata_table"] = "sync_metadata_table"
+    target: str = METADATA_TABLE_PATH
+    reason: str
+    """What is written into the metadata table, for the reviewer."""
+    partitions: tuple[str, ...]
+    """The metadata partitions written."""

@@ -18,7 +18,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from maintainer.plan.model.archive import ArchiveEffect, ArchiveInstant
 from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
-from maintainer.plan.model.common import DropMetadataTable
+from maintainer.plan.model.common import DropMetadataTable, SyncMetadataTable
 from maintainer.plan.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
 from maintainer.plan.model.records import PlanRecord
 from maintainer.plan.model.rollback import RollbackAction, RollbackEffect
@@ -37,7 +37,8 @@ Action = Annotated[
     | DeletePartition
     | CreateSavepoint
     | DeleteSavepoint
-    | ArchiveInstant,
+    | ArchiveInstant
+    | SyncMetadataTable,
     Field(discriminator="kind"),
 ]
 Effect = Annotated[

@@ -7,10 +7,18 @@ import re
 from collections.abc import Iterator
 from typing import TypeVar
 
-from maintainer.errors import PlanError
+from maintainer.errors import MaintainerError, PlanError
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.instant import is_instant_time, parse_instant_file_name
-from maintainer.plan.model import METADATA_TABLE_PATH, Action, ArchiveInstant, DropMetadataTable, NodePlan
+from maintainer.hudi.metadata.partitions import metadata_partition
+from maintainer.plan.model import (
+    METADATA_TABLE_PATH,
+    Action,
+    ArchiveInstant,
+    DropMetadataTable,
+    NodePlan,
+    SyncMetadataTable,
+)
 from maintainer.services.base import Check
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
@@ -77,6 +85,18 @@ def drop_metadata_check(action: DropMetadataTable) -> Check:
     ok = action.target == METADATA_TABLE_PATH
     why = None if ok else f"not the metadata table ({METADATA_TABLE_PATH})"
     return action_label(action), action.target, why
+
+
+def sync_metadata_check(action: SyncMetadataTable) -> Check:
+    problems = (
+        [f"not the metadata table ({METADATA_TABLE_PATH})"] if action.target != METADATA_TABLE_PATH else []
+    )
+    for name in action.partitions:
+        try:
+            metadata_partition(name)
+        except MaintainerError as exc:
+            problems.append(exc.message)
+    return action_label(action), action.target, "; ".join(problems) or None
 
 
 def unknown_action(action: Action, service: str) -> Check:

@@ -23,7 +23,7 @@ from maintainer.hudi.properties import (
     table_checksum,
 )
 from maintainer.hudi.table import METADATA_TABLE_DIR
-from maintainer.plan.model import DropMetadataTable
+from maintainer.plan.model import DropMetadataTable, SyncMetadataTable
 from maintainer.services.base import NodeContext
 from maintainer.storage import Storage
 
@@ -100,13 +100,15 @@ def drop_if_approved(ctx: NodeContext, table: TableState, effects: dict[str, Any
     dropping = bool(ctx.node.actions_of(DropMetadataTable))
     if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
         return False
+    if ctx.node.actions_of(SyncMetadataTable):
+        return False  # metadata_table: sync: the node keeps it in step
     if not dropping:
         partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"
         raise ApplyError(
             f"the table has a metadata table ({partitions}) that the plan does not drop",
             where=ctx.table.path,
-            hint=f"{doing} without updating it would break readers: set "
-            "`metadata_table: drop` in the manifest and make the plan again",
+            hint=f"{doing} without updating it would break readers: make the plan again (with "
+            "`metadata_table: sync`, the default for table versions 8 and 9, or `drop`)",
         )
     effects["metadata_table_dropped"] = drop_metadata_table(table.storage, ctx.clock())
     return True

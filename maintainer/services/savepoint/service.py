@@ -8,9 +8,11 @@ from datetime import datetime
 
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import NodePlan
+from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.plan.model import NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.metadata_sync import nothing_written
 from maintainer.services.savepoint import node
 from maintainer.services.savepoint.apply import execute_savepoint_create, execute_savepoint_delete
 from maintainer.services.savepoint.projection import project_after_savepoint_create
@@ -19,6 +21,10 @@ from maintainer.services.savepoint.validate import validate_savepoint_create, va
 
 class SavepointCreateService(ServiceDefaults):
     descriptor = BY_NAME["savepoint_create"]
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        return nothing_written("a savepoint")
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_savepoint_create_service(table, spec, now)
@@ -35,6 +41,10 @@ class SavepointCreateService(ServiceDefaults):
 
 class SavepointDeleteService(ServiceDefaults):
     descriptor = BY_NAME["savepoint_delete"]
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        return nothing_written("a savepoint's deletion")
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_savepoint_delete_service(table, spec, now)

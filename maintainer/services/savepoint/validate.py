@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, DropMetadataTable, NodePlan
+from maintainer.plan.model import (
+    CreateSavepoint,
+    DeleteSavepoint,
+    DropMetadataTable,
+    NodePlan,
+    SyncMetadataTable,
+)
 from maintainer.services.base import Check
-from maintainer.services.common.checks import drop_metadata_check, instant_check, unknown_action
+from maintainer.services.common.checks import (
+    drop_metadata_check,
+    instant_check,
+    sync_metadata_check,
+    unknown_action,
+)
 
 
 def validate_savepoint_create(node: NodePlan, table_uri: str) -> Iterator[Check]:
@@ -16,6 +27,8 @@ def validate_savepoint_create(node: NodePlan, table_uri: str) -> Iterator[Check]
                 yield instant_check(action)
             case DropMetadataTable():
                 yield drop_metadata_check(action)
+            case SyncMetadataTable():
+                yield sync_metadata_check(action)
             case _:
                 yield unknown_action(action, node.service)
 
@@ -27,5 +40,7 @@ def validate_savepoint_delete(node: NodePlan, table_uri: str) -> Iterator[Check]
                 yield instant_check(action)
             case DropMetadataTable():
                 yield drop_metadata_check(action)
+            case SyncMetadataTable():
+                yield sync_metadata_check(action)
             case _:
                 yield unknown_action(action, node.service)

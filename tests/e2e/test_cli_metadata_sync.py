@@ -1,0 +1,90 @@
+"""``metadata_table: sync`` (the default for table versions 8 and 9) through the CLI on copies
+of real tables with a metadata table: plan says per node what it writes into the metadata
+table, apply keeps it in step, and afterwards ``hudi`` (which lists files through the metadata
+table) reads exactly the rows it read before and the ``files`` check passes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.cli import main
+from maintainer.hudi.loading import open_table
+from maintainer.hudi.metadata.check import check_metadata_table
+from maintainer.hudi.metadata.table import open_metadata_table
+from tests.support import artifacts, oracle
+from tests.support.fixtures import FixtureTable
+
+pytestmark = pytest.mark.fixtures
+MOR_V9 = "sample_table_mor_avro_v9_txns_simple_meta"
+TRIPS_V8 = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    table: Path
+
+    def cli(self, *args: str) -> int:
+        command, *rest = args
+        return main([command, *rest, "--project-dir", str(self.root)])
+
+    def nodes(self) -> dict[str, dict[str, Any]]:
+        plan = artifacts.plan_json(self.root / "target" / "plan")
+        return {f"{n['table']}.{n['service']}": n for t in plan["tables"] for n in t["nodes"]}
+
+    def results(self) -> dict[str, dict[str, Any]]:
+        data = json.loads((self.root / "target" / "run_results.json").read_text())
+        return {n["id"]: n for n in data["nodes"]}
+
+
+@pytest.fixture
+def make_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> Callable[[Path, str], Project]:
+    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
+    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+    def make(table: Path, services: str) -> Project:
+        root = tmp_path / "project"
+        assert main(["init", str(root)]) == 0
+        body = "\n    ".join(services.splitlines())
+        manifest = f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
+        (root / "tables" / "example.yml").write_text(manifest)
+        return Project(root, table)
+
+    return make
+
+
+def assert_metadata_in_step(path: Path) -> None:
+    table = open_table(str(path), verify=False)
+    mdt = open_metadata_table(table)
+    assert mdt is not None
+    check = check_metadata_table(table, mdt)
+    assert check.problems() == []
+
+
+OFF = "clean: {enabled: false}\narchive: {enabled: false}\nrollback: {enabled: false}\ncompaction: {enabled: false}"
+
+
+@pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
+def test_a_savepoint_on_a_table_with_a_metadata_table_writes_nothing_into_it(
+    name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_copy(name).path
+    commit = oracle.completed_commit_times(path)[-1]
+    before = oracle.snapshot_rows(path)
+    project = make_project(path, f"{OFF}\nsavepoints: {{instants: ['{commit}']}}")
+    assert project.cli("plan") == 0
+    node = project.nodes()["t.savepoint_create"]
+    assert node["status"] == "changes"
+    assert node["actions"][-1]["kind"] == "sync_metadata_table"
+    assert node["actions"][-1]["reason"].startswith("nothing: Hudi writes nothing into the metadata table")
+    assert project.cli("apply") == 0, project.results()
+    assert (path / ".hoodie" / "metadata").is_dir()
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == before

@@ -1,0 +1,126 @@
+"""Planning per ``metadata_table`` policy on real tables with a metadata table: ``sync`` (the
+default for versions 8 and 9) plans the services that keep it in step, each node saying what it
+writes into it, and blocks the rest with the reason; a metadata table unfit for sync blocks the
+table, naming the problem."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
+from maintainer.project.models import MetadataTablePolicy, TableSpec
+from maintainer.project.services import CleanSpec, SavepointsSpec
+from tests.support.fixtures import FixtureTable
+
+pytestmark = pytest.mark.fixtures
+NOW = datetime.now(timezone.utc)
+MOR_V9 = "sample_table_mor_avro_v9_txns_simple_meta"
+SERVICES = ("savepoint_create", "clean", "archive")
+
+
+def plan(path: Path, policy: MetadataTablePolicy | None = None) -> dict[str, NodePlan]:
+    spec = TableSpec(
+        name="t",
+        path=str(path),
+        manifest="t.yml",
+        line=1,
+        metadata_table=policy,
+        clean=CleanSpec(commits_retained=1),
+        savepoints=SavepointsSpec(instants=("20260307162557587",)),
+    )
+    built: BuiltPlan = build_plan("proj", "dev", [TableRequest(spec, SERVICES)], {}, NOW, threads=1)
+    return {n.service: n for n in built.plan.tables[0].nodes}
+
+
+def test_sync_is_the_default_on_version_9_and_each_node_says_what_it_writes(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    nodes = plan(fixture_table(MOR_V9).path)
+    savepoint = nodes["savepoint_create"]
+    assert savepoint.status is NodeStatus.CHANGES
+    (sync,) = savepoint.actions_of(SyncMetadataTable)
+    assert savepoint.actions[-1] == sync
+    assert sync.partitions == () and sync.reason.startswith("nothing: Hudi writes nothing")
+    for service in ("clean", "archive"):
+        assert nodes[service].status is NodeStatus.BLOCKED
+        assert f"does not keep the metadata table in sync for {service} yet" in nodes[service].reasons[0]
+
+
+def test_refuse_blocks_every_node_and_says_what_to_do(fixture_table: Callable[[str], FixtureTable]) -> None:
+    nodes = plan(fixture_table(MOR_V9).path, "refuse")
+    for node in nodes.values():
+        assert node.status is NodeStatus.BLOCKED
+        assert "`metadata_table: refuse` in the manifest" in node.reasons[0]
+        assert "`metadata_table: drop`" in node.reasons[0] and "`metadata_table: sync`" in node.reasons[0]
+
+
+def _blocked_reasons(path: Path) -> set[str]:
+    nodes = plan(path)
+    assert all(n.status is NodeStatus.BLOCKED for n in nodes.values())
+    return {n.reasons[0] for n in nodes.values()}
+
+
+def test_a_failed_metadata_write_blocks_the_table(fixture_copy: Callable[[str], FixtureTable]) -> None:
+    table = fixture_copy(MOR_V9)
+    timeline = table.path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    (timeline / "20260307162700000.deltacommit.requested").write_bytes(b"")
+    (reason,) = _blocked_reasons(table.path)
+    assert "not in step with the table: metadata deltacommit 20260307162700000 is requested" in reason
+    assert "A Hudi writer repairs it" in reason
+
+
+def test_a_metadata_table_behind_the_data_timeline_blocks_the_table(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    table = fixture_copy(MOR_V9)
+    instant = sorted((table.path / ".hoodie" / "timeline").glob("2*_*.deltacommit"))[-1].name.split("_")[0]
+    for state in (table.path / ".hoodie" / "metadata" / ".hoodie" / "timeline").glob(f"{instant}*"):
+        state.unlink()
+    (reason,) = _blocked_reasons(table.path)
+    assert f"data instant {instant} (deltacommit) is not in the metadata table" in reason
+
+
+def _list_partition(path: Path, name: str) -> None:
+    properties = path / ".hoodie" / "hoodie.properties"
+    text = properties.read_text(encoding="latin-1")
+    key = "hoodie.table.metadata.partitions="
+    properties.write_text(text.replace(key, f"{key}{name},"), encoding="latin-1")
+
+
+def test_an_expression_index_blocks_the_table_until_expressions_are_evaluated(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    table = fixture_copy(MOR_V9)
+    _list_partition(table.path, "expr_index_day")
+    (reason,) = _blocked_reasons(table.path)
+    assert "expression index (expr_index_day)" in reason and "evaluates expressions" in reason
+
+
+def test_an_unknown_metadata_partition_blocks_the_table_naming_it(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    table = fixture_copy(MOR_V9)
+    _list_partition(table.path, "vector_index")
+    (reason,) = _blocked_reasons(table.path)
+    assert "unknown metadata table partition 'vector_index'" in reason
+
+
+def test_version_6_refuses_by_default_saying_why_and_that_drop_is_available(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    table = fixture_copy("sample_table_cow_v6_nonpartitioned")
+    mdt = table.path / ".hoodie" / "metadata" / ".hoodie"
+    mdt.mkdir(parents=True)
+    (mdt / "hoodie.properties").write_bytes((table.path / ".hoodie" / "hoodie.properties").read_bytes())
+    properties = table.path / ".hoodie" / "hoodie.properties"
+    listed = properties.read_text(encoding="latin-1") + "hoodie.table.metadata.partitions=files\n"
+    properties.write_text(listed, encoding="latin-1")
+    (reason,) = _blocked_reasons(table.path)
+    assert "does not sync metadata tables of table version 6" in reason
+    assert "no independent reader here can verify one" in reason
+    assert "`metadata_table: drop`" in reason and "metadata_table: sync" not in reason
