@@ -44,7 +44,9 @@ class Project:
 
 
 @pytest.fixture
-def make_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> Callable[[Path, str], Project]:
+def make_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any
+) -> Callable[[Path, str], Project]:
     monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
     monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -68,7 +70,7 @@ def assert_metadata_in_step(path: Path) -> None:
     assert check.problems() == []
 
 
-OFF = "clean: {enabled: false}\narchive: {enabled: false}\nrollback: {enabled: false}\ncompaction: {enabled: false}"
+OFF = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "rollback", "compaction"))
 
 
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
