@@ -6,6 +6,7 @@ table) reads exactly the rows it read before and the ``files`` check passes."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,3 +91,53 @@ def test_a_savepoint_on_a_table_with_a_metadata_table_writes_nothing_into_it(
     assert (path / ".hoodie" / "metadata").is_dir()
     assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path) == before
+
+
+def without_metadata_table(source: Path, into: Path) -> Path:
+    """A copy of the table with its metadata table removed (readers then list storage)."""
+    copy = into / "no_mdt" / source.name
+    shutil.copytree(source, copy)
+    shutil.rmtree(copy / ".hoodie" / "metadata")
+    properties = copy / ".hoodie" / "hoodie.properties"
+    lines = properties.read_text(encoding="latin-1").splitlines()
+    kept = [line for line in lines if not line.startswith("hoodie.table.metadata.partitions")]
+    properties.write_text("\n".join(kept) + "\n", encoding="latin-1")
+    return copy
+
+
+def fail_last_deltacommit(path: Path) -> str:
+    """Turn the table's last completed deltacommit into a failed write: its completed file goes
+    (its metadata deltacommit stays completed, as when a writer dies between the two)."""
+    completed = sorted((path / ".hoodie" / "timeline").glob("2*_*.deltacommit"))[-1]
+    completed.unlink()
+    return completed.name.split("_")[0]
+
+
+@pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
+def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
+    name: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(name).path
+    failed = fail_last_deltacommit(path)
+    services_off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "compaction"))
+    project = make_project(path, services_off)
+    assert project.cli("plan") == 0
+    node = project.nodes()["t.rollback"]
+    assert node["status"] == "changes"
+    sync = node["actions"][-1]
+    assert sync["kind"] == "sync_metadata_table"
+    assert sync["reason"].startswith(f"roll back its deltacommit {failed} with the rollback's instant time")
+    assert project.cli("apply") == 0, project.results()
+    rollback = project.results()["t.rollback"]["effects"]["rollbacks"][0]
+
+    mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    assert not list(mdt_timeline.glob(f"{failed}*"))
+    assert len(list(mdt_timeline.glob(f"{rollback}_*.rollback"))) == 1
+    assert not list((path / ".hoodie" / "metadata").glob(f"*/.*_{failed}.log.*"))
+    assert_metadata_in_step(path)
+    reference = without_metadata_table(path, tmp_path)
+    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
+    assert oracle.file_slices(path) == oracle.file_slices(reference)

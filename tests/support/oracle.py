@@ -69,3 +69,26 @@ def completed_commit_times(path: Path | str) -> list[str]:
         + timeline.get_completed_replacecommits()
     )
     return sorted(i.timestamp for i in instants)
+
+
+FileSliceRow = tuple[str, str, str, str, tuple[str, ...]]
+
+
+def file_slices(path: Path | str, as_of: str | None = None) -> list[FileSliceRow]:
+    """hudi's latest file slices (or as of an instant): partition, file id, base instant, base
+    file, log files; sorted. With a metadata table (v8+), hudi lists files through it."""
+    import hudi
+
+    options = hudi.HudiReadOptions()
+    if as_of is not None:
+        options = options.with_as_of_timestamp(as_of)
+    try:
+        found = hudi.HudiTable(str(path)).get_file_slices(options)
+    except BaseException as exc:  # hudi-rs panics are BaseException
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise AssertionError(f"hudi could not list the file slices of {path}: {exc!r}") from None
+    return sorted(
+        (s.partition_path, s.file_id, s.creation_instant_time, s.base_file_name, tuple(s.log_file_names))
+        for s in found
+    )

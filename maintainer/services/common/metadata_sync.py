@@ -3,7 +3,22 @@ metadata table, and the write itself, right before the node's data instant compl
 
 from __future__ import annotations
 
+from maintainer.clock import Clock, utc_now
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.metadata.commit import open_for_sync
+from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.payloads import InstantInfo, RollbackPlan
+from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
+from maintainer.services.common.rollback_instant import (
+    InstantRollback,
+    RolledBackInstant,
+    remove_target,
+    roll_back_instant,
+)
+from maintainer.services.common.rollback_requests import grouped_deletes
+from maintainer.services.common.table_service_rollback import pending_rollback_of
+from maintainer.storage import Storage
 
 
 def nothing_written(what: str) -> SyncMetadataTable:
@@ -11,4 +26,68 @@ def nothing_written(what: str) -> SyncMetadataTable:
     return SyncMetadataTable(
         reason=f"nothing: Hudi writes nothing into the metadata table for {what}, which stays in sync",
         partitions=(),
+    )
+
+
+def metadata_log_files(mdt: MetadataTable, instant_time: str) -> list[tuple[str, str]]:
+    """(metadata partition, path) of every log file the deltacommit ``instant_time`` wrote."""
+    found = []
+    for partition in mdt.partitions:
+        for info in mdt.storage.list_dir(partition.name):
+            if not info.is_dir and f"_{instant_time}.log." in info.name:
+                found.append((partition.name, f"{partition.name}/{info.name}"))
+    return sorted(found)
+
+
+def metadata_rollback(mdt: MetadataTable, target_time: str, rollback_time: str) -> InstantRollback | None:
+    """The rollback of the metadata deltacommit ``target_time`` with the data rollback's time
+    (``HoodieBackedTableMetadataWriter.update(HoodieRollbackMetadata)``): its log files deleted,
+    the deltacommit removed, completed or not. None when the metadata table has no such
+    deltacommit (the failed write never reached it, or an earlier attempt finished)."""
+    timeline = mdt.state.snapshot.timeline
+    pending = pending_rollback_of(mdt.storage, timeline, target_time)
+    entry = timeline.entry(target_time, Action.DELTA_COMMIT)
+    if entry is None and pending is None:
+        return None
+    state = max(entry.state_files, key=lambda s: s.rank) if entry is not None else State.REQUESTED
+    target = Instant(target_time, Action.DELTA_COMMIT, state)
+    if pending is not None:
+        return InstantRollback(target, pending.plan, pending.instant, removes_completed=True)
+    requests = grouped_deletes(mdt.storage.uri(""), metadata_log_files(mdt, target_time))
+    plan = RollbackPlan(
+        instant_to_rollback=InstantInfo(commit_time=target_time, action=Action.DELTA_COMMIT.value),
+        rollback_requests=tuple(requests),
+    )
+    return InstantRollback(target, plan, instant_time=rollback_time, removes_completed=True)
+
+
+def rollback_in_metadata_table(
+    data_storage: Storage, target_time: str, rollback_time: str, clock: Clock = utc_now
+) -> RolledBackInstant | None:
+    """Roll back the metadata deltacommit of the data instant ``target_time`` (call it right
+    before the data rollback ``rollback_time`` completes)."""
+    mdt = open_for_sync(data_storage)
+    if mdt is None:
+        return None
+    rollback = metadata_rollback(mdt, target_time, rollback_time)
+    if rollback is None:
+        return None
+    config = mdt.state.snapshot.config
+    done = mdt.state.snapshot.timeline.entry(rollback_time, Action.ROLLBACK)
+    if done is not None and State.COMPLETED in done.state_files:  # crashed before removing the target
+        remove_target(TimelineWriter(mdt.storage, config, clock), rollback.target, False, True)
+        return None
+    return roll_back_instant(mdt.storage, config, rollback, clock=clock)
+
+
+def rollback_writes(mdt: MetadataTable, target_time: str) -> SyncMetadataTable:
+    """What a data rollback of ``target_time`` does to the metadata table, for the plan."""
+    files = metadata_log_files(mdt, target_time)
+    if mdt.state.snapshot.timeline.entry(target_time, Action.DELTA_COMMIT) is None:
+        return nothing_written(f"the rollback of {target_time}: that write never reached it")
+    partitions = tuple(sorted({partition for partition, _ in files}))
+    return SyncMetadataTable(
+        reason=f"roll back its deltacommit {target_time} with the rollback's instant time: "
+        f"{len(files)} log file(s) deleted ({', '.join(partitions) or 'none written'})",
+        partitions=partitions,
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
@@ -43,6 +43,12 @@ class InstantRollback:
     a new rollback instant is created)."""
     reverts_to_requested: bool = False
     """A table service (compaction, clustering) goes back to requested; a write is removed."""
+    instant_time: str | None = None
+    """The new rollback instant's time (None: a fresh one; a metadata-table rollback takes the
+    data-table rollback's)."""
+    removes_completed: bool = False
+    """The target is removed even when completed (a metadata deltacommit whose data instant
+    failed after it completed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +64,8 @@ def _start(writer: TimelineWriter, rollback: InstantRollback, fault: Fault) -> I
     """The rollback instant, inflight (created, or resumed from an earlier attempt)."""
     existing = rollback.rollback_instant
     if existing is None:
-        existing = writer.create_requested(Action.ROLLBACK, payloads.encode_avro(rollback.plan))
+        plan = payloads.encode_avro(rollback.plan)
+        existing = writer.create_requested(Action.ROLLBACK, plan, instant_time=rollback.instant_time)
         fault("after_requested")
     if existing.state is State.REQUESTED:
         existing = writer.transition_to_inflight(existing)
@@ -99,7 +106,9 @@ def _metadata(
     )
 
 
-def remove_target(writer: TimelineWriter, target: Instant, reverts_to_requested: bool) -> tuple[str, ...]:
+def remove_target(
+    writer: TimelineWriter, target: Instant, reverts_to_requested: bool, removes_completed: bool = False
+) -> tuple[str, ...]:
     """Remove the rolled-back instant (or revert a table service to requested), then its markers
     and heartbeat."""
     timeline = writer.timeline()
@@ -109,7 +118,7 @@ def remove_target(writer: TimelineWriter, target: Instant, reverts_to_requested:
         if State.INFLIGHT in entry.state_files and State.COMPLETED not in entry.state_files:
             writer.revert_inflight_to_requested(target.with_state(State.INFLIGHT))
             removed.append(entry.state_files[State.INFLIGHT])
-    elif entry is not None and State.COMPLETED not in entry.state_files:
+    elif entry is not None and (removes_completed or State.COMPLETED not in entry.state_files):
         removed += writer.delete_instant(target, timeline)
     writer.storage.delete_dir(f"{MARKERS_DIR}/{target.timestamp}")
     writer.storage.delete(f"{HEARTBEAT_DIR}/{target.timestamp}")
@@ -124,8 +133,10 @@ def roll_back_instant(
     runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
+    before_complete: Callable[[Instant], object] | None = None,
 ) -> RolledBackInstant:
-    """Carry out ``rollback``; returns the completed rollback instant and what it recorded."""
+    """Carry out ``rollback``; returns the completed rollback instant and what it recorded.
+    ``before_complete`` runs right before the rollback completes (the metadata table's sync)."""
     writer = TimelineWriter(storage, config, clock)
     started_ms = int(time.time() * 1000)
     inflight = _start(writer, rollback, fault)
@@ -136,7 +147,12 @@ def roll_back_instant(
     results = runner.run(functools.partial(execute_request, context), requests)
     fault("after_deletes")
     metadata = _metadata(inflight, rollback.target, results, started_ms)
+    if before_complete is not None:
+        before_complete(inflight)
+        fault("after_metadata_table")
     completed = writer.complete(inflight, payloads.encode_avro(metadata))
     fault("after_completed")
-    removed = remove_target(writer, rollback.target, rollback.reverts_to_requested)
+    removed = remove_target(
+        writer, rollback.target, rollback.reverts_to_requested, rollback.removes_completed
+    )
     return RolledBackInstant(completed, metadata, removed)

@@ -12,7 +12,7 @@ from typing import Any
 from maintainer.errors import PlanError
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import NodePlan, RollbackAction
+from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
@@ -77,7 +77,10 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     node = with_resumptions(ctx, table)
     runner = ctx.task_runner()
     fault = functools.partial(maybe_fail, "rollback")
-    outcomes = apply_rollback_node(table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault)
+    sync = bool(ctx.node.actions_of(SyncMetadataTable))
+    outcomes = apply_rollback_node(
+        table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault, sync_metadata=sync
+    )
     rolled_back = [
         target
         for outcome in outcomes

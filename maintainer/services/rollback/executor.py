@@ -15,6 +15,7 @@ from maintainer.hudi.payloads import RollbackMetadata
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import Fault, no_fault
+from maintainer.services.common.metadata_sync import rollback_in_metadata_table
 from maintainer.services.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
@@ -39,8 +40,11 @@ def run_rollback(
     runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
+    sync_metadata: bool = False,
 ) -> RollbackOutcome:
-    """Carry out ``planned``; returns the rollback instant and what it recorded."""
+    """Carry out ``planned``; returns the rollback instant and what it recorded. With
+    ``sync_metadata``, the target's metadata deltacommit is rolled back right before the
+    rollback completes, with the rollback's instant time."""
     if planned.kind is RollbackKind.REMOVE_ROLLED_BACK_INSTANT:
         writer = TimelineWriter(storage, config, clock)
         removed = remove_target(writer, planned.target, planned.reverts_to_requested)
@@ -48,5 +52,18 @@ def run_rollback(
     rollback = InstantRollback(
         planned.target, planned.plan, planned.rollback_instant, planned.reverts_to_requested
     )
-    done = roll_back_instant(storage, config, rollback, runner=runner, clock=clock, fault=fault)
+    target = planned.target.timestamp
+
+    def sync(inflight: Instant) -> object:
+        return rollback_in_metadata_table(storage, target, inflight.timestamp, clock)
+
+    done = roll_back_instant(
+        storage,
+        config,
+        rollback,
+        runner=runner,
+        clock=clock,
+        fault=fault,
+        before_complete=sync if sync_metadata else None,
+    )
     return RollbackOutcome(done.rollback_instant, done.metadata, done.removed_instant_files)

@@ -177,6 +177,7 @@ def apply_rollback_node(
     *,
     runner: TaskRunner = IN_PROCESS,
     fault: Fault = no_fault,
+    sync_metadata: bool = False,
 ) -> Sequence[RollbackOutcome]:
     """Carry out the approved rollbacks that are still due; the others are drift. Every
     rollback of the node is checked against the table before the first one writes anything;
@@ -186,7 +187,9 @@ def apply_rollback_node(
     chosen, dropped = approved_rollbacks(node, current, table.storage.uri(""), config.version)
     outcomes = []
     for planned in chosen:
-        outcome = run_rollback(table.storage, config, planned, runner=runner, fault=fault)
+        outcome = run_rollback(
+            table.storage, config, planned, runner=runner, fault=fault, sync_metadata=sync_metadata
+        )
         mine = tuple(d for d in dropped if d.target == planned.target.timestamp)
         outcomes.append(replace(outcome, dropped=mine))
     return outcomes

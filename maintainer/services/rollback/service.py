@@ -7,9 +7,11 @@ from datetime import datetime
 
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import NodePlan
+from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.metadata_sync import rollback_writes
 from maintainer.services.rollback import node
 from maintainer.services.rollback.apply import execute_rollback
 from maintainer.services.rollback.projection import project_after_rollback
@@ -19,6 +21,18 @@ from maintainer.storage import Storage
 
 class RollbackService(ServiceDefaults):
     descriptor = BY_NAME["rollback"]
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        rolled_back = ("rollback", "finish_pending_rollback")
+        targets = sorted({a.target for a in plan.actions_of(RollbackAction) if a.kind in rolled_back})
+        writes = [rollback_writes(mdt, target) for target in targets]
+        if not writes:
+            return None
+        return SyncMetadataTable(
+            reason="; ".join(w.reason for w in writes),
+            partitions=tuple(sorted({p for w in writes for p in w.partitions})),
+        )
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_rollback_service(table, spec, now)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.plan.model import DropMetadataTable, NodePlan, RollbackAction, RollbackEffect
+from maintainer.plan.model import (
+    DropMetadataTable,
+    NodePlan,
+    RollbackAction,
+    RollbackEffect,
+    SyncMetadataTable,
+)
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     absolute,
@@ -13,6 +19,7 @@ from maintainer.services.common.checks import (
     effect_check,
     instant_check,
     instant_problem,
+    sync_metadata_check,
     unknown_action,
 )
 from maintainer.services.rollback.approval import why_not
@@ -43,6 +50,8 @@ def validate_rollback(node: NodePlan, table_uri: str) -> Iterator[Check]:
                 yield from _rollback_checks(action, table_uri)
             case DropMetadataTable():
                 yield drop_metadata_check(action)
+            case SyncMetadataTable():
+                yield sync_metadata_check(action)
             case _:
                 yield unknown_action(action, node.service)
     yield from effect_check(node, RollbackEffect)
