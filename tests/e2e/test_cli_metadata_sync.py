@@ -18,6 +18,7 @@ from maintainer.cli import main
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.services.base import FAULT_ENV
 from tests.support import artifacts, oracle
 from tests.support.fixtures import FixtureTable
 
@@ -50,6 +51,7 @@ def make_project(
 ) -> Callable[[Path, str], Project]:
     monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
     monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+    monkeypatch.delenv(FAULT_ENV, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
     def make(table: Path, services: str) -> Project:
@@ -141,3 +143,32 @@ def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
     reference = without_metadata_table(path, tmp_path)
     assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
     assert oracle.file_slices(path) == oracle.file_slices(reference)
+
+
+ROLLBACK_CRASHES = ["after_requested", "after_deletes", "after_metadata_table", "after_completed"]
+
+
+@pytest.mark.parametrize("fault", [f"rollback:{point}" for point in ROLLBACK_CRASHES])
+def test_a_crash_during_a_synced_rollback_is_recovered_by_the_next_apply(
+    fault: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(MOR_V9).path
+    failed = fail_last_deltacommit(path)
+    services_off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "compaction"))
+    project = make_project(path, services_off)
+    assert project.cli("plan") == 0
+    monkeypatch.setenv(FAULT_ENV, fault)
+    assert project.cli("apply") == 1
+    assert fault in project.results()["t.rollback"]["message"]
+    reference = without_metadata_table(path, tmp_path)  # as readers see it mid-way: the same rows
+    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
+
+    monkeypatch.delenv(FAULT_ENV)
+    assert project.cli("apply") == 0, project.results()
+    assert not list((path / ".hoodie" / "metadata" / ".hoodie" / "timeline").glob(f"{failed}*"))
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
