@@ -172,3 +172,29 @@ def test_a_crash_during_a_synced_rollback_is_recovered_by_the_next_apply(
     assert not list((path / ".hoodie" / "metadata" / ".hoodie" / "timeline").glob(f"{failed}*"))
     assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
+
+
+@pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
+def test_archival_stops_before_the_metadata_tables_latest_compaction(
+    name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_copy(name).path
+    mdt = open_metadata_table(open_table(str(path), verify=False))
+    assert mdt is not None and mdt.latest_compaction is not None
+    bound = mdt.latest_compaction.timestamp
+    retained = [t for t in oracle.completed_commit_times(path) if t >= bound]
+    before = {t: oracle.snapshot_rows(path, as_of=t) for t in retained}
+    latest = oracle.snapshot_rows(path)
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "rollback", "compaction"))
+    project = make_project(path, f"{off}\narchive: {{keep_min_commits: 1, keep_max_commits: 2}}")
+    assert project.cli("plan") == 0
+    node = project.nodes()["t.archive"]
+    assert node["status"] == "changes", node["reasons"]
+    assert node["actions"][-1]["kind"] == "sync_metadata_table"
+    archived = [a["target"] for a in node["actions"][:-1]]
+    assert archived and all(t < bound for t in archived)
+    assert project.cli("apply") == 0, project.results()
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == latest
+    for instant, rows in before.items():
+        assert oracle.snapshot_rows(path, as_of=instant) == rows

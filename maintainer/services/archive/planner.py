@@ -37,6 +37,9 @@ class ArchiveInputs:
     last_clean_ectr: str | None = None
     """The last completed clean's earliest commit to retain ("" or None: it recorded none)."""
     metadata_table_enabled: bool = False
+    metadata_compaction: str | None = None
+    """The metadata table's latest completed compaction: Hudi archives only instants older
+    than it, and nothing while the metadata table has never compacted (TimelineArchiverV2)."""
     already_archived: frozenset[str] = frozenset()
     """Times of active instants the archived timeline already holds (an interrupted run)."""
     compaction_max_delta_commits: int | None = None
@@ -149,6 +152,14 @@ def boundaries(inputs: ArchiveInputs, settings: ArchiveSpec) -> list[Boundary]:
     found += _compaction_guard(inputs)
     if not settings.archive_beyond_savepoint:
         found += _first(timeline.savepoints(), "the savepoint {ts} (archive_beyond_savepoint is off)")
+    if inputs.metadata_table_enabled and inputs.metadata_compaction is not None:
+        found.append(
+            Boundary(
+                inputs.metadata_compaction,
+                f"the metadata table's latest compaction {inputs.metadata_compaction}: Hudi archives "
+                "only instants older than it",
+            )
+        )
     return sorted(found, key=lambda b: b.timestamp)
 
 
@@ -183,9 +194,9 @@ def plan_archive(inputs: ArchiveInputs, settings: ArchiveSpec) -> ArchivePlanRes
 def _plan_by_rules(inputs: ArchiveInputs, settings: ArchiveSpec) -> ArchivePlanResult:
     commits = inputs.timeline.completed_commits()
     keep_min, keep_max = settings.keep_min_commits, settings.keep_max_commits
-    if inputs.metadata_table_enabled:
+    if inputs.metadata_table_enabled and inputs.metadata_compaction is None:
         return ArchivePlanResult(
-            reasons=("the table has a metadata table: Hudi archives only up to its last compaction",)
+            reasons=("the table's metadata table has never compacted: Hudi archives nothing until it has",)
         )
     if len(commits) <= keep_max:
         return ArchivePlanResult(

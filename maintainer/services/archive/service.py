@@ -7,18 +7,24 @@ from datetime import datetime
 
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.model import NodePlan
+from maintainer.plan.model import NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.archive import node
 from maintainer.services.archive.apply import execute_archive
 from maintainer.services.archive.validate import validate_archive
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.metadata_sync import nothing_written
 from maintainer.storage import Storage
 
 
 class ArchiveService(ServiceDefaults):
     descriptor = BY_NAME["archive"]
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        return nothing_written("archival (it archives only instants older than its latest compaction)")
 
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from maintainer.hudi.archived import archived_instants
+from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.table import METADATA_TABLE_DIR, load_config, load_timeline
 from maintainer.project.services import CompactionSpec
 from maintainer.services.archive import v6_log
 from maintainer.services.archive.planner import ArchiveInputs
@@ -44,6 +46,17 @@ def load_archive_inputs(table: TableState, compaction: CompactionSpec | None = N
         timeline=table.snapshot.timeline,
         last_clean_ectr=last_clean_ectr(table),
         metadata_table_enabled=table.snapshot.metadata_table.enabled,
+        metadata_compaction=metadata_compaction(table),
         already_archived=already_archived(table),
         compaction_max_delta_commits=compaction_max_delta_commits(table, compaction),
     )
+
+
+def metadata_compaction(table: TableState) -> str | None:
+    """The latest completed compaction of the table's metadata table (None: it has none, or the
+    table has no metadata table)."""
+    if not table.snapshot.metadata_table.exists:
+        return None
+    storage = table.storage.child(METADATA_TABLE_DIR)
+    latest = load_timeline(storage, load_config(storage)).last_completed(Action.COMPACTION, Action.COMMIT)
+    return latest.timestamp if latest is not None else None

@@ -139,9 +139,19 @@ def test_cleans_and_rollbacks_older_than_the_last_archived_commit_go_too_but_not
     assert "20260101000003500" not in archived  # the latest clean stays
 
 
-def test_a_metadata_table_blocks_archival() -> None:
+def test_a_metadata_table_that_never_compacted_blocks_archival() -> None:
     result = plan_archive(ArchiveInputs(timeline(*commits(8)), metadata_table_enabled=True), SETTINGS)
-    assert not result.has_changes and "metadata table" in result.reasons[0]
+    assert not result.has_changes and "metadata table has never compacted" in result.reasons[0]
+
+
+def test_archival_stops_before_the_metadata_tables_latest_compaction() -> None:
+    inputs = ArchiveInputs(timeline(*commits(8)), metadata_table_enabled=True, metadata_compaction=ts(3))
+    result = plan_archive(inputs, SETTINGS)
+    assert [i.timestamp for i in result.instants] == [ts(1), ts(2)]
+    assert f"the metadata table's latest compaction {ts(3)}" in result.reasons[-2]
+    later = ArchiveInputs(timeline(*commits(8)), metadata_table_enabled=True, metadata_compaction=ts(9))
+    without = ArchiveInputs(timeline(*commits(8)))
+    assert plan_archive(later, SETTINGS).instants == plan_archive(without, SETTINGS).instants
 
 
 def test_instants_an_interrupted_run_archived_always_finish() -> None:
