@@ -1,0 +1,93 @@
+"""Golden: the metadata records of every compaction of the fixtures, rebuilt from the data
+table (the compaction's commit metadata, the new base files' footers, the file slices as of the
+compaction and the column stats already in the metadata table) equal, key for key and byte for
+byte, the records Hudi wrote in the metadata deltacommit of the same instant."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.metadata.records import decode_value, parsed_schema
+from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.metadata.updates import (
+    TableView,
+    UpdateRecords,
+    compaction_update,
+    latest_merged_files,
+    table_indexes,
+)
+from maintainer.hudi.metadata.writer import encode_value
+from maintainer.hudi.payloads.commit import CommitMetadata
+from maintainer.hudi.payloads.decode import decode_commit_metadata
+from tests.support.fixtures import FixtureTable
+from tests.unit.hudi.metadata.mdt_blocks import cells_at
+
+pytestmark = pytest.mark.fixtures
+
+COMPACTIONS = [
+    ("sample_table_mor_avro_v9_txns_simple_meta", "20260307162618152"),
+    ("sample_table_mor_avro_v9_txns_complex_meta", "20260307162648587"),
+    ("sample_table_mor_avro_v9_txns_nonpart_meta", "20260307162714722"),
+    ("quickstart_trips_table_mor_avro_v8_trips_8i3u1d", "20251220210129235"),
+]
+EXPECTED_COUNTS = {
+    "20260307162618152": {"files": 3, "column_stats": 32, "partition_stats": 32},
+    "20260307162648587": {"files": 3, "column_stats": 32, "partition_stats": 32},
+    "20260307162714722": {"files": 2, "column_stats": 15},
+    "20251220210129235": {"files": 4, "column_stats": 27, "partition_stats": 27},
+}
+METADATA_PARTITIONS = ("files", "column_stats", "partition_stats", "bloom_filters", "record_index")
+
+
+def _commit(state: TableState, instant: str) -> CommitMetadata:
+    timeline = state.snapshot.timeline
+    completed = next(i for i in timeline.completed() if i.timestamp == instant)
+    path = timeline.file_path(completed)
+    return decode_commit_metadata(state.storage.read_bytes(path), state.storage.uri(path))
+
+
+def rebuild(path: Path, instant: str) -> UpdateRecords:
+    state = open_table(str(path), verify=False)
+    commit = _commit(state, instant)
+    indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
+    mdt = open_metadata_table(state)
+    assert mdt is not None
+    view = TableView(
+        latest_files=latest_merged_files(
+            state.view_as_of(instant), list(commit.partition_to_write_stats or {})
+        ),
+        column_stats=mdt.read_partition("column_stats"),
+    )
+    return compaction_update(instant, commit, state.storage, indexes, view)
+
+
+@pytest.mark.parametrize(("name", "instant"), COMPACTIONS)
+def test_compaction_records_equal_hudis_byte_for_byte(
+    name: str, instant: str, fixture_table: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_table(name).path
+    ours = rebuild(path, instant)
+    counts = {}
+    for partition in METADATA_PARTITIONS:
+        stored = cells_at(path, instant, partition)
+        mine = dict(ours.get(partition, []))
+        assert sorted(mine) == sorted(stored), partition
+        for key, cell in stored.items():
+            encoded = encode_value(mine[key], parsed_schema(cell.schema_json))
+            decoded = decode_value(encoded, cell.schema_json, key)
+            assert decoded == decode_value(cell.value, cell.schema_json, key), (partition, key)
+            assert encoded == cell.value, (partition, key)
+        if stored:
+            counts[partition] = len(stored)
+    assert counts == EXPECTED_COUNTS[instant]
+
+
+def test_nothing_is_written_for_the_record_index_or_secondary_indexes(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    ours = rebuild(fixture_table(COMPACTIONS[0][0]).path, COMPACTIONS[0][1])
+    assert set(ours) == {"files", "column_stats", "partition_stats"}
