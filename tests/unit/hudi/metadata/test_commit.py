@@ -11,6 +11,7 @@ import pytest
 
 from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync
 from maintainer.hudi.metadata.files import partition_key
 from maintainer.hudi.metadata.partitions import FILES, RecordType
@@ -98,3 +99,20 @@ def test_a_table_without_a_metadata_table_gets_nothing(fixture_copy: Callable[[s
     path = fixture_copy("sample_table_mor_avro_v9_txns_simple_nometa").path
     assert commit_to_metadata_table(Storage(str(path)), T, tombstone("x", "y"), clock) is None
     assert not (path / ".hoodie" / "metadata").exists()
+
+
+def test_a_clean_that_forgets_column_stats_is_caught_by_the_check(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    path, storage, partition, name = setup(fixture_copy)
+    assert commit_to_metadata_table(storage, T, tombstone(partition, name), clock) is not None
+    (path / ".hoodie" / "timeline" / f"{T}.deltacommit.requested").unlink()
+    (path / ".hoodie" / "timeline" / f"{T}_20260307162702000.deltacommit").write_bytes(b"")
+    (path / partition / name).unlink()
+    table = open_table(str(path), verify=False)
+    mdt = open_for_sync(storage)
+    assert mdt is not None
+    check = check_metadata_table(table, mdt)
+    assert check.differences == ()  # files agrees with storage
+    assert check.stale_column_stats == (name,)
+    assert check.problems() == [f"{name}: column_stats still describes it, but it is gone"]
