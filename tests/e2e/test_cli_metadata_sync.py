@@ -198,3 +198,36 @@ def test_archival_stops_before_the_metadata_tables_latest_compaction(
     assert oracle.snapshot_rows(path) == latest
     for instant, rows in before.items():
         assert oracle.snapshot_rows(path, as_of=instant) == rows
+
+
+def retained_reads(path: Path, since: str) -> dict[str, list[dict[str, Any]]]:
+    return {t: oracle.snapshot_rows(path, as_of=t) for t in oracle.completed_commit_times(path) if t >= since}
+
+
+@pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8, "sample_table_cow_v9_txns_simple_meta"])
+def test_a_clean_writes_its_deletes_into_the_metadata_table(
+    name: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(name).path
+    latest = oracle.snapshot_rows(path)
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
+    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
+    assert project.cli("plan") == 0
+    node = project.nodes()["t.clean"]
+    assert node["status"] == "changes", node["reasons"]
+    sync = node["actions"][-1]
+    assert sync["kind"] == "sync_metadata_table" and "files" in sync["partitions"]
+    retained_from = node["effect"]["earliest_commit_to_retain"]
+    before = retained_reads(path, retained_from)
+    assert project.cli("apply") == 0, project.results()
+    clean = project.results()["t.clean"]["effects"]["cleans"][0]
+    mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    assert len(list(mdt_timeline.glob(f"{clean}_*.deltacommit"))) == 1
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == latest
+    reference = without_metadata_table(path, tmp_path)
+    assert oracle.file_slices(path) == oracle.file_slices(reference)
+    assert retained_reads(path, retained_from) == before

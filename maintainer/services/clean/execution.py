@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.errors import ApplyError
@@ -35,6 +35,8 @@ from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 
 SERVICE = "clean"
+BeforeComplete = Callable[[Instant, CleanMetadata], object]
+"""Called with the inflight clean and its metadata right before the clean completes."""
 INFLIGHT_COPIES_PLAN_BELOW_VERSION = 8
 
 
@@ -154,10 +156,11 @@ def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
 
 def run_clean_instant(
     writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None,
-    only: frozenset[str] | None = None,
+    only: frozenset[str] | None = None, before_complete: BeforeComplete | None = None,
 ) -> CleanRun:  # fmt: skip
     """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes
-    (given ``only``, just those of its files: the completed metadata records just them)."""
+    (given ``only``, just those of its files: the completed metadata records just them).
+    ``before_complete`` runs right before the clean completes (the metadata table's sync)."""
     storage = writer.storage
     where = f"clean plan in {storage.base_uri}"
     plan = decode_cleaner_plan(plan_bytes, where)
@@ -177,6 +180,9 @@ def run_clean_instant(
     millis = int((time.perf_counter() - started) * 1000)
     gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION
     metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis, gone_is_success)
+    if before_complete is not None:
+        before_complete(instant, metadata)
+        maybe_fail(SERVICE, "after_metadata_table")
     completed = writer.complete(instant, encode_avro(metadata))
     return CleanRun(completed, tuple(results), dict(plan.extra_metadata or {}))
 

@@ -18,6 +18,7 @@ On the table as it is now (re-read under the table lock):
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -27,11 +28,16 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CleanEffect, FinishPendingClean
+from maintainer.plan.model import CleanEffect, FinishPendingClean, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.clean.execution import CleanRun, read_requested_plan, run_clean_instant
+from maintainer.services.clean.execution import (
+    BeforeComplete,
+    CleanRun,
+    read_requested_plan,
+    run_clean_instant,
+)
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,
@@ -44,6 +50,7 @@ from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
+from maintainer.services.common.metadata_sync import sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.tasks import TaskRunner
 
@@ -98,6 +105,12 @@ class CleanExecutor:
     def writer(self, table: TableState) -> TimelineWriter:
         return TimelineWriter(table.storage, table.snapshot.config)
 
+    def sync(self, table: TableState) -> BeforeComplete | None:
+        """``metadata_table: sync``: each clean's metadata deltacommit, before it completes."""
+        if not self.ctx.node.actions_of(SyncMetadataTable):
+            return None
+        return functools.partial(sync_clean, table.storage, clock=self.ctx.clock)
+
     # -- 1. metadata table ------------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
         dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files")
@@ -136,7 +149,7 @@ class CleanExecutor:
         live = live_files(table.view, table.view.inputs.savepointed_files)
         self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
         keep = frozenset(path for path in listed if path not in live)
-        return run_clean_instant(self.writer(table), data, self.tasks, instant, keep)
+        return run_clean_instant(self.writer(table), data, self.tasks, instant, keep, self.sync(table))
 
     def finish_pending(self, table: TableState) -> tuple[TableState, bool]:
         """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
@@ -156,9 +169,8 @@ class CleanExecutor:
                 self.runs.append(self.finish_reviewed(table, instant))
             else:
                 writer = self.writer(table)
-                self.runs.append(
-                    run_clean_instant(writer, read_requested_plan(writer, instant), self.tasks, instant)
-                )
+                plan = read_requested_plan(writer, instant)
+                self.runs.append(run_clean_instant(writer, plan, self.tasks, instant, None, self.sync(table)))
             approved.discard(instant.timestamp)
         for gone in sorted(approved):
             self.drift.append(Drift(gone, "the pending clean was already finished by someone else"))
@@ -204,7 +216,9 @@ class CleanExecutor:
             payload = approved  # nothing drifted: the reviewed bytes
         else:
             payload = cleaner_plan_bytes(effect, table.storage, self.ctx.plan_id, keep, emptied)
-        self.runs.append(run_clean_instant(self.writer(table), payload, self.tasks))
+        self.runs.append(
+            run_clean_instant(self.writer(table), payload, self.tasks, before_complete=self.sync(table))
+        )
 
     def resolved_effect(self, current: CleanPlanResult) -> CleanEffect:
         """The approved effect, with the instants that existed only in the plan's projection

@@ -7,8 +7,9 @@ from datetime import datetime
 
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.model import NodePlan
+from maintainer.plan.model import DeleteFile, DeletePartition, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
@@ -16,12 +17,20 @@ from maintainer.services.clean import node
 from maintainer.services.clean.executor import execute_clean
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
+from maintainer.services.common.metadata_sync import clean_writes
 from maintainer.storage import Storage
 
 
 class CleanService(ServiceDefaults):
     descriptor = BY_NAME["clean"]
     plans_on_projection = True
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        files = len(plan.actions_of(DeleteFile)) + sum(
+            len(a.paths) for a in plan.actions_of(FinishPendingClean)
+        )
+        return clean_writes(mdt, files, bool(plan.actions_of(DeletePartition)))
 
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str

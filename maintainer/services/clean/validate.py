@@ -11,6 +11,7 @@ from maintainer.plan.model import (
     DropMetadataTable,
     FinishPendingClean,
     NodePlan,
+    SyncMetadataTable,
 )
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
@@ -21,6 +22,7 @@ from maintainer.services.common.checks import (
     instant_check,
     partition_problem,
     relative_path_problem,
+    sync_metadata_check,
     unknown_action,
 )
 
@@ -40,6 +42,8 @@ def validate_clean(node: NodePlan, table_uri: str) -> Iterator[Check]:
                     yield label, path, data_file_problem(path)
             case DropMetadataTable():
                 yield drop_metadata_check(action)
+            case SyncMetadataTable():
+                yield sync_metadata_check(action)
             case _:
                 yield unknown_action(action, node.service)
     yield from effect_check(node, CleanEffect)

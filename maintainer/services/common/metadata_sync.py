@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.metadata.commit import open_for_sync
+from maintainer.hudi.loading import read_table_state
+from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync
+from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.metadata.updates import clean_update, table_indexes
+from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS
+from maintainer.hudi.metadata.writer import MetadataUpdate
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
+from maintainer.hudi.payloads.clean import CleanMetadata
+from maintainer.hudi.schema import latest_avro_schema
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
 from maintainer.services.common.rollback_instant import (
@@ -91,3 +98,29 @@ def rollback_writes(mdt: MetadataTable, target_time: str) -> SyncMetadataTable:
         f"{len(files)} log file(s) deleted ({', '.join(partitions) or 'none written'})",
         partitions=partitions,
     )
+
+
+def sync_clean(storage: Storage, instant: Instant, metadata: CleanMetadata, clock: Clock = utc_now) -> None:
+    """Write the clean's metadata deltacommit (call it right before the clean completes)."""
+
+    def build(mdt: MetadataTable) -> MetadataUpdate:
+        snapshot = read_table_state(storage, partitions=(), verify=False).snapshot
+        indexes = table_indexes(storage, snapshot.config, latest_avro_schema(storage, snapshot))
+        return MetadataUpdate(instant.timestamp, clean_update(instant.timestamp, metadata, indexes))
+
+    commit_to_metadata_table(storage, instant.timestamp, build, clock)
+
+
+def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> SyncMetadataTable:
+    """What a clean writes into the metadata table, for the plan."""
+    names = {p.name for p in mdt.partitions}
+    parts = [
+        f"files: the {files} deleted file(s) as deleted"
+        + (", emptied partitions unlisted" if deletes_partitions else "")
+    ]
+    if COLUMN_STATS in names:
+        parts.append("column_stats: deletes for every indexed column of each deleted file")
+    if BLOOM_FILTERS in names:
+        parts.append("bloom_filters: deletes for each deleted base file")
+    written = tuple(p for p in (FILES, COLUMN_STATS, BLOOM_FILTERS) if p in names)
+    return SyncMetadataTable(reason="; ".join(parts) + " (at the clean's instant time)", partitions=written)
