@@ -5,12 +5,16 @@ byte, the records Hudi wrote in the metadata deltacommit of the same instant."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
+from maintainer.errors import UnsupportedTableError
 from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.records import decode_value, parsed_schema
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates import (
@@ -91,3 +95,35 @@ def test_nothing_is_written_for_the_record_index_or_secondary_indexes(
 ) -> None:
     ours = rebuild(fixture_table(COMPACTIONS[0][0]).path, COMPACTIONS[0][1])
     assert set(ours) == {"files", "column_stats", "partition_stats"}
+
+
+def test_bloom_filter_records_carry_each_new_base_files_footer_filter(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    name, instant = COMPACTIONS[0]
+    state = open_table(str(fixture_table(name).path), verify=False)
+    commit = _commit(state, instant)
+    indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
+    with_blooms = dataclasses.replace(indexes, partitions=frozenset({"files", "bloom_filters"}))
+    blooms = compaction_update(instant, commit, state.storage, with_blooms, TableView({}))["bloom_filters"]
+    stats = list(commit.write_stats())
+    assert len(blooms) == len(stats) == 2
+    for (key, record), stat in zip(blooms, stats, strict=True):
+        assert stat.path is not None and stat.partition_path is not None
+        file_name = stat.path.rsplit("/", 1)[-1]
+        assert key == keys.bloom_filter_key(stat.partition_path, file_name)
+        footer = pq.ParquetFile(state.storage.full_path(stat.path)).metadata.metadata
+        assert record["BloomFilterMetadata"] == {
+            "type": "DYNAMIC_V0",
+            "timestamp": instant,
+            "bloomFilter": footer[b"org.apache.hudi.bloomfilter"],
+            "isDeleted": False,
+        }
+
+
+def test_other_operations_are_refused(fixture_table: Callable[[str], FixtureTable]) -> None:
+    state = open_table(str(fixture_table(COMPACTIONS[0][0]).path), verify=False)
+    commit = dataclasses.replace(_commit(state, COMPACTIONS[0][1]), operation_type="UPSERT")
+    indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
+    with pytest.raises(UnsupportedTableError, match="not a compaction"):
+        compaction_update("1", commit, state.storage, indexes, TableView({}))
