@@ -231,3 +231,26 @@ def test_a_clean_writes_its_deletes_into_the_metadata_table(
     reference = without_metadata_table(path, tmp_path)
     assert oracle.file_slices(path) == oracle.file_slices(reference)
     assert retained_reads(path, retained_from) == before
+
+
+@pytest.mark.parametrize("point", ["after_inflight", "after_deletes", "after_metadata_table"])
+def test_a_crash_during_a_synced_clean_is_recovered_by_the_next_apply(
+    point: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(MOR_V9).path
+    latest = oracle.snapshot_rows(path)
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
+    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
+    assert project.cli("plan") == 0
+    monkeypatch.setenv(FAULT_ENV, f"clean:{point}")
+    assert project.cli("apply") == 1
+    assert oracle.snapshot_rows(path) == latest  # readable mid-way
+    monkeypatch.delenv(FAULT_ENV)
+    assert project.cli("apply") == 0, project.results()
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == latest
+    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
