@@ -11,7 +11,7 @@ from maintainer.hudi.metadata.updates.build import KeyedRecord
 from maintainer.hudi.metadata.updates.clean import clean_update
 from maintainer.hudi.metadata.updates.commit import TableView, UpdateRecords, commit_update, compaction_update
 from maintainer.hudi.metadata.updates.indexes import TableIndexes, table_indexes
-from maintainer.hudi.metadata.updates.slices import latest_merged_files
+from maintainer.hudi.metadata.updates.slices import latest_files_after, latest_merged_files
 
 __all__ = [
     "KeyedRecord",
@@ -21,6 +21,7 @@ __all__ = [
     "clean_update",
     "commit_update",
     "compaction_update",
+    "latest_files_after",
     "latest_merged_files",
     "table_indexes",
 ]

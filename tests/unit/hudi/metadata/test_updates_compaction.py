@@ -1,7 +1,8 @@
 """Golden: the metadata records of every compaction of the fixtures, rebuilt from the data
-table (the compaction's commit metadata, the new base files' footers, the file slices as of the
-compaction and the column stats already in the metadata table) equal, key for key and byte for
-byte, the records Hudi wrote in the metadata deltacommit of the same instant."""
+table (the compaction's commit metadata, the new base files' footers, the file slices the
+compaction leaves as its pending instant sees them, the column stats already in the metadata
+table) equal, key for key and byte for byte, the records Hudi wrote in the metadata deltacommit
+of the same instant."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import UnsupportedTableError
+from maintainer.hudi.fsview import FileSystemView, build_view
+from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.records import decode_value, parsed_schema
@@ -21,12 +24,14 @@ from maintainer.hudi.metadata.updates import (
     TableView,
     UpdateRecords,
     compaction_update,
+    latest_files_after,
     latest_merged_files,
     table_indexes,
 )
 from maintainer.hudi.metadata.writer import encode_value
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import decode_commit_metadata
+from maintainer.hudi.timeline import TimelineEntry
 from tests.support.fixtures import FixtureTable
 from tests.unit.hudi.metadata.mdt_blocks import cells_at
 
@@ -52,6 +57,21 @@ def _commit(state: TableState, instant: str) -> CommitMetadata:
     completed = next(i for i in timeline.completed() if i.timestamp == instant)
     path = timeline.file_path(completed)
     return decode_commit_metadata(state.storage.read_bytes(path), state.storage.uri(path))
+
+
+def pending_view(state: TableState, instant: str) -> FileSystemView:
+    """The view as the compaction at ``instant`` sees it before it completes."""
+    timeline = state.snapshot.timeline.as_of(instant)
+    entries = [
+        entry
+        if entry.timestamp != instant
+        else TimelineEntry(
+            Instant(instant, Action.COMPACTION, State.INFLIGHT),
+            {s: f for s, f in entry.state_files.items() if s is not State.COMPLETED},
+        )
+        for entry in timeline.entries
+    ]
+    return build_view(timeline.filter(entries), state.snapshot.listings, state.view_as_of(instant).inputs)
 
 
 def rebuild(path: Path, instant: str) -> UpdateRecords:
@@ -127,3 +147,16 @@ def test_other_operations_are_refused(fixture_table: Callable[[str], FixtureTabl
     indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
     with pytest.raises(UnsupportedTableError, match="not a compaction"):
         compaction_update("1", commit, state.storage, indexes, TableView({}))
+
+
+@pytest.mark.parametrize(("name", "instant"), COMPACTIONS)
+def test_a_pending_compaction_sees_the_slices_it_will_leave(
+    name: str, instant: str, fixture_table: Callable[[str], FixtureTable]
+) -> None:
+    state = open_table(str(fixture_table(name).path), verify=False)
+    written = _commit(state, instant).partition_to_write_stats or {}
+    view = pending_view(state, instant)
+    assert any(f.instant_time == instant for f in view.uncommitted)
+    after = latest_files_after(view, instant, written)
+    assert after == latest_merged_files(state.view_as_of(instant), list(written))
+    assert after != latest_merged_files(view, list(written))
