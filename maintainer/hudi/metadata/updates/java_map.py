@@ -7,7 +7,7 @@ Entries iterate bucket by bucket (``(h ^ h >>> 16) & (capacity - 1)``, ``h`` the
 reordering them). The table is allocated at ``tableSizeFor(initialCapacity)`` buckets and doubles
 when the size exceeds ``capacity * loadFactor``, or when a chain reaches nine nodes while the
 table has fewer than 64 buckets. A chain that long in a bigger table becomes a red-black tree,
-whose order is not modelled here: that raises ``ValueError``.
+whose order is not modelled here: that raises :class:`UnsupportedTableError`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from maintainer.errors import UnsupportedTableError
 from maintainer.hudi.metadata.partitions import java_string_hash
 
 DEFAULT_CAPACITY = 16
@@ -44,7 +45,11 @@ def hashmap_order(
         chain = 1 + sum(1 for earlier in spreads[:count] if (earlier ^ spread) & (size - 1) == 0)
         if chain >= _TREEIFY_CHAIN:
             if size >= _MIN_TREEIFY_CAPACITY:
-                raise ValueError(f"key {keys[count]!r} would turn a HashMap bucket into a tree")
+                raise UnsupportedTableError(
+                    f"{keys[count]!r} is the ninth key of one HashMap bucket; Hudi would turn the "
+                    "bucket into a tree, whose order maintainer does not reproduce",
+                    hint="leave this table's metadata table to Hudi's own services",
+                )
             size *= 2
         if count + 1 > int(size * load_factor):
             size *= 2

@@ -118,6 +118,13 @@ def test_hashmap_grows_past_its_load_factor() -> None:
     assert hashmap_order(keys) == expected
 
 
+def test_a_bucket_that_would_become_a_tree_is_refused() -> None:
+    colliding = ["".join(p) for p in itertools.product(("Aa", "BB"), repeat=4)]  # one String.hashCode
+    assert len(hashmap_order(colliding[:10])) == 10  # the chain grows the table to 64 buckets
+    with pytest.raises(UnsupportedTableError, match="tree"):
+        hashmap_order(colliding[:11])
+
+
 def _spread(key: str) -> int:
     value = 0
     for char in key:
