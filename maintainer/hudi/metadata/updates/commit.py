@@ -85,7 +85,8 @@ def commit_update(
         update[COLUMN_STATS] = [column_stats_record(p, r) for p, r, _ in written.ranges]
     if indexes.has(BLOOM_FILTERS):
         update[BLOOM_FILTERS] = written.blooms
-    if indexes.has(PARTITION_STATS) and indexes.has(COLUMN_STATS) and indexes.columns:
+    if indexes.has(PARTITION_STATS) and indexes.has(COLUMN_STATS) and indexes.columns and commit.table_schema:
+        # Hudi computes partition stats only for a commit that recorded its writer schema
         update[PARTITION_STATS] = _partition_stats(by_partition, written.ranges, indexes, view)
     return {name: records for name, records in update.items() if records}
 

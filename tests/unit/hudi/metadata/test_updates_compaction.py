@@ -160,3 +160,17 @@ def test_a_pending_compaction_sees_the_slices_it_will_leave(
     after = latest_files_after(view, instant, written)
     assert after == latest_merged_files(state.view_as_of(instant), list(written))
     assert after != latest_merged_files(view, list(written))
+
+
+def test_a_commit_without_its_schema_gets_no_partition_stats(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    name, instant = COMPACTIONS[0]
+    state = open_table(str(fixture_table(name).path), verify=False)
+    commit = _commit(state, instant)
+    indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
+    schemaless = dataclasses.replace(commit, extra_metadata={})
+    assert set(compaction_update(instant, schemaless, state.storage, indexes, TableView({}))) == {
+        "files",
+        "column_stats",
+    }
