@@ -254,3 +254,62 @@ def test_a_crash_during_a_synced_clean_is_recovered_by_the_next_apply(
     assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path) == latest
     assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
+
+
+MOR_WITH_LOGS = [TRIPS_V8, "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle"]
+"""Merge-on-read fixtures with a metadata table whose latest slices have log files to compact."""
+FILE_NAME = ["_hoodie_file_name"]
+
+
+@pytest.mark.parametrize("name", MOR_WITH_LOGS)
+def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_table(
+    name: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(name).path
+    latest = oracle.snapshot_rows(path, drop=FILE_NAME)
+    history = retained_reads(path, "0")
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "clean"))
+    project = make_project(path, f"{off}\ncompaction: {{trigger: {{max_delta_commits: 1}}}}")
+    assert project.cli("plan") == 0
+    node = project.nodes()["t.compaction"]
+    assert node["status"] == "changes", node["reasons"]
+    assert node["actions"][-1]["kind"] == "sync_metadata_table"
+    assert project.cli("apply") == 0, project.results()
+    (compaction,) = project.results()["t.compaction"]["effects"]["compactions"]
+    mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    assert len(list(mdt_timeline.glob(f"{compaction}_*.deltacommit"))) == 1
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest
+    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
+    after = retained_reads(path, "0")
+    assert (
+        oracle.rows_of({k: v for k, v in r.items() if k != FILE_NAME[0]} for r in after.pop(compaction))
+        == latest
+    )
+    assert after == history
+
+
+@pytest.mark.parametrize("point", ["after_inflight", "before_commit", "after_metadata_table"])
+def test_a_crash_during_a_synced_compaction_is_recovered_by_the_next_apply(
+    point: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    path = fixture_copy(MOR_WITH_LOGS[1]).path
+    latest = oracle.snapshot_rows(path, drop=FILE_NAME)
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "clean"))
+    project = make_project(path, f"{off}\ncompaction: {{trigger: {{max_delta_commits: 1}}}}")
+    assert project.cli("plan") == 0
+    monkeypatch.setenv(FAULT_ENV, f"compaction:{point}")
+    assert project.cli("apply") == 1
+    assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest  # readable mid-way
+    monkeypatch.delenv(FAULT_ENV)
+    assert project.cli("apply") == 0, project.results()
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest
+    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))

@@ -9,11 +9,18 @@ from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.metadata.updates import clean_update, table_indexes
-from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS
+from maintainer.hudi.metadata.updates import (
+    TableView,
+    clean_update,
+    compaction_update,
+    table_indexes,
+)
+from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
+from maintainer.hudi.metadata.updates.slices import latest_files_after
 from maintainer.hudi.metadata.writer import MetadataUpdate
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
+from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.schema import latest_avro_schema
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
@@ -124,3 +131,37 @@ def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> Sy
         parts.append("bloom_filters: deletes for each deleted base file")
     written = tuple(p for p in (FILES, COLUMN_STATS, BLOOM_FILTERS) if p in names)
     return SyncMetadataTable(reason="; ".join(parts) + " (at the clean's instant time)", partitions=written)
+
+
+def sync_compaction(
+    storage: Storage, instant: Instant, metadata: CommitMetadata, clock: Clock = utc_now
+) -> None:
+    """Write the compaction's metadata deltacommit (call it right before it completes)."""
+
+    def build(mdt: MetadataTable) -> MetadataUpdate:
+        partitions = sorted(metadata.partition_to_write_stats or {})
+        state = read_table_state(storage, partitions=partitions, verify=False)
+        indexes = table_indexes(storage, state.snapshot.config, metadata.table_schema)
+        stats = mdt.read_partition(COLUMN_STATS) if indexes.has(PARTITION_STATS) else {}
+        written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
+        view = TableView(latest_files_after(state.view, instant.timestamp, written), stats)
+        records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
+        return MetadataUpdate(instant.timestamp, records)
+
+    commit_to_metadata_table(storage, instant.timestamp, build, clock)
+
+
+def compaction_writes(mdt: MetadataTable, slices: int) -> SyncMetadataTable:
+    """What a compaction writes into the metadata table, for the plan."""
+    names = {p.name for p in mdt.partitions}
+    parts = [f"files: the {slices} new base file(s) with their sizes"]
+    if COLUMN_STATS in names:
+        parts.append("column_stats: the new base files' statistics (from their footers)")
+    if PARTITION_STATS in names:
+        parts.append("partition_stats: recomputed for the partitions compacted")
+    if BLOOM_FILTERS in names:
+        parts.append("bloom_filters: the new base files' bloom filters")
+    written = tuple(p for p in (FILES, COLUMN_STATS, PARTITION_STATS, BLOOM_FILTERS) if p in names)
+    return SyncMetadataTable(
+        reason="; ".join(parts) + " (at the compaction's instant time)", partitions=written
+    )

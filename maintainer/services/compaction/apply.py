@@ -15,18 +15,21 @@ On the table as it is now (re-read under the table lock):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.payloads import CommitMetadata
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CompactSlice, ExecutePendingCompaction
+from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, SyncMetadataTable
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
+from maintainer.services.common.metadata_sync import sync_compaction
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
@@ -90,7 +93,16 @@ class CompactionApply:
                 )
             own = own or carries == self.ctx.plan_id
             config = table.snapshot.config
-            self.runs.append(run_compaction(table.storage, config, instant.timestamp, None, self.runner))
+            self.runs.append(
+                run_compaction(
+                    table.storage,
+                    config,
+                    instant.timestamp,
+                    None,
+                    self.runner,
+                    before_complete=self.sync(table),
+                )
+            )
             approved.discard(instant.timestamp)
         self.drift += [
             Drift(t, "the pending compaction was already executed by someone else") for t in sorted(approved)
@@ -133,7 +145,18 @@ class CompactionApply:
                 self.drift.append(Drift(op.target, why))
         if keep:
             plan = build_compaction_plan(keep, self.ctx.plan_id)
-            self.runs.append(run_compaction(table.storage, table.snapshot.config, instant, plan, self.runner))
+            config = table.snapshot.config
+            self.runs.append(
+                run_compaction(
+                    table.storage, config, instant, plan, self.runner, before_complete=self.sync(table)
+                )
+            )
+
+    def sync(self, table: TableState) -> Callable[[Instant, CommitMetadata], object] | None:
+        """``metadata_table: sync``: each compaction's metadata deltacommit, before it completes."""
+        if not self.ctx.node.actions_of(SyncMetadataTable):
+            return None
+        return functools.partial(sync_compaction, table.storage, clock=self.ctx.clock)
 
     # -- the node ----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:

@@ -17,6 +17,7 @@ and ``rollback_after_completed``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -25,7 +26,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.merge import MergeRules
-from maintainer.hudi.payloads import CompactionPlan, WriteStat
+from maintainer.hudi.payloads import CommitMetadata, CompactionPlan, WriteStat
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
 from maintainer.hudi.timeline import Timeline
@@ -176,9 +177,11 @@ def run_compaction(
     plan: CompactionPlan | None = None,
     runner: TaskRunner = IN_PROCESS,
     parquet: ParquetSettings | None = None,
+    before_complete: Callable[[Instant, CommitMetadata], object] | None = None,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
-    does not have it yet; a pending one is executed from its stored plan."""
+    does not have it yet; a pending one is executed from its stored plan. ``before_complete``
+    runs right before the compaction completes (the metadata table's sync)."""
     writer = TimelineWriter(storage, config)
     requested, stored, rolled_back = _requested(storage, writer, instant_time, plan)
     inflight = writer.transition_to_inflight(requested)
@@ -188,6 +191,9 @@ def run_compaction(
     maybe_fail(SERVICE, "before_commit")
     schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
     metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
+    if before_complete is not None:
+        before_complete(inflight, metadata)
+        maybe_fail(SERVICE, "after_metadata_table")
     completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
     if rolled_back is None:

@@ -7,10 +7,12 @@ from datetime import datetime
 
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.model import NodePlan
+from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.common.metadata_sync import compaction_writes
 from maintainer.services.compaction import node
 from maintainer.services.compaction.apply import execute_compaction
 from maintainer.services.compaction.projection import project_after_compaction
@@ -21,6 +23,11 @@ from maintainer.storage import Storage
 class CompactionService(ServiceDefaults):
     descriptor = BY_NAME["compaction"]
     plans_on_projection = True
+    syncs_metadata_table = True
+
+    def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
+        pending = plan.actions_of(ExecutePendingCompaction)
+        return compaction_writes(mdt, len(plan.actions_of(CompactSlice)) + len(pending))
 
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str

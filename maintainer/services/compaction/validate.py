@@ -10,6 +10,7 @@ from maintainer.plan.model import (
     DropMetadataTable,
     ExecutePendingCompaction,
     NodePlan,
+    SyncMetadataTable,
 )
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
@@ -22,6 +23,7 @@ from maintainer.services.common.checks import (
     log_name_problem,
     partition_problem,
     relative_path_problem,
+    sync_metadata_check,
     unknown_action,
 )
 
@@ -47,6 +49,8 @@ def validate_compaction(node: NodePlan, table_uri: str) -> Iterator[Check]:
                 yield from _slice_checks(action)
             case DropMetadataTable():
                 yield drop_metadata_check(action)
+            case SyncMetadataTable():
+                yield sync_metadata_check(action)
             case _:
                 yield unknown_action(action, node.service)
     yield from effect_check(node, CompactionEffect)
