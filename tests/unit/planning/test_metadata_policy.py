@@ -1,7 +1,6 @@
 """Planning per ``metadata_table`` policy on real tables with a metadata table: ``sync`` (the
-default for versions 8 and 9) plans the services that keep it in step, each node saying what it
-writes into it, and blocks the rest with the reason; a metadata table unfit for sync blocks the
-table, naming the problem."""
+default for versions 8 and 9) plans every service, each node saying what it writes into the
+metadata table; a metadata table unfit for sync blocks the table, naming the problem."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import MetadataTablePolicy, TableSpec
 from maintainer.project.services import CleanSpec, SavepointsSpec
+from maintainer.services.clean.service import CleanService
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures
@@ -46,8 +46,12 @@ def test_sync_is_the_default_on_version_9_and_each_node_says_what_it_writes(
     (sync,) = savepoint.actions_of(SyncMetadataTable)
     assert savepoint.actions[-1] == sync
     assert sync.partitions == () and sync.reason.startswith("nothing: Hudi writes nothing")
-    assert nodes["clean"].status is NodeStatus.BLOCKED
-    assert "does not keep the metadata table in sync for clean yet" in nodes["clean"].reasons[0]
+    clean = nodes["clean"]
+    assert clean.status is NodeStatus.CHANGES
+    (clean_sync,) = clean.actions_of(SyncMetadataTable)
+    assert clean.actions[-1] == clean_sync
+    assert clean_sync.partitions == ("files", "column_stats")
+    assert clean_sync.reason.startswith(f"files: the {len(clean.actions) - 1} deleted file(s) as deleted")
     archive = nodes["archive"]
     assert archive.status is not NodeStatus.BLOCKED
     if archive.status is NodeStatus.CHANGES:
@@ -128,3 +132,13 @@ def test_version_6_refuses_by_default_saying_why_and_that_drop_is_available(
     assert "does not sync metadata tables of table version 6" in reason
     assert "no independent reader here can verify one" in reason
     assert "`metadata_table: drop`" in reason and "metadata_table: sync" not in reason
+
+
+def test_a_service_that_cannot_sync_is_blocked_before_it_is_planned(
+    fixture_table: Callable[[str], FixtureTable], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(CleanService, "syncs_metadata_table", False)
+    nodes = plan(fixture_table(MOR_V9).path)
+    assert nodes["clean"].status is NodeStatus.BLOCKED
+    assert "does not keep the metadata table in sync for clean yet" in nodes["clean"].reasons[0]
+    assert nodes["savepoint_create"].status is NodeStatus.CHANGES
