@@ -19,6 +19,7 @@ from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.integrity import CorruptTableError
 from maintainer.hudi.loading import TableState, read_table_state
+from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.table import (
     MetadataTableInfo,
     TableSnapshot,
@@ -39,7 +40,6 @@ from maintainer.plan.model import (
     TablePlan,
 )
 from maintainer.planning.metadata_policy import (
-    open_for_sync,
     refuse_reason,
     unsupported_under_sync,
     with_sync_action,
@@ -218,7 +218,7 @@ def _plan_synced(
     """``metadata_table: sync``: a metadata table unfit for sync blocks every node; a service
     that cannot sync it is blocked before it is planned; the others say what they write."""
     try:
-        mdt = open_for_sync(table)
+        mdt = open_fit_for_sync(table)
     except MaintainerError as exc:
         return _blocked(spec.name, services, str(exc))
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]

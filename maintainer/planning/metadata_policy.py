@@ -13,16 +13,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from maintainer.errors import MaintainerError
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.metadata.partitions import MetadataPartitionKind
-from maintainer.hudi.metadata.sync import sync_status
-from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
+from maintainer.hudi.metadata.fitness import SYNC_FROM_VERSION
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.table import MetadataTableInfo
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.base import TableService
-
-SYNC_FROM_VERSION = 8
 
 
 def refuse_reason(info: MetadataTableInfo, table_version: int, explicit: bool) -> str:
@@ -39,46 +34,6 @@ def refuse_reason(info: MetadataTableInfo, table_version: int, explicit: bool) -
         "does; the next Hudi writer rebuilds it)"
         + ("" if table_version < SYNC_FROM_VERSION else ", or `metadata_table: sync` to keep it in sync")
     )
-
-
-def open_for_sync(table: TableState) -> MetadataTable:
-    """The metadata table, checked fit for sync; a MaintainerError says why not."""
-    version = table.snapshot.config.version
-    if version < SYNC_FROM_VERSION:
-        raise MaintainerError(
-            f"`metadata_table: sync` needs table version {SYNC_FROM_VERSION} or 9 (this table is "
-            f"version {version}); set `metadata_table: drop` to remove the metadata table first"
-        )
-    mdt = open_metadata_table(table)
-    if mdt is None:
-        raise MaintainerError(
-            "hoodie.properties lists metadata partitions but .hoodie/metadata has no table; set "
-            "`metadata_table: drop` to clear the listing (the next Hudi writer rebuilds it)"
-        )
-    _check_fit(mdt, table)
-    return mdt
-
-
-def _check_fit(mdt: MetadataTable, table: TableState) -> None:
-    expression = [p.name for p in mdt.partitions if p.kind is MetadataPartitionKind.EXPRESSION_INDEX]
-    if expression:
-        raise MaintainerError(
-            f"the metadata table has an expression index ({', '.join(expression)}), which maintainer "
-            "cannot update until it evaluates expressions; leave this table to Hudi's own services "
-            "or set `metadata_table: drop`"
-        )
-    if mdt.inflight_partitions:
-        raise MaintainerError(
-            f"Hudi is building metadata partitions ({', '.join(mdt.inflight_partitions)}); plan "
-            "again once its indexer has finished"
-        )
-    problems = sync_status(table.snapshot.timeline, mdt.state.snapshot.timeline).problems()
-    if problems:
-        raise MaintainerError(
-            "the metadata table is not in step with the table: " + "; ".join(problems) + ". A Hudi "
-            "writer repairs it on its next write (it rolls failed metadata writes back), or set "
-            "`metadata_table: drop`"
-        )
 
 
 def unsupported_under_sync(service: str) -> str:

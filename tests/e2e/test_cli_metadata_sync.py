@@ -350,3 +350,23 @@ def test_every_service_with_the_default_policy_on_every_fixture_with_a_metadata_
     for instant in oracle.completed_commit_times(path):
         if instant >= retained_from and instant in history:
             assert oracle.snapshot_rows(path, as_of=instant, drop=FILE_NAME) == history[instant], instant
+
+
+def test_a_metadata_table_damaged_after_the_plan_fails_the_node_before_its_first_write(
+    make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_copy(MOR_V9).path
+    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
+    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
+    assert project.cli("plan") == 0
+    log = max((path / ".hoodie" / "metadata" / "files").glob(".files-*"), key=lambda p: p.name)
+    data = bytearray(log.read_bytes())
+    start = data.index(b"DATABLK*")
+    data[start + 60 : start + 64] = b"\xff\xff\xff\xff"
+    log.write_bytes(bytes(data))
+    timeline = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    files = sorted(str(p) for p in path.rglob("*.parquet"))
+    assert project.cli("apply") == 1
+    assert log.name in project.results()["t.clean"]["message"]
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == timeline
+    assert sorted(str(p) for p in path.rglob("*.parquet")) == files

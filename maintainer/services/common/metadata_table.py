@@ -15,6 +15,7 @@ from typing import Any
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, CorruptFileError
 from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.properties import (
     PROPERTIES_FILE,
     format_java_properties,
@@ -101,6 +102,7 @@ def drop_if_approved(ctx: NodeContext, table: TableState, effects: dict[str, Any
     if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
         return False
     if ctx.node.actions_of(SyncMetadataTable):
+        open_fit_for_sync(table)  # still fit (in step, readable), checked before the first write
         return False  # metadata_table: sync: the node keeps it in step
     if not dropping:
         partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"

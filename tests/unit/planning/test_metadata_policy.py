@@ -142,3 +142,17 @@ def test_a_service_that_cannot_sync_is_blocked_before_it_is_planned(
     assert nodes["clean"].status is NodeStatus.BLOCKED
     assert "does not keep the metadata table in sync for clean yet" in nodes["clean"].reasons[0]
     assert nodes["savepoint_create"].status is NodeStatus.CHANGES
+
+
+def test_a_corrupt_files_block_blocks_the_table_naming_the_file(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    table = fixture_copy(MOR_V9)
+    folder = table.path / ".hoodie" / "metadata" / "files"
+    log = max((p for p in folder.glob(".files-*") if p.stat().st_size > 1000), key=lambda p: p.name)
+    data = bytearray(log.read_bytes())
+    start = data.index(b"DATABLK*")
+    data[start + 60 : start + 64] = b"\xff\xff\xff\xff"
+    log.write_bytes(bytes(data))
+    (reason,) = _blocked_reasons(table.path)
+    assert log.name in reason
