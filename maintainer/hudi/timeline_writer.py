@@ -56,12 +56,16 @@ class TimelineWriter:
 
     # -- transitions -------------------------------------------------------------------------
     def create_requested(
-        self, action: Action, content: bytes = b"", instant_time: str | None = None
+        self, action: Action, content: bytes = b"", instant_time: str | None = None, mirrored: bool = False
     ) -> Instant:
-        """Start an instant (``.requested``); savepoints start with :meth:`create_inflight`."""
+        """Start an instant (``.requested``); savepoints start with :meth:`create_inflight`.
+        ``mirrored``: the metadata table's instant of a data-table instant takes that instant's
+        time, which may be older than the metadata table's newest instant (a Hudi writer may have
+        written there since the data instant started)."""
         if action in _STARTS_INFLIGHT:
             raise TimelineWriteError(f"a {action.value} has no requested state; start it inflight")
-        instant = Instant(self._checked_new_time(instant_time), action, State.REQUESTED)
+        time = instant_time if mirrored and instant_time is not None else self._checked_new_time(instant_time)
+        instant = Instant(time, action, State.REQUESTED)
         self._write(instant, content)
         return instant
 

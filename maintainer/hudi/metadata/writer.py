@@ -197,7 +197,7 @@ def write_deltacommit(
 
 
 def _requested(writer: TimelineWriter, instant_time: str) -> Instant:
-    return writer.create_requested(Action.DELTA_COMMIT, b"", instant_time=instant_time)
+    return writer.create_requested(Action.DELTA_COMMIT, b"", instant_time=instant_time, mirrored=True)
 
 
 def _inflight_metadata() -> CommitMetadata:

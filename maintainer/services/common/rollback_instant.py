@@ -65,7 +65,10 @@ def _start(writer: TimelineWriter, rollback: InstantRollback, fault: Fault) -> I
     existing = rollback.rollback_instant
     if existing is None:
         plan = payloads.encode_avro(rollback.plan)
-        existing = writer.create_requested(Action.ROLLBACK, plan, instant_time=rollback.instant_time)
+        mirrored = rollback.instant_time is not None
+        existing = writer.create_requested(
+            Action.ROLLBACK, plan, instant_time=rollback.instant_time, mirrored=mirrored
+        )
         fault("after_requested")
     if existing.state is State.REQUESTED:
         existing = writer.transition_to_inflight(existing)

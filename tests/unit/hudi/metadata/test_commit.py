@@ -116,3 +116,17 @@ def test_a_clean_that_forgets_column_stats_is_caught_by_the_check(
     assert check.differences == ()  # files agrees with storage
     assert check.stale_column_stats == (name,)
     assert check.problems() == [f"{name}: column_stats still describes it, but it is gone"]
+
+
+def test_the_deltacommit_keeps_its_data_instants_time_when_a_newer_one_is_already_there(
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    """A Hudi writer may have written the metadata table since the data instant started."""
+    path, storage, partition, name = setup(fixture_copy)
+    timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    newer = "20260307162800000"
+    for state in (f"{newer}.deltacommit.requested", f"{newer}.deltacommit.inflight"):
+        (timeline / state).write_bytes(b"")
+    (timeline / f"{newer}_20260307162800500.deltacommit").write_bytes(b"")
+    instant = commit_to_metadata_table(storage, T, tombstone(partition, name), clock)
+    assert instant is not None and instant.timestamp == T and instant.state is State.COMPLETED
