@@ -14,6 +14,7 @@ from maintainer.hudi.projection import Projection
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.storage import Storage
+from maintainer.storage.listing import Listings
 
 
 @dataclass(frozen=True)
@@ -43,14 +44,18 @@ def open_table(
 
 
 def read_table_state(
-    storage: Storage, partitions: Iterable[str] | None = None, verify: bool = True
+    storage: Storage,
+    partitions: Iterable[str] | None = None,
+    verify: bool = True,
+    listed: Listings | None = None,
 ) -> TableState:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
-    commands that only look at a table (``inspect`` shows a damaged table as it is)."""
-    snapshot = load_snapshot(storage, partitions)
+    commands that only look at a table (``inspect`` shows a damaged table as it is). ``listed``
+    replaces the storage listing (planning from the metadata table's ``files`` partition)."""
+    snapshot = load_snapshot(storage, partitions, listed)
     committed = verify_table(storage, snapshot) if verify else {}
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)

@@ -132,11 +132,16 @@ def load_heartbeats(storage: Storage) -> dict[str, int]:
     return {info.name: info.mtime_ms or 0 for info in storage.list_dir(HEARTBEAT_DIR) if not info.is_dir}
 
 
-def load_snapshot(storage: Storage, partitions: Iterable[str] | None = None) -> TableSnapshot:
-    """Read the table's state. ``partitions`` limits the listing (incremental planning)."""
+def load_snapshot(
+    storage: Storage, partitions: Iterable[str] | None = None, listed: Listings | None = None
+) -> TableSnapshot:
+    """Read the table's state. ``partitions`` limits the listing (incremental planning);
+    ``listed`` replaces it (the listing of the table's metadata table)."""
     config = load_config(storage)
     timeline = load_timeline(storage, config)
-    if partitions is None:
+    if listed is not None:
+        listings = listed
+    elif partitions is None:
         listings = discover_partitions(storage, config)
     else:
         listings = Listings(storage.list_dirs_columns(sorted(set(partitions))))

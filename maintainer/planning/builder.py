@@ -19,7 +19,9 @@ from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.integrity import CorruptTableError
 from maintainer.hudi.loading import TableState, read_table_state
+from maintainer.hudi.metadata.files import metadata_file_listing, metadata_listings
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
+from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.table import (
     MetadataTableInfo,
     TableSnapshot,
@@ -213,14 +215,17 @@ def _first_runnable(nodes: list[NodePlan]) -> int | None:
 
 
 def _plan_synced(
-    table: TableState, spec: TableSpec, services: tuple[str, ...], now: datetime
-) -> tuple[NodePlan, ...]:
+    storage: Storage, request: TableRequest, services: tuple[str, ...], now: datetime
+) -> tuple[TableState, tuple[NodePlan, ...]]:
     """``metadata_table: sync``: a metadata table unfit for sync blocks every node; a service
     that cannot sync it is blocked before it is planned; the others say what they write."""
+    spec = request.spec
+    head = read_table_state(storage, partitions=(), verify=False)
     try:
-        mdt = open_fit_for_sync(table)
+        mdt = open_fit_for_sync(head)
     except MaintainerError as exc:
-        return _blocked(spec.name, services, str(exc))
+        return head, _blocked(spec.name, services, str(exc))
+    table = open_from_metadata_table(storage, mdt, head.snapshot.timeline, request, services, now)
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
     planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now), strict=True))
     nodes = []
@@ -232,7 +237,26 @@ def _plan_synced(
             nodes.append(planned[service])
         else:
             nodes.append(with_sync_action(planned[service], entry, mdt))
-    return tuple(nodes)
+    return table, tuple(nodes)
+
+
+def open_from_metadata_table(
+    storage: Storage,
+    mdt: MetadataTable,
+    timeline: Timeline,
+    request: TableRequest,
+    services: Iterable[str],
+    now: datetime,
+) -> TableState:
+    """The table as planning reads it, listed from the metadata table's ``files`` partition (as
+    Hudi's own services list it): no LIST per partition. Storage is listed instead while a
+    write is pending: a failed write's files are only there, and its rollback must see them.
+    Apply lists the partitions it changes from storage again."""
+    if timeline.pending_writes():
+        return open_for_services(storage, request, services, now)
+    tz = mdt.state.snapshot.config.timeline_timezone
+    needed = _partitions_needed(storage, timeline, request, services, now, tz)
+    return read_table_state(storage, listed=metadata_listings(metadata_file_listing(mdt), needed))
 
 
 def _plan_nodes(
@@ -283,10 +307,10 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
             )
-        table = open_for_services(storage, request, services, now)
         if policy == "sync" and (info.partitions or info.inflight_partitions):
-            nodes = _plan_synced(table, spec, services, now)
+            table, nodes = _plan_synced(storage, request, services, now)
         else:
+            table = open_for_services(storage, request, services, now)
             nodes = _plan_nodes(table, request, services, now)
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes

@@ -47,7 +47,7 @@ def project(isolated: Path, fixture_copy: Callable[[str], FixtureTable]) -> Path
         {"name": "cow", "path": cow.path, "clean": {"commits_retained": 3}},
         {"name": "mor", "path": mor.path, "clean": {"commits_retained": 3}},
         {"name": "quiet", "path": str(fixture_copy(QUIET_FIXTURE).path)},
-        {"name": "with_mdt", "path": str(fixture_copy(MDT_FIXTURE).path)},
+        {"name": "with_mdt", "path": str(fixture_copy(MDT_FIXTURE).path), "metadata_table": "refuse"},
     ]
     return make_project(isolated, tables)
 

@@ -13,6 +13,7 @@ from maintainer.hudi.metadata.records import live_files
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage.fs import FileInfo
+from maintainer.storage.listing import DirListing, Listings
 
 FileListing = Mapping[str, Mapping[str, int]]
 """Data-table partition path ('' when non-partitioned) -> file name -> size."""
@@ -104,3 +105,18 @@ def compare_listings(metadata: FileListing, storage: FileListing) -> list[Listin
 
 def _partition_difference(partition: str, listed: bool) -> ListingDifference:
     return ListingDifference(partition, None, 0 if listed else None, None if listed else 0)
+
+
+def metadata_listings(listing: FileListing, partitions: Iterable[str] | None = None) -> Listings:
+    """The ``files`` listing as the storage listing planning reads (``partitions``: only those;
+    None: every listed partition). Entries carry names and sizes only."""
+    wanted = sorted(listing) if partitions is None else sorted(set(partitions))
+    columns: dict[str, DirListing] = {}
+    for partition in wanted:
+        files = listing.get(partition, {})
+        names = sorted(files)
+        count = len(names)
+        columns[partition] = DirListing(
+            partition, names, [files[n] for n in names], [False] * count, [None] * count
+        )
+    return Listings(columns)

@@ -3,7 +3,7 @@ planning and again by apply before a node's first write."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 
 from maintainer.errors import MaintainerError
 from maintainer.hudi.loading import TableState
@@ -14,17 +14,17 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 SYNC_FROM_VERSION = 8
 
 
-def open_fit_for_sync(table: TableState, read: Iterable[str] = (FILES,)) -> MetadataTable:
-    """The metadata table, checked fit for sync; a MaintainerError says why not. The partitions
-    in ``read`` (those present) are read whole, so a corrupt block is found before anything is
-    written (a CorruptFileError naming the file)."""
+def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> MetadataTable:
+    """The metadata table, checked fit for sync; a MaintainerError says why not. Only the
+    partitions in ``read`` are listed, and they are read whole, so a corrupt block is found
+    before anything is written (a CorruptFileError naming the file)."""
     version = table.snapshot.config.version
     if version < SYNC_FROM_VERSION:
         raise MaintainerError(
             f"`metadata_table: sync` needs table version {SYNC_FROM_VERSION} or 9 (this table is "
             f"version {version}); set `metadata_table: drop` to remove the metadata table first"
         )
-    mdt = open_metadata_table(table)
+    mdt = open_metadata_table(table, listed=read)
     if mdt is None:
         raise MaintainerError(
             "hoodie.properties lists metadata partitions but .hoodie/metadata has no table; set "

@@ -9,8 +9,8 @@ whose instant is valid (:mod:`.instants`) and completed on the metadata table's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.filemodel import FileGroup, FileSlice, LogFile
@@ -41,6 +41,8 @@ class MetadataTable:
     """The completed partitions (``hoodie.table.metadata.partitions`` of the data table)."""
     inflight_partitions: tuple[str, ...]
     valid_instants: frozenset[str]
+    _read: dict[str, dict[str, MetadataRecord]] = field(default_factory=dict, compare=False, repr=False)
+    """Partitions read so far (a metadata table is read at one moment; do not modify)."""
 
     def partition(self, name: str) -> MetadataPartition | None:
         return next((p for p in self.partitions if p.name == name), None)
@@ -57,11 +59,13 @@ class MetadataTable:
         return self.state.snapshot.timeline.pending()
 
     def read_partition(self, name: str) -> dict[str, MetadataRecord]:
-        """Every live record of partition ``name``: key -> merged record."""
-        records: dict[str, MetadataRecord] = {}
-        for group in self.file_groups(name):
-            records.update(self.read_file_group(group))
-        return records
+        """Every live record of partition ``name``: key -> merged record (read once)."""
+        if name not in self._read:
+            records: dict[str, MetadataRecord] = {}
+            for group in self.file_groups(name):
+                records.update(self.read_file_group(group))
+            self._read[name] = records
+        return self._read[name]
 
     def read_file_group(self, group: FileGroup) -> dict[str, MetadataRecord]:
         slices = _slices_to_merge(group)
@@ -137,9 +141,10 @@ def _slices_to_merge(group: FileGroup) -> list[FileSlice]:
     return list(reversed(chosen))
 
 
-def open_metadata_table(data: TableState) -> MetadataTable | None:
+def open_metadata_table(data: TableState, listed: Iterable[str] | None = None) -> MetadataTable | None:
     """The metadata table of ``data``, or None where the table has none (no
-    ``.hoodie/metadata/.hoodie/hoodie.properties``)."""
+    ``.hoodie/metadata/.hoodie/hoodie.properties``). ``listed``: the metadata partitions whose
+    folders are listed (default: all); the others have no file groups in this reading."""
     info = data.snapshot.metadata_table
     if not info.exists:
         return None
@@ -155,6 +160,8 @@ def open_metadata_table(data: TableState) -> MetadataTable | None:
     storage = data.storage.child(METADATA_TABLE_DIR)
     partitions = tuple(metadata_partition(name, where) for name in info.partitions)
     folders = [p.name for p in partitions] + [p for p in info.inflight_partitions if p not in info.partitions]
+    if listed is not None:
+        folders = [name for name in folders if name in set(listed)]
     state = read_table_state(storage, partitions=folders, verify=False)
     valid = valid_instant_times(data.storage, data.snapshot.timeline, state.snapshot.timeline)
     return MetadataTable(storage, state, partitions, tuple(info.inflight_partitions), valid)

@@ -4,18 +4,27 @@ metadata table; a metadata table unfit for sync blocks the table, naming the pro
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
+from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import MetadataTablePolicy, TableSpec
-from maintainer.project.services import CleanSpec, SavepointsSpec
+from maintainer.project.services import (
+    ArchiveSpec,
+    CleanSpec,
+    CompactionSpec,
+    CompactionTrigger,
+    SavepointsSpec,
+)
 from maintainer.services.clean.service import CleanService
-from tests.support.fixtures import FixtureTable
+from maintainer.storage import Storage
+from tests.support.fixtures import FixtureTable, metadata_fixture_names
 
 pytestmark = pytest.mark.fixtures
 NOW = datetime.now(timezone.utc)
@@ -156,3 +165,43 @@ def test_a_corrupt_files_block_blocks_the_table_naming_the_file(
     log.write_bytes(bytes(data))
     (reason,) = _blocked_reasons(table.path)
     assert log.name in reason
+
+
+ALL = ("rollback", "compaction", "savepoint_create", "clean", "archive")
+
+
+def plan_all(path: Path) -> list[NodePlan]:
+    spec = TableSpec(
+        name="t",
+        path=str(path),
+        manifest="t.yml",
+        line=1,
+        clean=CleanSpec(commits_retained=1),
+        compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)),
+        archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3),
+    )
+    built = build_plan("proj", "dev", [TableRequest(spec, ALL)], {}, NOW, threads=1)
+    return list(built.plan.tables[0].nodes)
+
+
+@pytest.mark.parametrize("name", metadata_fixture_names())
+def test_planning_from_the_files_partition_plans_what_a_storage_listing_plans(
+    name: str, fixture_table: Callable[[str], FixtureTable], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = fixture_table(name).path
+    listed: list[str] = []
+    real = Storage.list_dirs_columns
+
+    def counting(self: Storage, paths: Iterable[str]) -> Any:
+        chosen = list(paths)
+        listed.extend(self.uri(p).rsplit(path.name, 1)[-1] for p in chosen)
+        return real(self, chosen)
+
+    monkeypatch.setattr(Storage, "list_dirs_columns", counting)
+    from_metadata = plan_all(path)
+    assert listed == ["/.hoodie/metadata/files"]  # no data partition listed, only the files partition
+    monkeypatch.setattr(
+        builder, "open_from_metadata_table", lambda s, m, t, r, sv, n: builder.open_for_services(s, r, sv, n)
+    )
+    from_storage = plan_all(path)
+    assert from_metadata == from_storage

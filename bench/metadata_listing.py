@@ -1,0 +1,116 @@
+"""Storage requests of a plan, listing the table from its metadata table's ``files`` partition
+(the default with ``metadata_table: sync``) against listing every partition from storage.
+
+Counts LIST requests (directory listings, by table) and GET requests (whole-file reads) made
+while planning clean, compaction, archive and a savepoint on each fixture table that has a
+metadata table; on an object store each is one round trip. Needs the fixtures
+(``MAINTAINER_HUDI_FIXTURES`` or ``../shared/fixtures/hudi-rs``).
+
+    .venv/bin/python bench/metadata_listing.py [--fixture NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from maintainer.planning import builder
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.project.models import TableSpec
+from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, CompactionTrigger
+from maintainer.storage import Storage
+from tests.support.fixtures import metadata_fixture_names, unpack
+
+SERVICES = ("compaction", "clean", "archive")
+
+
+@contextmanager
+def counted() -> Iterator[Counter[str]]:
+    """LIST and GET requests made meanwhile, by kind and by table (data or metadata)."""
+    counts: Counter[str] = Counter()
+    list_one, list_many, read = Storage.list_dir_columns, Storage.list_dirs_columns, Storage.read_bytes
+
+    def where(storage: Storage) -> str:
+        return "metadata" if "/.hoodie/metadata" in storage.base_uri else "data"
+
+    def one(self: Storage, path: str = "") -> Any:
+        counts[f"LIST {where(self)}"] += 1
+        return list_one(self, path)
+
+    def many(self: Storage, paths: Iterable[str]) -> Any:
+        chosen = list(paths)
+        counts[f"LIST {where(self)}"] += len(chosen)
+        return list_many(self, chosen)
+
+    def get(self: Storage, path: str) -> bytes:
+        counts[f"GET {where(self)}"] += 1
+        return read(self, path)
+
+    Storage.list_dir_columns, Storage.list_dirs_columns, Storage.read_bytes = one, many, get  # type: ignore[method-assign]
+    try:
+        yield counts
+    finally:
+        Storage.list_dir_columns, Storage.list_dirs_columns, Storage.read_bytes = list_one, list_many, read  # type: ignore[method-assign]
+
+
+def plan(path: Path) -> None:
+    spec = TableSpec(
+        name="t",
+        path=str(path),
+        manifest="t.yml",
+        line=1,
+        clean=CleanSpec(commits_retained=1),
+        compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)),
+        archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3),
+    )
+    build_plan("p", "dev", [TableRequest(spec, SERVICES)], {}, datetime.now(timezone.utc), threads=1)
+
+
+def storage_listing(*args: Any) -> Any:
+    storage, _, _, request, services, now = args
+    return builder.open_for_services(storage, request, services, now)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--fixture", action="append", help="fixture name (default: all with a metadata table)"
+    )
+    names = parser.parse_args().fixture or metadata_fixture_names()
+    with tempfile.TemporaryDirectory() as directory:
+        print(
+            f"{'fixture':58} {'parts':>5} | via metadata: LIST data, mdt; GET data, mdt | via storage: same"
+        )
+        for name in names:
+            path = unpack(name, Path(directory)).path
+            with counted() as via_metadata:
+                plan(path)
+            real = builder.open_from_metadata_table
+            builder.open_from_metadata_table = storage_listing  # type: ignore[assignment]
+            try:
+                with counted() as via_storage:
+                    plan(path)
+            finally:
+                builder.open_from_metadata_table = real  # type: ignore[assignment]
+            partitions = len(
+                [p for p in path.rglob(".hoodie_partition_metadata*") if ".hoodie/" not in str(p)]
+            )
+            row = [via_metadata[k] for k in ("LIST data", "LIST metadata", "GET data", "GET metadata")]
+            row += [via_storage[k] for k in ("LIST data", "LIST metadata", "GET data", "GET metadata")]
+            via_md, via_st = " ".join(f"{n:>4}" for n in row[:4]), " ".join(f"{n:>4}" for n in row[4:])
+            print(f"{name:58} {partitions:>5} | {via_md:>42} | {via_st}")
+
+
+if __name__ == "__main__":
+    main()
