@@ -5,75 +5,40 @@ table) reads exactly the rows it read before and the ``files`` check passes."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from maintainer.cli import main
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.services.base import FAULT_ENV
-from tests.support import artifacts, oracle
+from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
+from tests.support.metadata_tables import (
+    FILE_NAME,
+    MOR_V9,
+    MOR_WITH_LOGS,
+    SETTINGS,
+    TRIPS_V8,
+    Project,
+    assert_metadata_in_step,
+    fail_last_deltacommit,
+    only,
+    retained_reads,
+    without_metadata_table,
+)
 
 pytestmark = pytest.mark.fixtures
-MOR_V9 = "sample_table_mor_avro_v9_txns_simple_meta"
-TRIPS_V8 = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
-
-
-@dataclass(frozen=True)
-class Project:
-    root: Path
-    table: Path
-
-    def cli(self, *args: str) -> int:
-        command, *rest = args
-        return main([command, *rest, "--project-dir", str(self.root)])
-
-    def nodes(self) -> dict[str, dict[str, Any]]:
-        plan = artifacts.plan_json(self.root / "target" / "plan")
-        return {f"{n['table']}.{n['service']}": n for t in plan["tables"] for n in t["nodes"]}
-
-    def results(self) -> dict[str, dict[str, Any]]:
-        data = json.loads((self.root / "target" / "run_results.json").read_text())
-        return {n["id"]: n for n in data["nodes"]}
+OFF = "\n".join(f"{s}: {{enabled: false}}" for s in SETTINGS)
 
 
 @pytest.fixture
 def make_project(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any
+    project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[[Path, str], Project]:
-    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
     monkeypatch.delenv(FAULT_ENV, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-
-    def make(table: Path, services: str) -> Project:
-        root = tmp_path / "project"
-        assert main(["init", str(root)]) == 0
-        body = "\n    ".join(services.splitlines())
-        manifest = f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
-        (root / "tables" / "example.yml").write_text(manifest)
-        return Project(root, table)
-
-    return make
-
-
-def assert_metadata_in_step(path: Path) -> None:
-    table = open_table(str(path), verify=False)
-    mdt = open_metadata_table(table)
-    assert mdt is not None
-    check = check_metadata_table(table, mdt)
-    assert check.problems() == []
-
-
-OFF = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "rollback", "compaction"))
+    return lambda table, services: Project(project(table, services), table)
 
 
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
@@ -95,26 +60,6 @@ def test_a_savepoint_on_a_table_with_a_metadata_table_writes_nothing_into_it(
     assert oracle.snapshot_rows(path) == before
 
 
-def without_metadata_table(source: Path, into: Path) -> Path:
-    """A copy of the table with its metadata table removed (readers then list storage)."""
-    copy = into / "no_mdt" / source.name
-    shutil.copytree(source, copy)
-    shutil.rmtree(copy / ".hoodie" / "metadata")
-    properties = copy / ".hoodie" / "hoodie.properties"
-    lines = properties.read_text(encoding="latin-1").splitlines()
-    kept = [line for line in lines if not line.startswith("hoodie.table.metadata.partitions")]
-    properties.write_text("\n".join(kept) + "\n", encoding="latin-1")
-    return copy
-
-
-def fail_last_deltacommit(path: Path) -> str:
-    """Turn the table's last completed deltacommit into a failed write: its completed file goes
-    (its metadata deltacommit stays completed, as when a writer dies between the two)."""
-    completed = sorted((path / ".hoodie" / "timeline").glob("2*_*.deltacommit"))[-1]
-    completed.unlink()
-    return completed.name.split("_")[0]
-
-
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
 def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
     name: str,
@@ -124,8 +69,7 @@ def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
 ) -> None:
     path = fixture_copy(name).path
     failed = fail_last_deltacommit(path)
-    services_off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "compaction"))
-    project = make_project(path, services_off)
+    project = make_project(path, only("rollback"))
     assert project.cli("plan") == 0
     node = project.nodes()["t.rollback"]
     assert node["status"] == "changes"
@@ -145,35 +89,6 @@ def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
     assert oracle.file_slices(path) == oracle.file_slices(reference)
 
 
-ROLLBACK_CRASHES = ["after_requested", "after_deletes", "after_metadata_table", "after_completed"]
-
-
-@pytest.mark.parametrize("fault", [f"rollback:{point}" for point in ROLLBACK_CRASHES])
-def test_a_crash_during_a_synced_rollback_is_recovered_by_the_next_apply(
-    fault: str,
-    make_project: Callable[[Path, str], Project],
-    fixture_copy: Callable[[str], FixtureTable],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    path = fixture_copy(MOR_V9).path
-    failed = fail_last_deltacommit(path)
-    services_off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "archive", "compaction"))
-    project = make_project(path, services_off)
-    assert project.cli("plan") == 0
-    monkeypatch.setenv(FAULT_ENV, fault)
-    assert project.cli("apply") == 1
-    assert fault in project.results()["t.rollback"]["message"]
-    reference = without_metadata_table(path, tmp_path)  # as readers see it mid-way: the same rows
-    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
-
-    monkeypatch.delenv(FAULT_ENV)
-    assert project.cli("apply") == 0, project.results()
-    assert not list((path / ".hoodie" / "metadata" / ".hoodie" / "timeline").glob(f"{failed}*"))
-    assert_metadata_in_step(path)
-    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
-
-
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
 def test_archival_stops_before_the_metadata_tables_latest_compaction(
     name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
@@ -185,8 +100,7 @@ def test_archival_stops_before_the_metadata_tables_latest_compaction(
     retained = [t for t in oracle.completed_commit_times(path) if t >= bound]
     before = {t: oracle.snapshot_rows(path, as_of=t) for t in retained}
     latest = oracle.snapshot_rows(path)
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("clean", "rollback", "compaction"))
-    project = make_project(path, f"{off}\narchive: {{keep_min_commits: 1, keep_max_commits: 2}}")
+    project = make_project(path, only("archive"))
     assert project.cli("plan") == 0
     node = project.nodes()["t.archive"]
     assert node["status"] == "changes", node["reasons"]
@@ -200,10 +114,6 @@ def test_archival_stops_before_the_metadata_tables_latest_compaction(
         assert oracle.snapshot_rows(path, as_of=instant) == rows
 
 
-def retained_reads(path: Path, since: str) -> dict[str, list[dict[str, Any]]]:
-    return {t: oracle.snapshot_rows(path, as_of=t) for t in oracle.completed_commit_times(path) if t >= since}
-
-
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8, "sample_table_cow_v9_txns_simple_meta"])
 def test_a_clean_writes_its_deletes_into_the_metadata_table(
     name: str,
@@ -213,8 +123,7 @@ def test_a_clean_writes_its_deletes_into_the_metadata_table(
 ) -> None:
     path = fixture_copy(name).path
     latest = oracle.snapshot_rows(path)
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
-    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
+    project = make_project(path, only("clean"))
     assert project.cli("plan") == 0
     node = project.nodes()["t.clean"]
     assert node["status"] == "changes", node["reasons"]
@@ -233,34 +142,6 @@ def test_a_clean_writes_its_deletes_into_the_metadata_table(
     assert retained_reads(path, retained_from) == before
 
 
-@pytest.mark.parametrize("point", ["after_inflight", "after_deletes", "after_metadata_table"])
-def test_a_crash_during_a_synced_clean_is_recovered_by_the_next_apply(
-    point: str,
-    make_project: Callable[[Path, str], Project],
-    fixture_copy: Callable[[str], FixtureTable],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    path = fixture_copy(MOR_V9).path
-    latest = oracle.snapshot_rows(path)
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
-    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
-    assert project.cli("plan") == 0
-    monkeypatch.setenv(FAULT_ENV, f"clean:{point}")
-    assert project.cli("apply") == 1
-    assert oracle.snapshot_rows(path) == latest  # readable mid-way
-    monkeypatch.delenv(FAULT_ENV)
-    assert project.cli("apply") == 0, project.results()
-    assert_metadata_in_step(path)
-    assert oracle.snapshot_rows(path) == latest
-    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
-
-
-MOR_WITH_LOGS = [TRIPS_V8, "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle"]
-"""Merge-on-read fixtures with a metadata table whose latest slices have log files to compact."""
-FILE_NAME = ["_hoodie_file_name"]
-
-
 @pytest.mark.parametrize("name", MOR_WITH_LOGS)
 def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_table(
     name: str,
@@ -271,8 +152,7 @@ def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_tab
     path = fixture_copy(name).path
     latest = oracle.snapshot_rows(path, drop=FILE_NAME)
     history = retained_reads(path, "0")
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "clean"))
-    project = make_project(path, f"{off}\ncompaction: {{trigger: {{max_delta_commits: 1}}}}")
+    project = make_project(path, only("compaction"))
     assert project.cli("plan") == 0
     node = project.nodes()["t.compaction"]
     assert node["status"] == "changes", node["reasons"]
@@ -290,29 +170,6 @@ def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_tab
         == latest
     )
     assert after == history
-
-
-@pytest.mark.parametrize("point", ["after_inflight", "before_commit", "after_metadata_table"])
-def test_a_crash_during_a_synced_compaction_is_recovered_by_the_next_apply(
-    point: str,
-    make_project: Callable[[Path, str], Project],
-    fixture_copy: Callable[[str], FixtureTable],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
-    path = fixture_copy(MOR_WITH_LOGS[1]).path
-    latest = oracle.snapshot_rows(path, drop=FILE_NAME)
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "clean"))
-    project = make_project(path, f"{off}\ncompaction: {{trigger: {{max_delta_commits: 1}}}}")
-    assert project.cli("plan") == 0
-    monkeypatch.setenv(FAULT_ENV, f"compaction:{point}")
-    assert project.cli("apply") == 1
-    assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest  # readable mid-way
-    monkeypatch.delenv(FAULT_ENV)
-    assert project.cli("apply") == 0, project.results()
-    assert_metadata_in_step(path)
-    assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest
-    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
 
 
 EVERY_SERVICE = (
@@ -356,8 +213,7 @@ def test_a_metadata_table_damaged_after_the_plan_fails_the_node_before_its_first
     make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
 ) -> None:
     path = fixture_copy(MOR_V9).path
-    off = "\n".join(f"{s}: {{enabled: false}}" for s in ("archive", "rollback", "compaction"))
-    project = make_project(path, f"{off}\nclean: {{commits_retained: 1}}")
+    project = make_project(path, only("clean"))
     assert project.cli("plan") == 0
     log = max((path / ".hoodie" / "metadata" / "files").glob(".files-*"), key=lambda p: p.name)
     data = bytearray(log.read_bytes())

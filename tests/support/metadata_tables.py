@@ -1,0 +1,90 @@
+"""Helpers of the end-to-end tests on tables with a metadata table: a project around one
+table (written with the e2e ``project`` fixture), the manifest of one service, the checks a
+maintained table must pass, and the states tests put a table in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from maintainer.cli import main
+from maintainer.hudi.loading import open_table
+from maintainer.hudi.metadata.check import check_metadata_table
+from maintainer.hudi.metadata.table import open_metadata_table
+from tests.support import artifacts, oracle
+
+MOR_V9 = "sample_table_mor_avro_v9_txns_simple_meta"
+TRIPS_V8 = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
+MOR_WITH_LOGS = [TRIPS_V8, "sample_table_mor_avro_v9_timebasedkeygen_nonhivestyle"]
+"""Merge-on-read fixtures with a metadata table whose latest slices have log files to compact."""
+FILE_NAME = ["_hoodie_file_name"]
+"""The column a compaction changes (the rows' file); compared without it."""
+SETTINGS = {
+    "rollback": "rollback: {min_age: 0s}",
+    "compaction": "compaction: {trigger: {max_delta_commits: 1}}",
+    "clean": "clean: {commits_retained: 1}",
+    "archive": "archive: {keep_min_commits: 1, keep_max_commits: 2}",
+}
+
+
+def only(service: str) -> str:
+    """The manifest's service blocks: ``service`` with test settings, the others off."""
+    others = (f"{s}: {{enabled: false}}" for s in SETTINGS if s != service)
+    return "\n".join([*others, SETTINGS.get(service, "")])
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    table: Path
+
+    def cli(self, *args: str) -> int:
+        command, *rest = args
+        return main([command, *rest, "--project-dir", str(self.root)])
+
+    def nodes(self) -> dict[str, dict[str, Any]]:
+        plan = artifacts.plan_json(self.root / "target" / "plan")
+        return {f"{n['table']}.{n['service']}": n for t in plan["tables"] for n in t["nodes"]}
+
+    def results(self) -> dict[str, dict[str, Any]]:
+        data = json.loads((self.root / "target" / "run_results.json").read_text())
+        return {n["id"]: n for n in data["nodes"]}
+
+
+def assert_metadata_in_step(path: Path) -> None:
+    table = open_table(str(path), verify=False)
+    mdt = open_metadata_table(table)
+    assert mdt is not None
+    check = check_metadata_table(table, mdt)
+    assert check.problems() == []
+
+
+def without_metadata_table(source: Path, into: Path) -> Path:
+    """A copy of the table with its metadata table removed (readers then list storage)."""
+    copy = into / "no_mdt" / source.name
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(source, copy)
+    shutil.rmtree(copy / ".hoodie" / "metadata")
+    properties = copy / ".hoodie" / "hoodie.properties"
+    lines = properties.read_text(encoding="latin-1").splitlines()
+    kept = [line for line in lines if not line.startswith("hoodie.table.metadata.partitions")]
+    properties.write_text("\n".join(kept) + "\n", encoding="latin-1")
+    return copy
+
+
+def fail_last_deltacommit(path: Path) -> str:
+    """Turn the table's last completed deltacommit into a failed write: its completed file goes
+    (its metadata deltacommit stays completed, as when a writer dies between the two)."""
+    completed = sorted((path / ".hoodie" / "timeline").glob("2*_*.deltacommit"))[-1]
+    completed.unlink()
+    return completed.name.split("_")[0]
+
+
+def retained_reads(path: Path, since: str, drop: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The rows hudi reads as of each completed commit from ``since`` on."""
+    commits = [t for t in oracle.completed_commit_times(path) if t >= since]
+    return {t: oracle.snapshot_rows(path, as_of=t, drop=drop or ()) for t in commits}
