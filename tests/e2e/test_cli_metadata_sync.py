@@ -22,9 +22,11 @@ from tests.support.metadata_tables import (
     SETTINGS,
     TRIPS_V8,
     Project,
+    applied_in_step,
     assert_metadata_in_step,
     fail_last_deltacommit,
     only,
+    planned_synced_node,
     retained_reads,
     without_metadata_table,
 )
@@ -70,28 +72,23 @@ def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
     path = fixture_copy(name).path
     failed = fail_last_deltacommit(path)
     project = make_project(path, only("rollback"))
-    assert project.cli("plan") == 0
-    node = project.nodes()["t.rollback"]
-    assert node["status"] == "changes"
-    sync = node["actions"][-1]
-    assert sync["kind"] == "sync_metadata_table"
+    sync = planned_synced_node(project, "rollback")["actions"][-1]
     assert sync["reason"].startswith(f"roll back its deltacommit {failed} with the rollback's instant time")
-    assert project.cli("apply") == 0, project.results()
-    rollback = project.results()["t.rollback"]["effects"]["rollbacks"][0]
+    rollback = applied_in_step(project, tmp_path)["t.rollback"]["effects"]["rollbacks"][0]
 
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert not list(mdt_timeline.glob(f"{failed}*"))
     assert len(list(mdt_timeline.glob(f"{rollback}_*.rollback"))) == 1
     assert not list((path / ".hoodie" / "metadata").glob(f"*/.*_{failed}.log.*"))
-    assert_metadata_in_step(path)
-    reference = without_metadata_table(path, tmp_path)
-    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(reference)
-    assert oracle.file_slices(path) == oracle.file_slices(reference)
+    assert oracle.snapshot_rows(path) == oracle.snapshot_rows(without_metadata_table(path, tmp_path))
 
 
 @pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
 def test_archival_stops_before_the_metadata_tables_latest_compaction(
-    name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+    name: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    tmp_path: Path,
 ) -> None:
     path = fixture_copy(name).path
     mdt = open_metadata_table(open_table(str(path), verify=False))
@@ -101,14 +98,10 @@ def test_archival_stops_before_the_metadata_tables_latest_compaction(
     before = {t: oracle.snapshot_rows(path, as_of=t) for t in retained}
     latest = oracle.snapshot_rows(path)
     project = make_project(path, only("archive"))
-    assert project.cli("plan") == 0
-    node = project.nodes()["t.archive"]
-    assert node["status"] == "changes", node["reasons"]
-    assert node["actions"][-1]["kind"] == "sync_metadata_table"
+    node = planned_synced_node(project, "archive")
     archived = [a["target"] for a in node["actions"][:-1]]
     assert archived and all(t < bound for t in archived)
-    assert project.cli("apply") == 0, project.results()
-    assert_metadata_in_step(path)
+    applied_in_step(project, tmp_path)
     assert oracle.snapshot_rows(path) == latest
     for instant, rows in before.items():
         assert oracle.snapshot_rows(path, as_of=instant) == rows
@@ -124,21 +117,14 @@ def test_a_clean_writes_its_deletes_into_the_metadata_table(
     path = fixture_copy(name).path
     latest = oracle.snapshot_rows(path)
     project = make_project(path, only("clean"))
-    assert project.cli("plan") == 0
-    node = project.nodes()["t.clean"]
-    assert node["status"] == "changes", node["reasons"]
-    sync = node["actions"][-1]
-    assert sync["kind"] == "sync_metadata_table" and "files" in sync["partitions"]
+    node = planned_synced_node(project, "clean")
+    assert "files" in node["actions"][-1]["partitions"]
     retained_from = node["effect"]["earliest_commit_to_retain"]
     before = retained_reads(path, retained_from)
-    assert project.cli("apply") == 0, project.results()
-    clean = project.results()["t.clean"]["effects"]["cleans"][0]
+    clean = applied_in_step(project, tmp_path)["t.clean"]["effects"]["cleans"][0]
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert len(list(mdt_timeline.glob(f"{clean}_*.deltacommit"))) == 1
-    assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path) == latest
-    reference = without_metadata_table(path, tmp_path)
-    assert oracle.file_slices(path) == oracle.file_slices(reference)
     assert retained_reads(path, retained_from) == before
 
 
@@ -153,17 +139,11 @@ def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_tab
     latest = oracle.snapshot_rows(path, drop=FILE_NAME)
     history = retained_reads(path, "0")
     project = make_project(path, only("compaction"))
-    assert project.cli("plan") == 0
-    node = project.nodes()["t.compaction"]
-    assert node["status"] == "changes", node["reasons"]
-    assert node["actions"][-1]["kind"] == "sync_metadata_table"
-    assert project.cli("apply") == 0, project.results()
-    (compaction,) = project.results()["t.compaction"]["effects"]["compactions"]
+    planned_synced_node(project, "compaction")
+    (compaction,) = applied_in_step(project, tmp_path)["t.compaction"]["effects"]["compactions"]
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert len(list(mdt_timeline.glob(f"{compaction}_*.deltacommit"))) == 1
-    assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest
-    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
     after = retained_reads(path, "0")
     assert (
         oracle.rows_of({k: v for k, v in r.items() if k != FILE_NAME[0]} for r in after.pop(compaction))
@@ -197,11 +177,8 @@ def test_every_service_with_the_default_policy_on_every_fixture_with_a_metadata_
         assert node["status"] != "blocked" or lance, (node["service"], node["reasons"])
         if node["status"] == "changes":
             assert node["actions"][-1]["kind"] == "sync_metadata_table", node["service"]
-    assert project.cli("apply") == 0, project.results()
-
-    assert_metadata_in_step(path)
+    applied_in_step(project, tmp_path)
     assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest
-    assert oracle.file_slices(path) == oracle.file_slices(without_metadata_table(path, tmp_path))
     clean = nodes["t.clean"]
     retained_from = (clean.get("effect") or {}).get("earliest_commit_to_retain") or "0"
     for instant in oracle.completed_commit_times(path):

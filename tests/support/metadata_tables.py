@@ -88,3 +88,23 @@ def retained_reads(path: Path, since: str, drop: list[str] | None = None) -> dic
     """The rows hudi reads as of each completed commit from ``since`` on."""
     commits = [t for t in oracle.completed_commit_times(path) if t >= since]
     return {t: oracle.snapshot_rows(path, as_of=t, drop=drop or ()) for t in commits}
+
+
+def planned_synced_node(project: Project, service: str) -> dict[str, Any]:
+    """Plan; the node of ``service`` has changes and writes into the metadata table last."""
+    assert project.cli("plan") == 0
+    node = project.nodes()[f"t.{service}"]
+    assert node["status"] == "changes", node["reasons"]
+    assert node["actions"][-1]["kind"] == "sync_metadata_table", node["actions"][-1]
+    return node
+
+
+def applied_in_step(project: Project, scratch: Path) -> dict[str, dict[str, Any]]:
+    """Apply; the metadata table is in step and hudi's file slices through it are those of a
+    copy without it. Returns the run results by node."""
+    assert project.cli("apply") == 0, project.results()
+    assert_metadata_in_step(project.table)
+    assert oracle.file_slices(project.table) == oracle.file_slices(
+        without_metadata_table(project.table, scratch)
+    )
+    return project.results()
