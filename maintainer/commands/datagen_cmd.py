@@ -90,6 +90,11 @@ SPARK_ROW_THRESHOLD = 1_000_000
     help="Leave write N (0-based) inflight while the later writes complete: a concurrent writer "
     "that died (or still runs) among younger commits.",
 )
+@click.option(
+    "--metadata-table",
+    is_flag=True,
+    help="Keep a metadata table (its files partition) as Hudi 1.0's writers do (table version 8).",
+)
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the generated data.")
 @click.option(
     "--engine",
@@ -118,6 +123,7 @@ def command(
     delete_ratio: float,
     failed_write: bool,
     failed_write_at: int | None,
+    metadata_table: bool,
     seed: int,
     engine: str,
     expected_path: Path | None,
@@ -131,17 +137,22 @@ def command(
       maintainer datagen /tmp/lake/trips --table-type mor --commits 20
       maintainer datagen /tmp/lake/events --table-version 8 --partitions 0 --failed-write
       maintainer datagen /tmp/lake/busy --table-type mor --commits 8 --failed-write-at 3
+      maintainer datagen /tmp/lake/indexed --table-version 8 --metadata-table
     """  # fmt: skip
     if update_ratio + delete_ratio > 1:
         raise UsageError("--update-ratio plus --delete-ratio must not exceed 1")
     if failed_write_at is not None and failed_write_at >= commits:
         raise UsageError(f"--failed-write-at {failed_write_at} is not a write: --commits is {commits}")
+    if metadata_table and table_version != "8":
+        raise UsageError("--metadata-table needs --table-version 8")
     if Storage(path).exists(".hoodie/hoodie.properties"):
         raise UsageError(f"{path} already holds a Hudi table; datagen only writes new tables")
     workload = WorkloadSpec(
         partitions, file_groups, commits, rows_per_commit, update_ratio, delete_ratio, seed
     )
-    spec = DatagenSpec(name, table_type, int(table_version), workload, failed_write, failed_write_at)
+    spec = DatagenSpec(
+        name, table_type, int(table_version), workload, failed_write, failed_write_at, metadata_table
+    )
     rows = commits * rows_per_commit
     use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
     runner = SparkRunner(create_session(SparkSettings())) if use_spark else LOCAL_WRITERS

@@ -16,6 +16,7 @@ from typing import Any
 from maintainer.clock import Clock, utc_now
 from maintainer.datagen.filegroup import FileGroupTask, TaskResult, WriteContext, write_file_group
 from maintainer.datagen.layout import TableLayout, avro_schema, create_table, partition_metadata
+from maintainer.datagen.metadata_table import create_metadata_table, sync_commit
 from maintainer.datagen.workload import PARTITION_FIELD, CommitWork, Workload, WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.filenames import MarkerName
@@ -43,6 +44,8 @@ class DatagenSpec:
     failed_write_at: int | None = None
     """Leave commit N (0-based) inflight instead, while later commits complete: a concurrent
     writer that died (or still runs) with younger commits around it."""
+    metadata_table: bool = False
+    """Keep a metadata table (``files`` partition) as Hudi 1.0 does; table version 8 only."""
 
     @property
     def failed_index(self) -> int | None:
@@ -74,9 +77,13 @@ class _Generator:
         self.clock = clock
         self.runner = runner
         self.layout = TableLayout(
-            spec.name, spec.table_type, spec.table_version, spec.workload.partitions > 0
+            spec.name, spec.table_type, spec.table_version, spec.workload.partitions > 0, spec.metadata_table
         )
+        if spec.metadata_table and spec.table_version < 8:
+            raise ValueError("datagen writes metadata tables for table version 8 only")
         self.config = create_table(storage, self.layout, clock())
+        if spec.metadata_table:
+            create_metadata_table(storage, spec.name, clock)
         self.timeline = TimelineWriter(storage, self.config, clock)
         self.schema = avro_schema(spec.name)
         self.groups: dict[tuple[str, int], _GroupState] = {}
@@ -155,9 +162,10 @@ class _Generator:
         if fail:
             self.track_failed(work, results)
             return inflight.timestamp
-        self.timeline.complete(
-            inflight, self.encode_metadata(self.metadata((r.stat for r in results), operation))
-        )
+        metadata = self.metadata((r.stat for r in results), operation)
+        if self.spec.metadata_table:
+            sync_commit(self.storage, inflight.timestamp, metadata.partition_to_write_stats or {}, self.clock)
+        self.timeline.complete(inflight, self.encode_metadata(metadata))
         self.storage.delete_dir(f"{MARKERS_DIR}/{inflight.timestamp}")
         self.storage.delete(f"{HEARTBEAT_DIR}/{inflight.timestamp}")
         self.track(work, results)

@@ -30,6 +30,8 @@ class TableLayout:
     table_type: str  # "cow" | "mor"
     version: int  # 6 | 8
     partitioned: bool
+    metadata_table: bool = False
+    """With a metadata table (``files`` partition; version 8)."""
 
     @property
     def is_mor(self) -> bool:
@@ -76,7 +78,7 @@ def table_properties(layout: TableLayout) -> dict[str, str]:
                 "hoodie.timeline.history.path": "history",
                 "hoodie.record.merge.mode": "EVENT_TIME_ORDERING",
                 "hoodie.record.merge.strategy.id": MERGE_STRATEGY_EVENT_TIME,
-                "hoodie.table.metadata.partitions": "",
+                "hoodie.table.metadata.partitions": "files" if layout.metadata_table else "",
                 "hoodie.table.metadata.partitions.inflight": "",
             }
         )

@@ -33,3 +33,15 @@ def test_datagen_refuses_an_existing_table(tmp_path: Path, capsys: pytest.Captur
 def test_datagen_refuses_ratios_above_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datagen", str(tmp_path / "t"), "--update-ratio", "0.8", "--delete-ratio", "0.5"]) == 64
     assert "must not exceed 1" in capsys.readouterr().err
+
+
+def test_datagen_writes_a_metadata_table_for_version_8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(tmp_path / "t")
+    args = ["--table-version", "8", "--metadata-table", "--commits", "3", "--engine", "local"]
+    assert main(["datagen", path, *args]) == 0
+    assert main(["inspect", path, "--check-metadata"]) == 0
+    assert "in sync" in capsys.readouterr().out
+    assert main(["datagen", str(tmp_path / "u"), "--table-version", "6", "--metadata-table"]) == 64
+    assert "--metadata-table needs --table-version 8" in capsys.readouterr().err

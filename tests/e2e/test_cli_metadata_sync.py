@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.services.base import FAULT_ENV
@@ -32,6 +34,8 @@ from tests.support.metadata_tables import (
 )
 
 pytestmark = pytest.mark.fixtures
+META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path"]
+META += FILE_NAME
 OFF = "\n".join(f"{s}: {{enabled: false}}" for s in SETTINGS)
 
 
@@ -203,3 +207,31 @@ def test_a_metadata_table_damaged_after_the_plan_fails_the_node_before_its_first
     assert log.name in project.results()["t.clean"]["message"]
     assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == timeline
     assert sorted(str(p) for p in path.rglob("*.parquet")) == files
+
+
+@pytest.mark.parametrize("table_type", ["mor", "cow"])
+def test_every_service_on_a_generated_table_with_a_metadata_table(
+    table_type: str, make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    """datagen's metadata table (v8, ``files``) is kept in sync by every service, a failed
+    write included; hudi reads the rows the generator says, and time travel to retained
+    instants still works."""
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=8, rows_per_commit=20, seed=8)
+    spec = DatagenSpec("t", table_type, 8, workload, failed_write_at=5, metadata_table=True)
+    generated = generate(str(tmp_path / "lake" / "t"), spec)
+    path = tmp_path / "lake" / "t"
+    project = make_project(path, EVERY_SERVICE)
+    assert project.cli("plan") == 0
+    nodes = project.nodes()
+    assert all(n["status"] != "blocked" for n in nodes.values()), nodes
+    assert nodes["t.rollback"]["status"] == "changes"
+    assert nodes["t.rollback"]["actions"][-1]["kind"] == "sync_metadata_table"
+    applied_in_step(project, tmp_path)
+    latest = oracle.rows_of(generated.expected[generated.completed[-1]])
+    assert oracle.snapshot_rows(path, drop=META) == latest
+    retained_from = (nodes["t.clean"].get("effect") or {}).get("earliest_commit_to_retain") or "0"
+    for instant in oracle.completed_commit_times(path):
+        if instant >= retained_from and instant in generated.expected:
+            assert oracle.snapshot_rows(path, as_of=instant, drop=META) == oracle.rows_of(
+                generated.expected[instant]
+            )

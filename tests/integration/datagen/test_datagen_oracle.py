@@ -12,6 +12,8 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.metadata.check import check_metadata_table
+from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.reader import read_table
 from tests.support import oracle
 
@@ -105,3 +107,31 @@ def test_spark_writes_one_task_per_file_group_and_hudi_reads_the_rows(tmp_path: 
     assert table.expected[table.completed[-1]] == in_process.expected[in_process.completed[-1]]
     for instant, rows in table.expected.items():
         assert by_key(oracle.snapshot_rows(tmp_path / "t", as_of=instant, drop=META)) == by_key(rows)
+
+
+@pytest.mark.parametrize(("table_type", "partitions"), [("cow", 3), ("mor", 3), ("mor", 0)])
+def test_a_generated_metadata_table_lists_the_files_hudi_reads(
+    tmp_path: Path, table_type: str, partitions: int
+) -> None:
+    """``metadata_table``: hudi lists the table through it (the ``files`` partition), reads the
+    generated rows as of every commit, and our check finds it equal to storage."""
+    workload = WorkloadSpec(partitions=partitions, file_groups=2, commits=5, rows_per_commit=30)
+    table = generate(str(tmp_path / "t"), DatagenSpec("t", table_type, 8, workload, metadata_table=True))
+    loaded = open_table(str(tmp_path / "t"))
+    assert loaded.snapshot.config.metadata_partitions == ("files",)
+    mdt = open_metadata_table(loaded)
+    assert mdt is not None
+    check = check_metadata_table(loaded, mdt)
+    assert check.problems() == [] and check.files_checked > 0
+    for instant, rows in table.expected.items():
+        assert by_key(oracle.snapshot_rows(tmp_path / "t", as_of=instant, drop=META)) == by_key(rows), instant
+    mdt_timeline = tmp_path / "t" / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    for instant in table.completed:
+        assert len(list(mdt_timeline.glob(f"{instant}_*.deltacommit"))) == 1
+
+
+def test_a_metadata_table_is_for_table_version_8(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="table version 8 only"):
+        generate(
+            str(tmp_path / "t"), DatagenSpec("t", "cow", 6, WorkloadSpec(commits=1), metadata_table=True)
+        )
