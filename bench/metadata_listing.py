@@ -23,6 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning import builder
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
@@ -87,29 +89,47 @@ def main() -> None:
     parser.add_argument(
         "--fixture", action="append", help="fixture name (default: all with a metadata table)"
     )
-    names = parser.parse_args().fixture or metadata_fixture_names()
+    parser.add_argument(
+        "--generated",
+        type=int,
+        metavar="PARTITIONS",
+        help="also a generated v8 MOR table with a metadata table and this many partitions",
+    )
+    args = parser.parse_args()
+    names = args.fixture or metadata_fixture_names()
     with tempfile.TemporaryDirectory() as directory:
-        print(
-            f"{'fixture':58} {'parts':>5} | via metadata: LIST data, mdt; GET data, mdt | via storage: same"
-        )
-        for name in names:
-            path = unpack(name, Path(directory)).path
-            with counted() as via_metadata:
-                plan(path)
-            real = builder.open_from_metadata_table
-            builder.open_from_metadata_table = storage_listing  # type: ignore[assignment]
-            try:
-                with counted() as via_storage:
-                    plan(path)
-            finally:
-                builder.open_from_metadata_table = real  # type: ignore[assignment]
-            partitions = len(
-                [p for p in path.rglob(".hoodie_partition_metadata*") if ".hoodie/" not in str(p)]
+        print(f"{'table':58} {'parts':>5} | via metadata: LIST data, mdt; GET data, mdt | via storage")
+        tables = [(name, unpack(name, Path(directory)).path) for name in names]
+        if args.generated:
+            tables.append(
+                (f"generated ({args.generated} partitions)", generated(Path(directory), args.generated))
             )
-            row = [via_metadata[k] for k in ("LIST data", "LIST metadata", "GET data", "GET metadata")]
-            row += [via_storage[k] for k in ("LIST data", "LIST metadata", "GET data", "GET metadata")]
-            via_md, via_st = " ".join(f"{n:>4}" for n in row[:4]), " ".join(f"{n:>4}" for n in row[4:])
-            print(f"{name:58} {partitions:>5} | {via_md:>42} | {via_st}")
+        for name, path in tables:
+            print_counts(name, path)
+
+
+def generated(directory: Path, partitions: int) -> Path:
+    rows = partitions * 4
+    workload = WorkloadSpec(partitions=partitions, file_groups=1, commits=4, rows_per_commit=rows)
+    spec = DatagenSpec("t", "mor", 8, workload, metadata_table=True)
+    return Path(generate(str(directory / "generated"), spec).path.removeprefix("file://"))
+
+
+def print_counts(name: str, path: Path) -> None:
+    with counted() as via_metadata:
+        plan(path)
+    real = builder.open_from_metadata_table
+    builder.open_from_metadata_table = storage_listing  # type: ignore[assignment]
+    try:
+        with counted() as via_storage:
+            plan(path)
+    finally:
+        builder.open_from_metadata_table = real  # type: ignore[assignment]
+    partitions = len([p for p in path.rglob(".hoodie_partition_metadata*") if ".hoodie/" not in str(p)])
+    keys = ("LIST data", "LIST metadata", "GET data", "GET metadata")
+    via_md = " ".join(f"{via_metadata[k]:>4}" for k in keys)
+    via_st = " ".join(f"{via_storage[k]:>4}" for k in keys)
+    print(f"{name:58} {partitions:>5} | {via_md:>42} | {via_st}")
 
 
 if __name__ == "__main__":
