@@ -8,22 +8,18 @@ from maintainer.plan.model import (
     CleanEffect,
     DeleteFile,
     DeletePartition,
-    DropMetadataTable,
     FinishPendingClean,
     NodePlan,
-    SyncMetadataTable,
 )
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     action_label,
     data_file_problem,
-    drop_metadata_check,
     effect_check,
     instant_check,
+    other_action_check,
     partition_problem,
     relative_path_problem,
-    sync_metadata_check,
-    unknown_action,
 )
 
 
@@ -40,10 +36,6 @@ def validate_clean(node: NodePlan, table_uri: str) -> Iterator[Check]:
                 yield instant_check(action)
                 for path in action.paths:
                     yield label, path, data_file_problem(path)
-            case DropMetadataTable():
-                yield drop_metadata_check(action)
-            case SyncMetadataTable():
-                yield sync_metadata_check(action)
             case _:
-                yield unknown_action(action, node.service)
+                yield other_action_check(action, node.service)
     yield from effect_check(node, CleanEffect)

@@ -99,6 +99,18 @@ def sync_metadata_check(action: SyncMetadataTable) -> Check:
     return action_label(action), action.target, "; ".join(problems) or None
 
 
+def other_action_check(action: Action, service: str) -> Check:
+    """The check of an action that is not the service's own: the metadata table's (drop, sync)
+    any service may carry, else an action of another service (refused)."""
+    match action:
+        case DropMetadataTable():
+            return drop_metadata_check(action)
+        case SyncMetadataTable():
+            return sync_metadata_check(action)
+        case _:
+            return unknown_action(action, service)
+
+
 def unknown_action(action: Action, service: str) -> Check:
     return action_label(action), action.kind, f"not an action of the {service} service"
 

@@ -7,24 +7,20 @@ from collections.abc import Iterator
 from maintainer.plan.model import (
     CompactionEffect,
     CompactSlice,
-    DropMetadataTable,
     ExecutePendingCompaction,
     NodePlan,
-    SyncMetadataTable,
 )
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     action_label,
     base_name_problem,
-    drop_metadata_check,
     effect_check,
     instant_check,
     instant_problem,
     log_name_problem,
+    other_action_check,
     partition_problem,
     relative_path_problem,
-    sync_metadata_check,
-    unknown_action,
 )
 
 
@@ -47,10 +43,6 @@ def validate_compaction(node: NodePlan, table_uri: str) -> Iterator[Check]:
                 yield instant_check(action)
             case CompactSlice():
                 yield from _slice_checks(action)
-            case DropMetadataTable():
-                yield drop_metadata_check(action)
-            case SyncMetadataTable():
-                yield sync_metadata_check(action)
             case _:
-                yield unknown_action(action, node.service)
+                yield other_action_check(action, node.service)
     yield from effect_check(node, CompactionEffect)

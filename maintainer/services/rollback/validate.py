@@ -5,22 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from maintainer.plan.model import (
-    DropMetadataTable,
     NodePlan,
     RollbackAction,
     RollbackEffect,
-    SyncMetadataTable,
 )
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     absolute,
     action_label,
-    drop_metadata_check,
     effect_check,
     instant_check,
     instant_problem,
-    sync_metadata_check,
-    unknown_action,
+    other_action_check,
 )
 from maintainer.services.rollback.approval import why_not
 
@@ -48,10 +44,6 @@ def validate_rollback(node: NodePlan, table_uri: str) -> Iterator[Check]:
         match action:
             case RollbackAction():
                 yield from _rollback_checks(action, table_uri)
-            case DropMetadataTable():
-                yield drop_metadata_check(action)
-            case SyncMetadataTable():
-                yield sync_metadata_check(action)
             case _:
-                yield unknown_action(action, node.service)
+                yield other_action_check(action, node.service)
     yield from effect_check(node, RollbackEffect)
