@@ -5,8 +5,10 @@ table) reads exactly the rows it read before and the ``files`` check passes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,8 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.plan.artifact import SIGNATURE_FIELD
+from maintainer.plan.canonical import compute_plan_id
 from maintainer.services.base import FAULT_ENV
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
@@ -235,3 +239,35 @@ def test_every_service_on_a_generated_table_with_a_metadata_table(
             assert oracle.snapshot_rows(path, as_of=instant, drop=META) == oracle.rows_of(
                 generated.expected[instant]
             )
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda node: node["actions"].pop(), id="sync-action-removed"),
+        pytest.param(lambda node: node["actions"][-1].update(target="../other"), id="sync-target-elsewhere"),
+        pytest.param(
+            lambda node: node["actions"][-1].update(partitions=["vector_index"]), id="unknown-partition"
+        ),
+    ],
+)
+def test_an_edited_metadata_action_is_refused_and_nothing_is_written(
+    edit: Callable[[dict[str, Any]], object],
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+) -> None:
+    """An attacker edits plan.json (the plan id recomputed): the clean without its metadata
+    update, or with one pointed elsewhere. Apply refuses; the table is as it was."""
+    path = fixture_copy(MOR_V9).path
+    project = make_project(path, only("clean"))
+    planned_synced_node(project, "clean")
+    plan_file = project.root / "target" / "plan" / "plan.json"
+    data = json.loads(plan_file.read_text())
+    (node,) = [n for t in data["tables"] for n in t["nodes"] if n["service"] == "clean"]
+    edit(node)
+    body = {k: v for k, v in data.items() if k not in ("plan_id", "payloads", SIGNATURE_FIELD)}
+    data["plan_id"] = compute_plan_id(body)
+    plan_file.write_text(json.dumps(data, indent=2))
+    before = sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+    assert project.cli("apply") == 1
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before
