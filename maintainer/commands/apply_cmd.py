@@ -19,7 +19,8 @@ from maintainer.console import print_error, print_warning, stderr, stdout
 from maintainer.errors import UsageError
 from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
-from maintainer.runner.apply import PlanRunner, apply_plan, needs_spark, preflight, refuse_other_target
+from maintainer.plan.model import NodeStatus
+from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, summarize, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.spark.session import create_session
@@ -54,7 +55,10 @@ def print_node(result: NodeResult) -> None:
 def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
     project = loaded.project
     spark = LazySpark(lambda: create_session(project.target.settings.spark))
-    runner = PlanRunner(saved, project.tables_by_name, spark, project.target.settings.storage_options)
+    settings = project.target.settings
+    runner = PlanRunner(
+        saved, project.tables_by_name, spark, settings.storage_options, engine=settings.engine
+    )
     refuse_other_target(saved, project.config.name, project.target.name)
     for warning in saved.warnings:
         print_warning(warning)
@@ -80,7 +84,7 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
                     print_node(result)
             progress.update(task, description=escape(", ".join(sorted(running))))
 
-        if needs_spark(saved):
+        if any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes()):
             stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
         return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
                           events=on_event, checked=True)  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -56,6 +56,11 @@ class TargetSettings(FrozenModel):
     """Tables maintained in parallel."""
     storage_options: dict[str, ConfValue] = Field(default_factory=dict)
     """Options of the file system (pyarrow.fs), e.g. region, endpoint_override for s3."""
+    engine: Literal["auto", "local", "spark"] = "auto"
+    """Where apply runs a node's tasks: ``auto`` in the driver process when its work is small
+    (savepoints, archival, metadata-table operations, cleans and rollbacks of a few files,
+    drift-only nodes) and on Spark otherwise (compactions); ``local`` never starts Spark;
+    ``spark`` always does."""
 
 
 class ProfileSettings(FrozenModel):

@@ -27,6 +27,7 @@ from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.runner.dag import EventSink, walk
+from maintainer.runner.engine import runs_on_spark
 from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, write_record
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
@@ -143,6 +144,8 @@ class PlanRunner:
     storage_options: Mapping[str, Any] = field(default_factory=dict)
     executors: Callable[[str], NodeExecutor | None] = executor_for
     lock_options: Mapping[str, Any] = field(default_factory=dict)
+    engine: str = "spark"
+    """``auto``: small nodes in process (see :mod:`maintainer.runner.engine`); ``local``; ``spark``."""
 
     def __post_init__(self) -> None:
         self.nodes: dict[NodeId, NodePlan] = {
@@ -171,7 +174,8 @@ class PlanRunner:
                 f"table {node.table} is at {spec.path} in the project but at {table.path} in the plan",
                 hint="apply the plan with the project and target it was made with, or make the plan again",
             )
-        ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, self.spark(),
+        spark = self.spark() if runs_on_spark(node, self.engine) else None
+        ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
                           self.storage_options, utc_now)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
             applied = node_applied(ctx)
@@ -198,10 +202,6 @@ def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
     validate_plan(saved, runner.specs, runner.storage_options)
     check_locks(saved, runner.storage_options)
     return refuse_if_applied(saved, runner.storage_options)
-
-
-def needs_spark(saved: SavedPlan) -> bool:
-    return any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes())
 
 
 def apply_plan(
