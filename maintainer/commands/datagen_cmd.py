@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from maintainer.commands.options import table_storage_options
 from maintainer.console import stdout
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate, write_expected
 from maintainer.datagen.workload import WorkloadSpec
@@ -96,6 +98,7 @@ SPARK_ROW_THRESHOLD = 1_000_000
     help="Keep a metadata table (its files partition) as Hudi 1.0's writers do (table version 8).",
 )
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the generated data.")
+@table_storage_options()
 @click.option(
     "--engine",
     type=click.Choice(["auto", "local", "spark"]),
@@ -127,6 +130,7 @@ def command(
     seed: int,
     engine: str,
     expected_path: Path | None,
+    storage_options: dict[str, Any],
 ) -> int:
     """Write a real Hudi table at PATH, as Hudi's Spark writer would, plus the rows a correct
     reader must return as of each completed commit (one JSON line per commit:
@@ -145,7 +149,7 @@ def command(
         raise UsageError(f"--failed-write-at {failed_write_at} is not a write: --commits is {commits}")
     if metadata_table and table_version != "8":
         raise UsageError("--metadata-table needs --table-version 8")
-    if Storage(path).exists(".hoodie/hoodie.properties"):
+    if Storage(path, storage_options).exists(".hoodie/hoodie.properties"):
         raise UsageError(f"{path} already holds a Hudi table; datagen only writes new tables")
     workload = WorkloadSpec(
         partitions, file_groups, commits, rows_per_commit, update_ratio, delete_ratio, seed
@@ -156,7 +160,9 @@ def command(
     rows = commits * rows_per_commit
     use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
     runner = SparkRunner(create_session(SparkSettings())) if use_spark else LOCAL_WRITERS
-    table = generate(path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT)
+    table = generate(
+        path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT, storage_options=storage_options
+    )
     target = expected_path or Path(f"{table.path}.expected.jsonl")
     write_expected(table, target)
     failed = f", write {table.failed_instant} left inflight" if table.failed_instant else ""

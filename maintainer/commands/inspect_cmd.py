@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from maintainer.commands.options import table_storage_options
 from maintainer.console import print_warning, stdout
 from maintainer.errors import TableFormatError
 from maintainer.hudi.inspection import describe
@@ -42,6 +43,7 @@ from maintainer.hudi.metadata.table import open_metadata_table
 @click.option(
     "--read-optimized", is_flag=True, help="With --records: read base files only (MOR read-optimized view)."
 )
+@table_storage_options()
 @click.option(
     "--check-metadata",
     is_flag=True,
@@ -56,6 +58,7 @@ def command(
     as_of: str | None,
     read_optimized: bool,
     check_metadata: bool,
+    storage_options: dict[str, Any],
 ) -> int:
     """Show one Hudi table's state: properties, timeline, pending instants, savepoints,
     partitions with their file groups and slices. Reads only; changes nothing.
@@ -66,8 +69,10 @@ def command(
       maintainer inspect s3://bucket/lake/trips --format json | jq '.instants'
       maintainer inspect /data/lake/trips --records --as-of 20251220210123755
       maintainer inspect /data/lake/trips --check-metadata
+      maintainer inspect s3://lake/trips --storage-option endpoint_override=http://127.0.0.1:8333
+      maintainer inspect s3://lake/trips --project-dir . --target prod
     """
-    table = open_table(path, verify=False)  # shows a damaged table as it is
+    table = open_table(path, storage_options, verify=False)  # shows a damaged table as it is
     if records:
         from maintainer.hudi.reader import read_records
 

@@ -137,3 +137,59 @@ def load_from_options(options: CommonOptions) -> LoadedProject:
         print_warning(message)
     threads = options.threads or project.target.settings.threads
     return LoadedProject(project, graph, selection.nodes, threads)
+
+
+def parse_storage_options(
+    ctx: click.Context | None, param: click.Parameter | None, values: tuple[str, ...]
+) -> dict[str, str]:
+    """``--storage-option KEY=VALUE`` (repeatable) as a mapping."""
+    options: dict[str, str] = {}
+    for value in values:
+        key, sep, item = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE", ctx=ctx, param=param)
+        options[key.strip()] = item
+    return options
+
+
+def table_storage_options() -> Callable[[F], F]:
+    """Options of a command that opens one table by path (``inspect``, ``datagen``): the storage
+    options of a project's target (``--project-dir``/``--target``, only when given) with
+    ``--storage-option KEY=VALUE`` on top. The command receives ``storage_options``."""
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            project_dir, target = kwargs.pop("project_dir"), kwargs.pop("target")
+            given = kwargs.pop("storage_option")
+            options: dict[str, Any] = {}
+            if project_dir is not None:
+                options.update(load_project(Path(project_dir), target=target).target.settings.storage_options)
+            elif target is not None:
+                raise click.UsageError("--target needs --project-dir (or $MAINTAINER_PROJECT_DIR)")
+            return command(*args, storage_options={**options, **given}, **kwargs)
+
+        decorators = [
+            click.option(
+                "--project-dir",
+                type=click.Path(file_okay=False, exists=True),
+                envvar=PROJECT_DIR_ENV,
+                help="Take the storage options of this project's target (profiles.yml).",
+            ),
+            click.option("--target", "-t", metavar="NAME", help="With --project-dir: the profile's output."),
+            click.option(
+                "--storage-option",
+                "storage_option",
+                multiple=True,
+                metavar="KEY=VALUE",
+                callback=parse_storage_options,
+                help="A pyarrow.fs option for the table's storage (repeatable), e.g. "
+                "endpoint_override=http://127.0.0.1:8333 or region=eu-west-1 for s3://.",
+            ),
+        ]
+        wrapped: Any = wrapper
+        for decorator in reversed(decorators):
+            wrapped = decorator(wrapped)
+        return wrapped  # type: ignore[no-any-return]
+
+    return decorate

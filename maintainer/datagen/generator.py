@@ -8,7 +8,7 @@ import functools
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,9 +195,10 @@ def generate(
     clock: Clock = utc_now,
     runner: TaskRunner = LOCAL_WRITERS,
     keep_history: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> GeneratedTable:
     """Write the table at ``path`` (which must not hold a table yet)."""
-    storage = Storage(path)
+    storage = Storage(path, storage_options)
     generator = _Generator(storage, spec, clock, runner)
     workload = Workload(spec.workload)
     completed: list[str] = []

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Any
+from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -72,6 +73,12 @@ def paused_gc() -> AbstractContextManager[None]:
     return _GC_PAUSE
 
 
+def _hadoop_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, str]:
+    parsed = urlsplit(uri)
+    filesystem = pafs.HadoopFileSystem(parsed.hostname or "default", parsed.port or 8020, **options)
+    return filesystem, parsed.path
+
+
 def _is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 
@@ -125,14 +132,22 @@ class Storage:
         self._root = self._root.rstrip("/") or "/"
 
     def _remote_fs(self, uri: str) -> tuple[pafs.FileSystem, str]:
+        """The pyarrow file system of ``uri`` built with the storage options (s3, gs, hdfs take
+        them: pyarrow's ``S3FileSystem``, ``GcsFileSystem``, ``HadoopFileSystem`` option names);
+        options given for another scheme are an error, never silently dropped."""
+        scheme, _, rest = uri.partition("://")
         try:
-            if uri.startswith(("s3://", "s3a://")):
-                uri = "s3://" + uri.split("://", 1)[1]
-                fs = pafs.S3FileSystem(**self.options)
-                return fs, uri[len("s3://") :]
+            if scheme in ("s3", "s3a"):
+                return pafs.S3FileSystem(**self.options), rest
+            if scheme in ("gs", "gcs") and self.options:
+                return pafs.GcsFileSystem(**self.options), rest
+            if scheme == "hdfs" and self.options:
+                return _hadoop_fs(uri, self.options)
+            if self.options:
+                raise ValueError(f"storage options are not taken for {scheme}:// (only s3, gs and hdfs)")
             filesystem, root = pafs.FileSystem.from_uri(uri)
             return filesystem, str(root)
-        except (pa.ArrowException, ValueError, OSError) as exc:
+        except (pa.ArrowException, ValueError, OSError, TypeError) as exc:
             raise StorageError(
                 f"cannot open storage for {uri}: {exc}",
                 hint="check the URI scheme and the storage options of the profile target",

@@ -1,0 +1,33 @@
+"""Storage options reach the file system of every scheme that takes them, and options given for
+a scheme that does not are an error (never silently dropped)."""
+
+from __future__ import annotations
+
+import pytest
+
+from maintainer.errors import StorageError
+from maintainer.storage import Storage
+
+
+def test_s3_takes_pyarrows_option_names() -> None:
+    storage = Storage(
+        "s3://bucket/lake/t", {"region": "eu-west-1", "endpoint_override": "http://127.0.0.1:1"}
+    )
+    assert storage.arrow_fs.type_name == "s3"
+    assert storage.uri("x") == "s3://bucket/lake/t/x"
+
+
+def test_an_option_s3_does_not_know_is_an_error_naming_the_uri() -> None:
+    with pytest.raises(StorageError) as error:
+        Storage("s3://bucket/t", {"no_such_option": "1"})
+    assert "cannot open storage for s3://bucket/t" in str(error.value)
+
+
+def test_options_for_a_scheme_that_takes_none_are_refused() -> None:
+    with pytest.raises(StorageError) as error:
+        Storage("mock://bucket/t", {"region": "x"})
+    assert "storage options are not taken for mock://" in str(error.value)
+
+
+def test_local_paths_need_no_options() -> None:
+    assert Storage("/tmp/somewhere", {}).is_local
