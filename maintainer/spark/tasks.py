@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
+from maintainer.errors import ApplyError
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -24,6 +26,7 @@ Result = TypeVar("Result")
 FALLBACK_PARALLELISM = 8
 """Tasks at once on a session that does not say (Spark Connect has no SparkContext)."""
 
+MISSING_PACKAGE = "No module named 'maintainer'"
 _RESULT_SCHEMA = pa.schema([("index", pa.int64()), ("result", pa.binary())])
 
 
@@ -61,6 +64,15 @@ class SparkRunner:
         rows = [(index, pickle.dumps(item)) for index, item in enumerate(items)]
         frame = self.spark.createDataFrame(rows, "index long, item binary")
         frame = frame.repartitionByRange(len(items), "index")
-        collected = frame.mapInArrow(_task_body(function), "index long, result binary").collect()
+        try:
+            collected = frame.mapInArrow(_task_body(function), "index long, result binary").collect()
+        except Exception as exc:  # Py4J / Connect errors carry the executor's traceback as text
+            if MISSING_PACKAGE in str(exc):
+                raise ApplyError(
+                    "the Spark executors cannot import maintainer (No module named 'maintainer')",
+                    hint="install maintainer (the same version) into the Python the executors run, and "
+                    "name it in the profile target's spark.conf: spark.pyspark.python: /path/to/python",
+                ) from exc
+            raise
         ordered = sorted(collected, key=lambda row: row["index"])
         return [pickle.loads(row["result"]) for row in ordered]
