@@ -56,6 +56,8 @@ def spark() -> Iterator[Any]:
         SparkSession.builder.master("local[2]")
         .appName("maintainer-tests")
         .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")  # tests listen on loopback only
+        .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")

@@ -23,6 +23,9 @@ DEFAULT_CONF: Mapping[str, str] = {
     "spark.ui.showConsoleProgress": "false",
 }
 LOG_CONFIG = resources.files("maintainer") / "resources" / "log4j2.properties"
+LOCAL_DRIVER = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+"""A local master's driver listens on loopback only (its executors are on this machine); a
+cluster's driver address is the profile's to give (spark.driver.host, spark.driver.bindAddress)."""
 PYTHON_CONF = {
     "spark.pyspark.python": "PYSPARK_PYTHON",
     "spark.pyspark.driver.python": "PYSPARK_DRIVER_PYTHON",
@@ -59,6 +62,7 @@ def session_conf(settings: SparkSettings) -> dict[str, str]:
         defaults = {k: v for k, v in defaults.items() if not k.startswith("spark.ui.")}
     elif (settings.master or LOCAL_MASTER).startswith("local"):
         defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{LOG_CONFIG}"
+        defaults.update(LOCAL_DRIVER)
     return {**defaults, **{k: _conf_text(v) for k, v in settings.conf.items()}}
 
 

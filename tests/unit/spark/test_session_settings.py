@@ -35,12 +35,14 @@ def test_a_connect_session_gets_no_static_ui_settings() -> None:
     assert remote["spark.sql.shuffle.partitions"] == "4"
     local = session_conf(SparkSettings())
     assert local["spark.ui.enabled"] == "false" and "spark.driver.extraJavaOptions" in local
+    assert local["spark.driver.host"] == local["spark.driver.bindAddress"] == "127.0.0.1"
 
 
 def test_the_profile_conf_wins_over_the_defaults() -> None:
     conf = session_conf(SparkSettings(master="spark://127.0.0.1:7077", conf={"spark.ui.enabled": True}))
     assert conf["spark.ui.enabled"] == "true"
     assert "spark.driver.extraJavaOptions" not in conf  # the cluster's own logging
+    assert "spark.driver.host" not in conf  # reachable by the cluster's executors: the profile's to say
 
 
 def test_a_missing_connect_package_says_what_to_install() -> None:
