@@ -73,6 +73,10 @@ def paused_gc() -> AbstractContextManager[None]:
     return _GC_PAUSE
 
 
+FOLDER_FILE_SYSTEMS = frozenset({"local", "hdfs"})
+"""pyarrow file systems (``type_name``) with real folders; the others are object stores."""
+
+
 def _hadoop_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, str]:
     parsed = urlsplit(uri)
     filesystem = pafs.HadoopFileSystem(parsed.hostname or "default", parsed.port or 8020, **options)
@@ -300,8 +304,11 @@ class Storage:
         return self._fs.open_output_stream(self.full_path(path))
 
     def make_dirs(self, path: str) -> None:
-        """Create ``path`` (the root itself for ``""``) and its parents."""
-        self._fs.create_dir(self.full_path(path), recursive=True)
+        """Create ``path`` (the root itself for ``""``) and its parents, where folders exist: on
+        local and HDFS file systems. Object stores have none: creating one there writes an empty
+        marker object per level, above the table's prefix too, so nothing is written."""
+        if self._fs.type_name in FOLDER_FILE_SYSTEMS:
+            self._fs.create_dir(self.full_path(path), recursive=True)
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write (or overwrite) a whole file."""

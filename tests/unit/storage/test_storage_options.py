@@ -3,6 +3,8 @@ a scheme that does not are an error (never silently dropped)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from maintainer.errors import StorageError
@@ -31,3 +33,30 @@ def test_options_for_a_scheme_that_takes_none_are_refused() -> None:
 
 def test_local_paths_need_no_options() -> None:
     assert Storage("/tmp/somewhere", {}).is_local
+
+
+class _RecordingFileSystem:
+    """Stands in for an object store's pyarrow file system: records folder creations."""
+
+    type_name = "s3"
+
+    def __init__(self) -> None:
+        self.created: list[str] = []
+
+    def create_dir(self, path: str, recursive: bool = True) -> None:
+        self.created.append(path)
+
+
+def test_no_folder_marker_is_written_on_an_object_store() -> None:
+    storage = Storage("s3://bucket/lake/t", {"region": "eu-west-1"})
+    recording = _RecordingFileSystem()
+    storage._fs = recording
+    storage.make_dirs(".hoodie/timeline/history")
+    storage.make_dirs("")
+    assert recording.created == []
+
+
+def test_local_folders_are_still_created(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path / "t"))
+    storage.make_dirs(".hoodie/timeline")
+    assert (tmp_path / "t" / ".hoodie" / "timeline").is_dir()
