@@ -60,6 +60,16 @@ def commit_to_metadata_table(
     return write_deltacommit(mdt, update, settings, clock)
 
 
+def metadata_log_files(mdt: MetadataTable, instant_time: str) -> list[tuple[str, str]]:
+    """(metadata partition, path) of every log file the deltacommit ``instant_time`` wrote."""
+    found = []
+    for partition in mdt.partitions:
+        for info in mdt.storage.list_dir(partition.name):
+            if not info.is_dir and f"_{instant_time}.log." in info.name:
+                found.append((partition.name, f"{partition.name}/{info.name}"))
+    return sorted(found)
+
+
 def reset_metadata_instant(mdt: MetadataTable, instant_time: str) -> bool:
     """Remove what an earlier attempt wrote for ``instant_time`` (log files first, then the
     completed, inflight and requested files); True where there was something."""
@@ -67,10 +77,8 @@ def reset_metadata_instant(mdt: MetadataTable, instant_time: str) -> bool:
     entry = timeline.entry(instant_time, Action.DELTA_COMMIT)
     if entry is None:
         return False
-    for partition in mdt.partitions:
-        for info in mdt.storage.list_dir(partition.name):
-            if not info.is_dir and f"_{instant_time}.log." in info.name:
-                mdt.storage.delete(f"{partition.name}/{info.name}")
+    for _, path in metadata_log_files(mdt, instant_time):
+        mdt.storage.delete(path)
     for state in sorted(entry.state_files, key=lambda s: -s.rank):
         mdt.storage.delete(f"{timeline.directory}/{entry.state_files[state]}")
     return True

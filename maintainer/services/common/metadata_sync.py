@@ -6,7 +6,7 @@ from __future__ import annotations
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import read_table_state
-from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync
+from maintainer.hudi.metadata.commit import commit_to_metadata_table, metadata_log_files, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates import (
@@ -41,16 +41,6 @@ def nothing_written(what: str) -> SyncMetadataTable:
         reason=f"nothing: Hudi writes nothing into the metadata table for {what}, which stays in sync",
         partitions=(),
     )
-
-
-def metadata_log_files(mdt: MetadataTable, instant_time: str) -> list[tuple[str, str]]:
-    """(metadata partition, path) of every log file the deltacommit ``instant_time`` wrote."""
-    found = []
-    for partition in mdt.partitions:
-        for info in mdt.storage.list_dir(partition.name):
-            if not info.is_dir and f"_{instant_time}.log." in info.name:
-                found.append((partition.name, f"{partition.name}/{info.name}"))
-    return sorted(found)
 
 
 def metadata_rollback(mdt: MetadataTable, target_time: str, rollback_time: str) -> InstantRollback | None:

@@ -34,6 +34,7 @@ from maintainer.hudi.instant import Action
 from maintainer.hudi.properties import parse_table_config, table_checksum
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.storage import Storage
+from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names
 
 pytestmark = pytest.mark.fixtures
@@ -125,18 +126,7 @@ def our_slices(slices: list[FileSlice]) -> set[SliceKey]:
 
 
 def hudi_slices(path: Path, as_of: str | None = None) -> set[SliceKey]:
-    import hudi
-
-    options = hudi.HudiReadOptions()
-    if as_of is not None:
-        options = options.with_as_of_timestamp(as_of)
-    try:
-        slices = hudi.HudiTable(str(path)).get_file_slices(options)
-    except BaseException as exc:  # hudi-rs panics are BaseException
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise AssertionError(f"hudi could not list file slices of {path} (as_of={as_of}): {exc!r}") from None
-    return {(s.partition_path, s.file_id, s.base_file_name or "", tuple(s.log_file_names)) for s in slices}
+    return {(p, f, base or "", logs) for p, f, _, base, logs in oracle.file_slices(path, as_of)}
 
 
 def log_instant(name: str) -> str:
