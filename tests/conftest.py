@@ -69,3 +69,13 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """moto's S3 server on 127.0.0.1 for the whole run (``servers``-marked tests): each test
+    creates its own bucket; ``requests()`` counts what was sent."""
+    from tests.support.s3_server import moto_s3_server
+
+    with moto_s3_server(tmp_path_factory.mktemp("s3-server")) as server:
+        yield server
