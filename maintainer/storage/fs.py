@@ -115,6 +115,11 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
     )
 
 
+S3_DEFAULTS: dict[str, Any] = {"allow_delayed_open": True}
+"""A file smaller than one part goes up in a single PUT (pyarrow otherwise opens a multipart
+upload for every file: three requests where one does)."""
+
+
 class Storage:
     """File operations relative to one root URI."""
 
@@ -142,7 +147,7 @@ class Storage:
         scheme, _, rest = uri.partition("://")
         try:
             if scheme in ("s3", "s3a"):
-                return pafs.S3FileSystem(**self.options), rest
+                return pafs.S3FileSystem(**{**S3_DEFAULTS, **self.options}), rest
             if scheme in ("gs", "gcs") and self.options:
                 return pafs.GcsFileSystem(**self.options), rest
             if scheme == "hdfs" and self.options:

@@ -1,0 +1,24 @@
+"""Storage on a real S3 server: what maintainer sends for a small write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from maintainer.storage import Storage
+
+pytestmark = pytest.mark.servers
+
+
+def test_a_small_file_goes_up_in_one_put(s3_server: Any) -> None:
+    base = s3_server.create_bucket("storage-single-put") + "/lake/table"
+    storage = Storage(base, s3_server.storage_options())
+    before = len(s3_server.requests())
+    storage.write_bytes(".hoodie/hoodie.properties", b"hoodie.table.name=t\n")
+    sent = s3_server.requests()[before:]
+    writes = [request for request in sent if request.method in ("PUT", "POST")]
+    assert [(request.method, request.path) for request in writes] == [
+        ("PUT", "/storage-single-put/lake/table/.hoodie/hoodie.properties")
+    ]
+    assert storage.read_bytes(".hoodie/hoodie.properties") == b"hoodie.table.name=t\n"
