@@ -13,6 +13,7 @@ import click
 COMMAND_MODULES: tuple[str, ...] = (
     "init_cmd",
     "validate_cmd",
+    "debug_cmd",
     "ls_cmd",
     "graph_cmd",
     "compile_cmd",

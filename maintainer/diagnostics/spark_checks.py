@@ -1,0 +1,186 @@
+"""The target's Spark: the JDK (local and cluster masters) or the Connect server and its client
+packages, a session started and stopped, and one task on an executor that imports maintainer
+(the same version as here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from typing import Any
+from urllib.parse import urlparse
+
+from maintainer import __version__
+from maintainer.diagnostics.checks import CheckResult, attempt, failed, from_error, passed, skipped
+from maintainer.errors import ApplyError, MaintainerError
+from maintainer.project.profiles import SparkSettings, TargetSettings
+from maintainer.spark.session import CONNECT_HINT, LOCAL_MASTER, create_session
+from maintainer.spark.tasks import SparkRunner
+
+GROUP = "spark"
+CONNECT_PACKAGES = {
+    "grpc": "grpcio",
+    "grpc_status": "grpcio-status",
+    "google.rpc": "googleapis-common-protos",
+    "zstandard": "zstandard",
+}
+DEFAULT_CONNECT_PORT = 15002
+REACH_TIMEOUT_S = 5.0
+JAVA_HINT = (
+    "install a JDK 17+ (e.g. apt-get install openjdk-17-jre-headless) and put it on PATH or set "
+    "JAVA_HOME; or point the target at a Spark Connect server with `remote:`"
+)
+
+
+def check_spark(target: TargetSettings, *, start_session: bool = True) -> list[CheckResult]:
+    """The Spark checks of a target, in order (an unmet premise skips what follows)."""
+    settings = target.spark
+    if target.engine == "local":
+        return [skipped(GROUP, "spark", "engine: local runs every node in this process, never on Spark")]
+    first = check_connect(settings) if settings.remote else [check_java()]
+    if any(result.status.value == "failed" for result in first):
+        return [*first, *_skipped_session("a check above failed")]
+    if not start_session:
+        return [*first, *_skipped_session("--no-spark")]
+    return [*first, *check_session(settings)]
+
+
+def _skipped_session(why: str) -> list[CheckResult]:
+    return [skipped(GROUP, "session", why), skipped(GROUP, "executor", why)]
+
+
+def check_java() -> CheckResult:
+    """A JDK new enough for this pyspark (Spark 4 needs 17, Spark 3.5 runs on 8+)."""
+    java = shutil.which("java")
+    if java is None:
+        return failed(GROUP, "JDK", "no `java` on PATH", JAVA_HINT)
+    version = java_version(java)
+    needed = 17 if _major(pyspark_version()) >= 4 else 8
+    if version is None:
+        return failed(GROUP, "JDK", f"{java} did not say its version", JAVA_HINT)
+    if java_major(version) < needed:
+        return failed(GROUP, "JDK", f"Java {version} at {java}; pyspark {pyspark_version()} needs {needed}+",
+                      JAVA_HINT)  # fmt: skip
+    return passed(GROUP, "JDK", f"Java {version} ({java})")
+
+
+def java_version(java: str) -> str | None:
+    try:
+        shown = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r'version "([^"]+)"', shown.stderr + shown.stdout)
+    return match.group(1) if match else None
+
+
+def java_major(version: str) -> int:
+    """``17.0.15`` → 17; ``1.8.0_392`` → 8."""
+    parts = version.split(".")
+    head = parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0]
+    return _major(head)
+
+
+def _major(version: str) -> int:
+    digits = re.match(r"\d+", version)
+    return int(digits.group(0)) if digits else 0
+
+
+def pyspark_version() -> str:
+    try:
+        from pyspark import __version__ as version
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return "not installed"
+    return str(version)
+
+
+def check_connect(settings: SparkSettings) -> list[CheckResult]:
+    """The Connect client packages are importable and the server's port answers."""
+    missing = [package for module, package in CONNECT_PACKAGES.items() if not _importable(module)]
+    if missing:
+        packages = failed(GROUP, "Connect client", f"missing: {', '.join(missing)}", CONNECT_HINT)
+    else:
+        packages = passed(GROUP, "Connect client", f"installed ({', '.join(CONNECT_PACKAGES.values())})")
+    return [packages, check_reachable(str(settings.remote))]
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def connect_address(remote: str) -> tuple[str, int]:
+    """Host and port of an ``sc://host:port/;params`` URL (Connect's default port 15002)."""
+    parsed = urlparse(remote.split(";", 1)[0])
+    return parsed.hostname or "localhost", parsed.port or DEFAULT_CONNECT_PORT
+
+
+def check_reachable(remote: str) -> CheckResult:
+    host, port = connect_address(remote)
+    try:
+        with socket.create_connection((host, port), timeout=REACH_TIMEOUT_S):
+            pass
+    except OSError as exc:
+        return failed(
+            GROUP,
+            "Connect server",
+            f"cannot reach {host}:{port} ({remote}): {exc.strerror or exc}",
+            "start the Spark Connect server (sbin/start-connect-server.sh) or fix spark.remote in the "
+            "profile target; check that no firewall is in between",
+        )
+    return passed(GROUP, "Connect server", f"{host}:{port} answers")
+
+
+def check_session(settings: SparkSettings) -> list[CheckResult]:
+    """Start a session, run one task on an executor, stop the session."""
+    where = settings.remote or settings.master or LOCAL_MASTER
+    running = _active_session()
+    try:
+        session = create_session(settings)
+    except MaintainerError as error:
+        return [from_error(GROUP, "session", error), skipped(GROUP, "executor", "no session")]
+    try:
+        started = passed(GROUP, "session", f"Spark {session.version} on {where}")
+        return [started, attempt(GROUP, "executor", lambda: _run_on_executor(session))]
+    finally:
+        if session is not running:  # a session this process already had is not ours to stop
+            session.stop()
+
+
+def _active_session() -> Any:
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
+def _run_on_executor(session: Any) -> str:
+    report = SparkRunner(session).run(executor_report, [0])[0]
+    if report["maintainer"] != __version__:
+        raise ApplyError(
+            f"the executors run maintainer {report['maintainer']}, this is {__version__}",
+            hint="install the same maintainer version into the executors' Python "
+            "(spark.pyspark.python in the profile target's spark.conf)",
+        )
+    return (
+        f"imports maintainer {report['maintainer']} (Python {report['python']}, "
+        f"pyspark {report['pyspark']}, host {report['host']})"
+    )
+
+
+def executor_report(_: object) -> dict[str, str]:
+    """Run on an executor: what it has (importing this module already proves maintainer is there)."""
+    import platform
+
+    from maintainer import __version__ as here
+
+    return {
+        "maintainer": here,
+        "python": platform.python_version(),
+        "pyspark": pyspark_version(),
+        "host": socket.gethostname(),
+        "executable": sys.executable,
+    }
