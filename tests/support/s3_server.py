@@ -23,6 +23,7 @@ from typing import Any
 ACCESS_KEY = "maintainer-test"
 SECRET_KEY = "maintainer-test-secret"
 REGION = "us-east-1"
+_ANSI_STYLE = re.compile(r"\x1b\[[0-9;]*m")
 _REQUEST_LINE = re.compile(r'"(GET|PUT|POST|HEAD|DELETE) (\S+) HTTP/[\d.]+" (\d{3})')
 
 
@@ -91,6 +92,7 @@ class S3Server:
     def requests(self) -> list[S3Request]:
         """Every request the server has served so far, in order."""
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        text = _ANSI_STYLE.sub("", text)  # the server colours some lines (DELETE, errors)
         return [S3Request(match[1], match[2], int(match[3])) for match in _REQUEST_LINE.finditer(text)]
 
     def request_count(self) -> int:
