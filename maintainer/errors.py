@@ -70,3 +70,17 @@ class PlanError(MaintainerError):
 
 class ApplyError(MaintainerError):
     """Carrying out a plan failed."""
+
+
+class PreconditionFailedError(StorageError):
+    """A conditional replace was refused: the object is no longer at the version read (S3 412 on
+    ``If-Match``, GCS 412 on ``ifGenerationMatch``, or the object is gone)."""
+
+
+class StorageUnavailableError(StorageError):
+    """A storage request failed in a way worth retrying, its outcome unknown (throttling, a
+    server error, a conditional-request conflict, a timeout)."""
+
+
+class ConditionalWriteUnsupportedError(StorageError):
+    """The storage has no atomic create-if-absent / compare-and-replace (HDFS through pyarrow)."""

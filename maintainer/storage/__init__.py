@@ -1,5 +1,8 @@
-"""All file access goes through :class:`Storage`, over ``pyarrow.fs``."""
+"""All file access goes through :class:`Storage`, over ``pyarrow.fs``; conditional writes (the
+table lock's, write-once instant files on object stores) through
+:mod:`maintainer.storage.conditional`."""
 
-from maintainer.storage.fs import FileInfo, Storage
+from maintainer.storage.conditional import ConditionalStore, Versioned, conditional_store
+from maintainer.storage.fs import FileInfo, Storage, set_write_fence
 
-__all__ = ["FileInfo", "Storage"]
+__all__ = ["ConditionalStore", "FileInfo", "Storage", "Versioned", "conditional_store", "set_write_fence"]

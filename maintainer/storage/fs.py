@@ -13,7 +13,7 @@ import gc
 import os
 import posixpath
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Any
@@ -115,6 +115,30 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
     )
 
 
+CONDITIONAL_SCHEMES = frozenset({"s3", "s3a", "gs", "gcs"})
+"""Object stores with conditional writes (``maintainer.storage.conditional``)."""
+
+WriteFence = Callable[[], None]
+"""Raises when writes below a root must stop (the table's lock was lost)."""
+
+_FENCES: dict[str, WriteFence] = {}
+_FENCES_LOCK = threading.Lock()
+
+
+def set_write_fence(root_uri: str, fence: WriteFence | None) -> None:
+    """Every write and delete this process makes at or below ``root_uri`` (a table's
+    :meth:`Storage.uri`, through any :class:`Storage`) first calls ``fence``, which raises to
+    stop it; None removes the fence. The table lock sets one while it is held, so a node that
+    lost its lock cannot write another file into the table. (Spark executors in other
+    processes are not fenced: the files they write are not part of the table until the
+    driver's commit, which is.)"""
+    with _FENCES_LOCK:
+        if fence is None:
+            _FENCES.pop(root_uri.rstrip("/"), None)
+        else:
+            _FENCES[root_uri.rstrip("/")] = fence
+
+
 S3_DEFAULTS: dict[str, Any] = {"allow_delayed_open": True}
 """A file smaller than one part goes up in a single PUT (pyarrow otherwise opens a multipart
 upload for every file: three requests where one does)."""
@@ -171,6 +195,22 @@ class Storage:
 
     def __repr__(self) -> str:
         return f"Storage({self.base_uri!r})"
+
+    @property
+    def scheme(self) -> str:
+        """``file`` for local disk, else the URI's scheme (``s3``, ``gs``, ``hdfs``...)."""
+        return "file" if self.is_local else self.base_uri.partition("://")[0]
+
+    def check_write_fence(self, path: str) -> None:
+        """Raise when a write fence covers ``path`` (see :func:`set_write_fence`)."""
+        if not _FENCES:
+            return
+        target = self.uri(path)
+        with _FENCES_LOCK:
+            fences = [fence for root, fence in _FENCES.items()
+                      if target == root or target.startswith(root + "/")]  # fmt: skip
+        for fence in fences:
+            fence()
 
     @property
     def is_local(self) -> bool:
@@ -305,6 +345,7 @@ class Storage:
             raise StorageError(f"cannot open {self.uri(path)}: {exc}") from exc
 
     def open_output_stream(self, path: str) -> pa.NativeFile:
+        self.check_write_fence(path)
         self.make_dirs(posixpath.dirname(path))
         return self._fs.open_output_stream(self.full_path(path))
 
@@ -326,11 +367,26 @@ class Storage:
     def write_if_absent(self, path: str, data: bytes) -> None:
         """Create a file that must not exist yet (Hudi's immutable instant files).
 
-        Local files are created atomically with ``O_EXCL``; object stores check
-        first, as Hudi's ``createImmutableFileInPath`` does.
+        Local files are created atomically with ``O_EXCL``; on S3 and GCS a conditional create
+        (``If-None-Match: *``, ``ifGenerationMatch=0``) refuses an existing object in the same
+        request, so two writers cannot both create it. A refusal whose object holds exactly
+        ``data`` is our own create answered twice (a retried request): it succeeded. Elsewhere
+        (HDFS) the file is checked first, as Hudi's ``createImmutableFileInPath`` does.
         """
+        self.check_write_fence(path)
         if self.is_local:
             self._write_exclusive_local(path, data)
+            return
+        if self.scheme in CONDITIONAL_SCHEMES:
+            from maintainer.storage.conditional import conditional_store
+
+            store = conditional_store(self)
+            try:
+                store.create_if_absent(path, data)
+            except FileExistsInStorageError:
+                found = store.read_versioned(path)
+                if found is None or found.data != data:
+                    raise
             return
         if self.exists(path):
             raise FileExistsInStorageError(f"refusing to overwrite {self.uri(path)}: it already exists")
@@ -369,6 +425,7 @@ class Storage:
     def delete(self, path: str) -> bool:
         """Delete one file; False where it was already gone. Never through a link, never
         outside the root."""
+        self.check_write_fence(path)
         self._refuse_outside(path)
         try:
             self._fs.delete_file(self.full_path(path))
@@ -382,6 +439,7 @@ class Storage:
 
     def delete_dir(self, path: str) -> bool:
         """Delete a directory and everything below it; False where it was already gone."""
+        self.check_write_fence(path)
         self._refuse_outside(path)
         if self.stat(path) is None:
             return False
