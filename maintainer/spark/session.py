@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import socket
 import sys
 from collections.abc import Mapping
 from importlib import resources
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
+from maintainer import __version__
 from maintainer.errors import ApplyError
 from maintainer.project.profiles import SparkSettings
+from maintainer.spark.tasks import SparkRunner, executor_report
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -32,6 +37,10 @@ PYTHON_CONF = {
 }
 """Profile settings of the Python that runs the executors (and the driver), and the environment
 variables PySpark actually reads them from when it launches its workers."""
+CONNECT_DEFAULT_PORT = 15002
+REACH_TIMEOUT_S = 10.0
+"""How long to wait for a Spark Connect server's or a master's port to accept a connection
+(the Connect client itself retries an unreachable server for about ten minutes)."""
 CONNECT_HINT = (
     "install the Spark Connect client packages with `pip install 'maintainer[connect]'` (grpcio, "
     "grpcio-status, googleapis-common-protos, zstandard), matching the server's Spark version"
@@ -92,10 +101,155 @@ def start_error(settings: SparkSettings, exc: Exception) -> ApplyError:
     )
 
 
+Address = tuple[str, int]
+
+
+def connect_address(remote: str) -> Address:
+    """Host and port of a Spark Connect URL ``sc://host[:port][/;param=value...]`` (Spark
+    Connect's default port is 15002)."""
+    parsed = urlparse(remote.split(";", 1)[0])
+    return parsed.hostname or "localhost", parsed.port or CONNECT_DEFAULT_PORT
+
+
+def master_addresses(master: str) -> list[Address]:
+    """The masters of a standalone ``spark://host:port[,host:port...]`` URL (none for other
+    masters: local, yarn, k8s, which Spark itself reaches)."""
+    if not master.startswith("spark://"):
+        return []
+    found = []
+    for part in master.removeprefix("spark://").split(","):
+        host, _, port = part.rpartition(":")
+        found.append((host or part, int(port) if port.isdigit() else 7077))
+    return found
+
+
+def reach(address: Address, timeout: float = REACH_TIMEOUT_S) -> str | None:
+    """Why ``address`` accepts no TCP connection (``connection refused``, ``timed out``, ...),
+    or None when it does."""
+    try:
+        with socket.create_connection(address, timeout=timeout):
+            return None
+    except socket.gaierror as exc:
+        return f"unknown host {address[0]} ({exc.strerror or exc})"
+    except TimeoutError:
+        return f"no answer within {timeout:.0f} s"
+    except OSError as exc:
+        return (exc.strerror or str(exc)).lower()
+
+
+def unreachable_connect_error(remote: str, reason: str) -> ApplyError:
+    host, port = connect_address(remote)
+    return ApplyError(
+        f"cannot reach the Spark Connect server at {remote} ({host}:{port}): {reason}; is it running?",
+        where="profile target: spark.remote",
+        hint=f"start the server (sbin/start-connect-server.sh, listening on {host}:{port}), or fix "
+        "spark.remote in the profile target (sc://host:port, default port 15002); check that no "
+        "firewall is in between",
+    )
+
+
+def unreachable_master_error(master: str, reasons: Mapping[Address, str]) -> ApplyError:
+    tried = "; ".join(f"{host}:{port}: {reason}" for (host, port), reason in reasons.items())
+    return ApplyError(
+        f"cannot reach the Spark master at {master} ({tried}); is it running?",
+        where="profile target: spark.master",
+        hint="start the master (sbin/start-master.sh) and check its URL on its web UI (spark://host:port, "
+        "default port 7077), or fix spark.master in the profile target",
+    )
+
+
+def require_reachable(settings: SparkSettings) -> None:
+    """Fail at once, and clearly, when the Connect server or the standalone master of the target
+    accepts no connection (Spark would otherwise retry for minutes)."""
+    if settings.remote:
+        reason = reach(connect_address(settings.remote))
+        if reason is not None:
+            raise unreachable_connect_error(settings.remote, reason)
+        return
+    masters = master_addresses(settings.master or LOCAL_MASTER)
+    reasons = {address: reach(address) for address in masters}
+    if masters and all(reason is not None for reason in reasons.values()):
+        raise unreachable_master_error(str(settings.master), {a: r for a, r in reasons.items() if r})
+
+
+def minor_version(version: str) -> tuple[int, int]:
+    """``4.0.1`` → (4, 0); ``3.5.2.dev0`` → (3, 5)."""
+    major, minor = [*(int(part) for part in re.findall(r"\d+", version)[:2]), 0, 0][:2]
+    return major, minor
+
+
+def pyspark_version() -> str:
+    from pyspark import __version__ as version
+
+    return str(version)
+
+
+def _pin(version: str) -> str:
+    major, minor = minor_version(version)
+    return f"pip install 'pyspark=={major}.{minor}.*'"
+
+
+def connect_version_error(remote: str, server: str, client: str) -> ApplyError | None:
+    """The error when the Connect server's Spark and this client's pyspark differ in
+    major.minor (maintainer's tasks are Python functions the server's workers unpickle)."""
+    if minor_version(server) == minor_version(client):
+        return None
+    return ApplyError(
+        f"the Spark Connect server at {remote} runs Spark {server}, this client has pyspark {client}: "
+        "their major.minor versions must match",
+        where="profile target: spark.remote",
+        hint=f"install the server's pyspark line here ({_pin(server)}), or point spark.remote at a "
+        f"Spark {minor_version(client)[0]}.{minor_version(client)[1]} server",
+    )
+
+
+def executor_version_error(where: str, driver: str, report: Mapping[str, str]) -> ApplyError | None:
+    """The error when an executor's pyspark (major.minor) or maintainer differs from the
+    driver's; ``report`` is what :func:`maintainer.spark.tasks.executor_report` returned there."""
+    executor = report["pyspark"]
+    if minor_version(executor) != minor_version(driver):
+        return ApplyError(
+            f"the executors of {where} run Spark {executor} (pyspark {executor}), this driver has "
+            f"pyspark {driver}: their major.minor versions must match",
+            where="profile target: spark",
+            hint=f"install the cluster's pyspark line on this machine ({_pin(executor)}), or run on a "
+            f"Spark {minor_version(driver)[0]}.{minor_version(driver)[1]} cluster",
+        )
+    if report["maintainer"] != __version__:
+        return ApplyError(
+            f"the executors of {where} run maintainer {report['maintainer']} (Python "
+            f"{report['executable']}), this driver runs maintainer {__version__}",
+            where="profile target: spark.conf",
+            hint=f"install maintainer {__version__} into the executors' Python (the one named by "
+            "spark.pyspark.python in the profile target)",
+        )
+    return None
+
+
+def verify_session(settings: SparkSettings, session: SparkSession) -> None:
+    """Before any work: a Connect server of this client's Spark version, and executors of a
+    cluster (or Connect server) that run this pyspark line and this maintainer (one tiny task)."""
+    where = settings.remote or settings.master or LOCAL_MASTER
+    if where.startswith("local"):
+        return
+    client = pyspark_version()
+    if settings.remote:
+        error = connect_version_error(settings.remote, str(session.version), client)
+        if error is not None:
+            raise error
+    report = SparkRunner(session).run(executor_report, [None])[0]
+    error = executor_version_error(where, client, report)
+    if error is not None:
+        raise error
+
+
 def create_session(settings: SparkSettings) -> SparkSession:
     """Build (or reuse) the session; Spark Connect when ``remote`` is set, else ``master``
-    (``local[*]`` by default)."""
+    (``local[*]`` by default). A Connect server or standalone master that accepts no
+    connection, another Spark version, or executors without this maintainer fail here, before
+    any work starts, with what to do."""
     _require_java_for_local(settings)
+    require_reachable(settings)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(settings.app_name)
@@ -115,4 +269,9 @@ def create_session(settings: SparkSettings) -> SparkSession:
         raise start_error(settings, exc) from exc
     if not settings.remote:
         session.sparkContext.setLogLevel("ERROR")
+    try:
+        verify_session(settings, session)
+    except BaseException:
+        session.stop()
+        raise
     return session

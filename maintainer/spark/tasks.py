@@ -10,6 +10,7 @@ the session.
 from __future__ import annotations
 
 import pickle
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +28,10 @@ FALLBACK_PARALLELISM = 8
 """Tasks at once on a session that does not say (Spark Connect has no SparkContext)."""
 
 MISSING_PACKAGE = "No module named 'maintainer'"
+PYTHON_MISMATCH = "PYTHON_VERSION_MISMATCH"
+"""PySpark's error class when an executor's Python minor version differs from the driver's."""
+WORKER_PYTHON = re.compile(r"worker has different version:? ([\d.]+) than that in driver:? ([\d.]+)")
+"""Its message, in Spark 3.5 ("version 3.10 than that in driver 3.11") and 4.x ("version: ...")."""
 _RESULT_SCHEMA = pa.schema([("index", pa.int64()), ("result", pa.binary())])
 
 
@@ -67,12 +72,48 @@ class SparkRunner:
         try:
             collected = frame.mapInArrow(_task_body(function), "index long, result binary").collect()
         except Exception as exc:  # Py4J / Connect errors carry the executor's traceback as text
-            if MISSING_PACKAGE in str(exc):
-                raise ApplyError(
-                    "the Spark executors cannot import maintainer (No module named 'maintainer')",
-                    hint="install maintainer (the same version) into the Python the executors run, and "
-                    "name it in the profile target's spark.conf: spark.pyspark.python: /path/to/python",
-                ) from exc
+            error = task_error(str(exc))
+            if error is not None:
+                raise error from exc
             raise
         ordered = sorted(collected, key=lambda row: row["index"])
         return [pickle.loads(row["result"]) for row in ordered]
+
+
+def task_error(text: str) -> ApplyError | None:
+    """What a failed Spark job's error text means for the user, when it is a setup problem of
+    the executors (no maintainer there, another Python version); None otherwise."""
+    if MISSING_PACKAGE in text:
+        return ApplyError(
+            "the Spark executors cannot import maintainer (No module named 'maintainer')",
+            hint="install maintainer (the same version) into the Python the executors run, and "
+            "name it in the profile target's spark.conf: spark.pyspark.python: /path/to/python",
+        )
+    if PYTHON_MISMATCH in text:
+        versions = WORKER_PYTHON.search(text)
+        shown = f" (executors: Python {versions[1]}, driver: Python {versions[2]})" if versions else ""
+        return ApplyError(
+            f"the Spark executors run another Python minor version than this driver{shown}",
+            hint="run the driver and the executors on the same Python minor version: name the "
+            "executors' Python in the profile target's spark.conf (spark.pyspark.python), or run "
+            "maintainer with that Python",
+        )
+    return None
+
+
+def executor_report(_: object) -> dict[str, str]:
+    """Runs on an executor (as one task): the versions there. That this module imports at all
+    proves maintainer is installed in the executors' Python."""
+    import platform
+    import sys
+
+    import pyspark
+
+    from maintainer import __version__
+
+    return {
+        "pyspark": str(pyspark.__version__),
+        "maintainer": __version__,
+        "python": platform.python_version(),
+        "executable": sys.executable,
+    }

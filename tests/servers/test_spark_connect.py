@@ -1,0 +1,97 @@
+"""maintainer on a Spark Connect server on 127.0.0.1, through the CLI as a user runs it: plan and
+apply of a rollback and a compaction with ``engine: spark`` and ``remote: sc://...``; hudi then
+reads the last completed commit's rows, and the server's log shows the tasks it ran. A server
+nobody listens on fails at once, and a server of another Spark line than this client's pyspark
+is refused with both versions (.ci/spark-compat runs a pyspark 3.5 client against a 4.x
+server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.datagen.workload import DATA_SCHEMA
+from maintainer.hudi.loading import open_table
+from maintainer.spark.session import minor_version, pyspark_version
+from tests.support import oracle
+from tests.support.spark_servers import (
+    LOOPBACK,
+    ConnectServer,
+    connect_profile,
+    free_port,
+    generated_project,
+    listeners,
+)
+
+pytestmark = [pytest.mark.servers, pytest.mark.spark]
+FINISHED_TASK = "Finished task"
+"""What the server's driver logs for each task its executors completed."""
+
+
+def data_rows(table: Path) -> list[dict[str, Any]]:
+    read = oracle.snapshot_rows(table)
+    meta = [column for column in (read[0] if read else {}) if column not in DATA_SCHEMA.names]
+    return oracle.snapshot_rows(table, drop=meta)
+
+
+def has_logs(table: Path) -> bool:
+    return any(file_slice.log_files for file_slice in open_table(str(table)).view.latest_slices())
+
+
+def same_line(server: ConnectServer) -> bool:
+    return minor_version(server.version) == minor_version(pyspark_version())
+
+
+def test_every_listener_is_on_loopback(spark_connect: ConnectServer) -> None:
+    found = listeners({spark_connect.server.process.pid})
+    assert f"{LOOPBACK}:{spark_connect.port}" in {a.replace("[::ffff:", "").replace("]", "") for a in found}
+    assert all(address.rsplit(":", 1)[0] in (LOOPBACK, f"[::ffff:{LOOPBACK}]") for address in found), found
+
+
+def test_plan_and_apply_run_on_the_server(spark_connect: ConnectServer, tmp_path: Path) -> None:
+    if not same_line(spark_connect):
+        pytest.skip(f"the server runs Spark {spark_connect.version}, this client pyspark {pyspark_version()}")
+    project = generated_project(tmp_path)
+    project.with_profile(connect_profile(project.profile_name, spark_connect.remote))
+    assert has_logs(project.table)
+    tasks_before = spark_connect.logs_text().count(FINISHED_TASK)
+
+    planned = project.cli("plan")
+    assert planned.code == 0, planned
+    applied = project.cli("apply")
+    assert applied.code == 0, (applied, spark_connect.logs())
+
+    results = project.results()
+    assert results["t.rollback"]["status"] == results["t.compaction"]["status"] == "success", results
+    assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
+    assert not has_logs(project.table)
+    assert data_rows(project.table) == oracle.rows_of(project.expected_rows())
+    assert spark_connect.logs_text().count(FINISHED_TASK) > tasks_before, "the server ran the tasks"
+
+
+def test_a_server_nobody_listens_on_is_named(tmp_path: Path) -> None:
+    project = generated_project(tmp_path)
+    dead = f"sc://{LOOPBACK}:{free_port()}"
+    project.with_profile(connect_profile(project.profile_name, dead))
+    assert project.cli("plan").code == 0
+    applied = project.cli("apply")
+    assert applied.code == 1
+    shown = applied.stdout + applied.stderr
+    assert f"cannot reach the Spark Connect server at {dead}" in shown, applied
+    assert "connection refused" in shown and "is it running?" in shown
+
+
+def test_a_server_of_another_spark_line_is_refused(spark_connect: ConnectServer, tmp_path: Path) -> None:
+    if same_line(spark_connect):
+        pytest.skip("the server runs this client's Spark line (.ci/spark-compat runs this test)")
+    project = generated_project(tmp_path)
+    project.with_profile(connect_profile(project.profile_name, spark_connect.remote))
+    assert project.cli("plan").code == 0
+    applied = project.cli("apply")
+    assert applied.code == 1
+    shown = " ".join((applied.stdout + applied.stderr).split())
+    assert f"runs Spark {spark_connect.version}, this client has pyspark {pyspark_version()}" in shown
+    major, minor = minor_version(spark_connect.version)
+    assert f"pip install 'pyspark=={major}.{minor}.*'" in shown, applied
