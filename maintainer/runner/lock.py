@@ -1,41 +1,98 @@
-"""A per-table lock that keeps two applies off one table.
+"""The table lock: Hudi 1.x's storage-based lock, so that maintainer and a Hudi writer configured
+with ``StorageBasedLockProvider`` exclude each other (and two applies exclude each other).
 
-The lock is ``.hoodie/.maintainer/lock`` (JSON: owner host and pid, plan id, a token, the
-heartbeat in epoch ms), created write-once: atomically on local disk; on object stores
-check-then-write, then read back after a short settle time, so that two applies racing for it
-cannot both go on. While held, a background thread refreshes the heartbeat; a lock without a
-heartbeat for ``expiry_ms`` (10 minutes by default) is stale (its owner died) and is broken with
-a warning; so, at once, is a lock whose owner ran on this host and whose process is gone (a
-killed apply). A live lock makes :meth:`TableLock.acquire` fail with an error naming its owner;
-:func:`check_free` says so before an apply starts anything (Spark, the first node).
+The protocol is Hudi's (:mod:`maintainer.hudi.lock` has the facts): the object
+``.hoodie/.locks/table_lock.json``, ``{"expired":…,"validUntil":…,"owner":…}``, written only
+with conditional writes (:mod:`maintainer.storage.conditional`: S3 ``If-None-Match``/``If-Match``,
+GCS generations, local disk a rename under a guard lock; HDFS has none and is refused).
+
+* :meth:`TableLock.acquire`: read the object. None: create it. One that still binds by Hudi's
+  rule (not ``expired`` and now ≤ ``validUntil`` + 500 ms): :class:`ApplyError` naming its owner
+  and until when it is valid. One that no longer binds (released, or its owner stopped
+  renewing): take it over with ``If-Match`` on the version read. A conditional write refused
+  means another writer got there first: read again (it names the winner). A transient error
+  (throttling, 5xx, no answer) is retried a few times. No settle wait: the server decides.
+* One extension, for maintainer's own locks only: a lock whose owner is a maintainer process on
+  this host that no longer runs (a killed apply) is taken over at once, still with
+  ``If-Match``, instead of after its validity. Hudi's owners are bare UUIDs and never match.
+* Renewal: a daemon thread rewrites the object every renewal interval (Hudi's 30 s) with
+  ``validUntil = now + validity`` (Hudi's 5 min), ``If-Match`` on the version it last wrote. A
+  transient failure is retried at the next beat (as Hudi does).
+* **Losing the lock**: the lock is lost when a renewal is refused (the version changed: another
+  writer took it over), or when the lease runs out locally: a monotonic deadline of validity
+  minus one renewal interval after the start of the last successful write (so a write begun
+  before it ends well before another writer may take over, which it cannot before ``validUntil``
+  + 500 ms by its clock). While the lock is held it sets a *write fence* on the table
+  (``maintainer.storage.set_write_fence``): every write and delete any :class:`Storage` of this
+  process makes in the table first checks the lock, and a lost lock raises :class:`ApplyError`
+  there, so the node stops before its next write (its commit included) and fails. Files Spark
+  executors write in other processes are not fenced; they are not part of the table until the
+  driver's commit, which is.
+* :meth:`TableLock.release` is Hudi's ``unlock``: stop renewing, then write ``expired: true``
+  (``validUntil`` unchanged) with ``If-Match``: the object stays, marked expired.
+* The owner string is ``maintainer/<host>/<pid>/<plan id, 12>/<uuid>``: unique per lock, and it
+  tells a human (and the dead-owner rule) who holds it. Hudi only compares owners for equality.
+* :func:`check_free` says before an apply starts anything (Spark, the first node) that a table
+  is locked.
+* Table-service instant times are generated under the lock: every executor runs inside
+  ``with TableLock(...)`` and takes its instant times from ``ctx.clock`` there.
+
+The previous maintainer lock (``.hoodie/.maintainer/lock``, before this protocol) is ignored: an
+apply of an older maintainer version still running on the table is not seen; let it finish
+before upgrading. A leftover file of it is harmless and may be deleted.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from types import TracebackType
 
 from maintainer.console import print_warning
-from maintainer.errors import ApplyError, FileExistsInStorageError, StorageError
-from maintainer.storage import Storage
+from maintainer.errors import (
+    ApplyError,
+    CorruptFileError,
+    FileExistsInStorageError,
+    PreconditionFailedError,
+    StorageError,
+    StorageUnavailableError,
+)
+from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
+from maintainer.storage import (
+    ConditionalStore,
+    Storage,
+    clear_write_fence,
+    conditional_store,
+    set_write_fence,
+)
 
-LOCK_PATH = ".hoodie/.maintainer/lock"
-DEFAULT_EXPIRY_MS = 10 * 60 * 1000
-DEFAULT_HEARTBEAT_S = 30.0
-UNREADABLE_RETRY_S = 0.2
-OBJECT_STORE_SETTLE_S = 2.0
-"""On object stores the lock is created check-then-write: another apply that checked at the same
-moment may overwrite it. After this long, the lock is read back; only the apply whose token is
-there goes on."""
+__all__ = [
+    "LOCK_PATH",
+    "LockRecord",
+    "LockTiming",
+    "Owner",
+    "TableLock",
+    "check_free",
+    "epoch_ms",
+    "pid_alive",
+    "read_lock",
+]
+
+OLD_LOCK_PATH = ".hoodie/.maintainer/lock"
+"""The lock of maintainer versions before Hudi's protocol: ignored."""
+ACQUIRE_ATTEMPTS = 5
+RETRY_BACKOFF_S = 0.2
+"""After a transient storage error: wait this long, doubled each time."""
+RELEASE_ATTEMPTS = 3
 
 Clock = Callable[[], int]
+Monotonic = Callable[[], float]
 
 
 def epoch_ms() -> int:
@@ -50,217 +107,333 @@ def pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
     except OSError:
-        return True  # cannot tell: assume it is alive, the heartbeat expiry still applies
+        return True  # cannot tell (or may not signal it): alive; its validity still applies
     return True
 
 
-def read_lock(storage: Storage) -> LockRecord | None:
-    """The lock record of the table, None when unlocked or unreadable."""
-    try:
-        return LockRecord.decode(storage.read_bytes(LOCK_PATH))
-    except StorageError:
-        return None
+def _utc(epoch_milliseconds: int) -> str:
+    moment = datetime.fromtimestamp(epoch_milliseconds / 1000, timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def check_free(storage: Storage, clock: Clock = epoch_ms) -> None:
-    """ApplyError naming the owner when another apply holds the table's lock now (a stale lock,
-    or one whose owner's process is gone, is taken over when the node runs)."""
-    record = read_lock(storage)
-    if record is not None and record.is_live(clock(), socket.gethostname()):
-        raise _locked_error(storage, record, clock())
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Who holds a lock maintainer took: the owner string names it."""
+
+    host: str
+    pid: int
+    plan: str
+    token: str
+
+    PREFIX = "maintainer"
+
+    def encode(self) -> str:
+        return f"{self.PREFIX}/{self.host}/{self.pid}/{self.plan[:12]}/{self.token}"
+
+    @classmethod
+    def parse(cls, owner: str) -> Owner | None:
+        """The maintainer owner ``owner`` names, None for any other (a Hudi writer's UUID)."""
+        parts = owner.split("/")
+        if len(parts) != 5 or parts[0] != cls.PREFIX or not parts[2].isdigit():
+            return None
+        return cls(parts[1], int(parts[2]), parts[3], parts[4])
+
+    def describe(self) -> str:
+        return f"maintainer on {self.host} pid {self.pid} (plan {self.plan})"
 
 
-def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyError:
-    return ApplyError(
-        f"the table is locked by another apply: {record.owner()}, "
-        f"last heartbeat {(now_ms - record.heartbeat_ms) // 1000} s ago",
-        where=storage.uri(LOCK_PATH),
-        hint="wait for that apply to finish (a dead owner's lock expires "
-        f"{record.expiry_ms // 60000} min after its last heartbeat, at once when it ran on this host)",
-    )
+def describe_owner(owner: str) -> str:
+    parsed = Owner.parse(owner)
+    if parsed is not None:
+        return parsed.describe()
+    return f"another writer, owner {owner!r} (a Hudi writer's owner is a UUID)"
 
 
 @dataclass(frozen=True, slots=True)
 class LockRecord:
-    host: str
-    pid: int
-    plan_id: str
-    token: str
-    heartbeat_ms: int
-    expiry_ms: int
+    """The table's lock object as maintainer reads it."""
 
-    def owner(self) -> str:
-        return f"{self.host} pid {self.pid} (plan {self.plan_id[:12]})"
-
-    def is_stale(self, now_ms: int) -> bool:
-        return now_ms - self.heartbeat_ms > self.expiry_ms
-
-    def owner_is_gone(self, host: str) -> bool:
-        """Did the owner run on ``host`` (this one) in a process that no longer exists?"""
-        return self.host == host and not pid_alive(self.pid)
-
-    def is_live(self, now_ms: int, host: str) -> bool:
-        return not self.is_stale(now_ms) and not self.owner_is_gone(host)
-
-    def encode(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True).encode()
+    data: StorageLockData
+    version: str = ""
 
     @classmethod
-    def decode(cls, data: bytes) -> LockRecord | None:
-        """None for an unreadable record (a crash while writing it): treated as stale."""
+    def decode(cls, data: bytes, version: str = "") -> LockRecord | None:
+        """None for bytes that are not Hudi's lock data."""
         try:
-            raw = json.loads(data)
-            return cls(
-                host=str(raw["host"]),
-                pid=int(raw["pid"]),
-                plan_id=str(raw["plan_id"]),
-                token=str(raw["token"]),
-                heartbeat_ms=int(raw["heartbeat_ms"]),
-                expiry_ms=int(raw["expiry_ms"]),
-            )
-        except (ValueError, KeyError, TypeError):
+            return cls(StorageLockData.decode(data), version)
+        except CorruptFileError:
             return None
+
+    def owner(self) -> str:
+        return describe_owner(self.data.owner)
+
+    def owner_is_dead_here(self, host: str) -> bool:
+        """Is the owner a maintainer process on ``host`` (this one) that no longer runs?"""
+        parsed = Owner.parse(self.data.owner)
+        return parsed is not None and parsed.host == host and not pid_alive(parsed.pid)
+
+    def is_live(self, now_ms: int, host: str) -> bool:
+        """Does the lock bind (Hudi's rule), its owner not a dead maintainer process here?"""
+        return self.data.binds(now_ms) and not self.owner_is_dead_here(host)
+
+    def owner_is_gone(self, host: str, now_ms: int | None = None) -> bool:
+        """Does the lock no longer keep anyone out (released, run out, or its maintainer owner
+        on ``host`` is gone)?"""
+        return not self.is_live(epoch_ms() if now_ms is None else now_ms, host)
+
+
+def _decode(found_data: bytes, version: str, where: str) -> LockRecord:
+    try:
+        return LockRecord(StorageLockData.decode(found_data, where), version)
+    except CorruptFileError as exc:
+        raise ApplyError(
+            f"the table's lock object cannot be read as Hudi's lock: {exc.message}",
+            where=where,
+            hint="something other than Hudi or maintainer wrote it; check who, then delete it",
+        ) from exc
+
+
+def read_lock(storage: Storage) -> LockRecord | None:
+    """The table's lock object, None where there is none; ApplyError when it is not Hudi's."""
+    found = conditional_store(storage).read_versioned(LOCK_PATH)
+    if found is None:
+        return None
+    return _decode(found.data, found.version, storage.uri(LOCK_PATH))
+
+
+def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyError:
+    left_s = max(0, (record.data.valid_until - now_ms) // 1000)
+    return ApplyError(
+        f"the table is locked by another writer: {record.owner()}; "
+        f"the lock is valid until {_utc(record.data.valid_until)} ({left_s} s from now) unless renewed",
+        where=storage.uri(LOCK_PATH),
+        hint="wait for that writer to finish (a lock its owner stops renewing binds until "
+        "0.5 s after its validity; a killed apply's lock on this host is taken over at once)",
+    )
+
+
+def check_free(storage: Storage, clock: Clock = epoch_ms) -> None:
+    """ApplyError naming the owner when another writer holds the table's lock now (a released
+    lock, a run-out one, or a dead maintainer process's on this host is taken over when the
+    node runs)."""
+    record = read_lock(storage)
+    now = clock()
+    if record is not None and record.is_live(now, socket.gethostname()):
+        raise _locked_error(storage, record, now)
 
 
 class TableLock:
-    """``with TableLock(storage, plan_id):`` holds the table's lock for the block."""
+    """``with TableLock(storage, plan_id):`` holds the table's lock for the block (see the
+    module docstring)."""
 
     def __init__(
         self,
         storage: Storage,
         plan_id: str,
         *,
-        expiry_ms: int = DEFAULT_EXPIRY_MS,
-        heartbeat_s: float = DEFAULT_HEARTBEAT_S,
+        timing: LockTiming | None = None,
         clock: Clock = epoch_ms,
-        settle_s: float = OBJECT_STORE_SETTLE_S,
+        monotonic: Monotonic = time.monotonic,
+        store: ConditionalStore | None = None,
     ) -> None:
         self.storage = storage
         self.plan_id = plan_id
-        self.expiry_ms = expiry_ms
-        self.heartbeat_s = heartbeat_s
+        self.timing = timing or LockTiming()
         self.clock = clock
-        self.settle_s = settle_s
-        self.token = uuid.uuid4().hex
+        self.monotonic = monotonic
+        self._store = store
+        self.host = socket.gethostname()
+        self.owner = Owner(self.host, os.getpid(), plan_id, uuid.uuid4().hex).encode()
+        self.where = storage.uri(LOCK_PATH)
+        self._root = storage.uri("")
+        self._state = threading.Lock()
+        self._held: StorageLockData | None = None
+        self._version = ""
+        self._deadline = 0.0
+        self.lost: str | None = None
+        """Why the lock was lost while held (None while held or never taken)."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._fence = self.check
 
-    # -- records ------------------------------------------------------------------------------
-    def _record(self) -> LockRecord:
-        return LockRecord(
-            socket.gethostname(), os.getpid(), self.plan_id, self.token, self.clock(), self.expiry_ms
-        )
+    @property
+    def store(self) -> ConditionalStore:
+        if self._store is None:
+            self._store = conditional_store(self.storage)
+        return self._store
 
-    def _read(self) -> tuple[bytes, LockRecord | None] | None:
-        try:
-            data = self.storage.read_bytes(LOCK_PATH)
-        except StorageError:
-            return None if not self.storage.exists(LOCK_PATH) else (b"", None)
-        return data, LockRecord.decode(data)
-
-    # -- acquire / release ----------------------------------------------------------------------
+    # -- acquire ------------------------------------------------------------------------------
     def acquire(self) -> None:
-        for _ in range(3):
+        failure: StorageError | None = None
+        for attempt in range(ACQUIRE_ATTEMPTS):
             try:
-                self.storage.write_if_absent(LOCK_PATH, self._record().encode())
-            except FileExistsInStorageError:
-                self._break_if_stale()
-                continue
-            self._confirm_ownership()
-            self._start_heartbeat()
-            return
-        raise ApplyError(
-            "could not take the table lock: it keeps changing hands",
-            where=self.storage.uri(LOCK_PATH),
-            hint="another apply is starting on this table; retry when it is done",
-        )
-
-    def _confirm_ownership(self) -> None:
-        """Local files are created atomically (``O_EXCL``); on an object store, read the lock
-        back once a racing writer's overwrite would have landed."""
-        if self.storage.is_local:
-            return
-        time.sleep(self.settle_s)
-        if not self.holds():
-            found = self._read()
-            record = found[1] if found is not None else None
-            raise ApplyError(
-                "another apply took the table lock at the same moment"
-                + (f": {record.owner()}" if record is not None else ""),
-                where=self.storage.uri(LOCK_PATH),
-                hint="wait for that apply to finish, then make the plan again (or retry this one)",
-            )
-
-    def _break_if_stale(self) -> None:
-        found = self._read()
-        if found is None:
-            return  # released in between: try again
-        data, record = found
-        if record is None:  # being written right now, or left unreadable by a crash
-            time.sleep(UNREADABLE_RETRY_S)
-            found = self._read()
-            if found is None:
-                return
-            data, record = found
-        host = socket.gethostname()
-        if record is not None and record.is_live(self.clock(), host):
-            raise _locked_error(self.storage, record, self.clock())
-        if record is not None and not record.is_stale(self.clock()):
-            print_warning(
-                f"taking over the lock of {record.owner()} on {self.storage.base_uri}: "
-                f"process {record.pid} no longer runs on this host (a killed apply)"
-            )
+                if self._try_acquire():
+                    break
+            except StorageUnavailableError as exc:
+                failure = exc
+                time.sleep(RETRY_BACKOFF_S * 2**attempt)
         else:
-            owner = record.owner() if record is not None else "unreadable lock file"
-            print_warning(f"breaking the stale lock of {owner} on {self.storage.base_uri}")
-        again = self._read()
-        if again is not None and again[0] == data:
-            self.storage.delete(LOCK_PATH)
+            raise ApplyError(
+                "could not take the table lock: "
+                + (
+                    f"the storage keeps failing ({failure.message})" if failure else "it keeps changing hands"
+                ),
+                where=self.where,
+                hint="retry when the storage answers again"
+                if failure
+                else "other writers are taking it right now; retry when they are done",
+            )
+        set_write_fence(self._root, self._fence)
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._renew_loop, name="maintainer-lock-renewal", daemon=True)
+        self._thread.start()
 
+    def _try_acquire(self) -> bool:
+        """One pass: True when the lock is ours, False when another writer got there first."""
+        store = self.store
+        found = store.read_versioned(LOCK_PATH)
+        if found is None:
+            started, data = self._fresh()
+            try:
+                version = store.create_if_absent(LOCK_PATH, data.encode())
+            except FileExistsInStorageError:
+                return False
+            self._took(data, version, started)
+            self._verify(lambda: store.verify_refuses_create(LOCK_PATH, data.encode()))
+            return True
+        record = _decode(found.data, found.version, self.where)
+        now = self.clock()
+        if record.data.owner != self.owner:  # ours: a create of ours whose answer was lost
+            if record.is_live(now, self.host):
+                raise _locked_error(self.storage, record, now)
+            if record.data.binds(now):
+                print_warning(
+                    f"taking over the lock of {record.owner()} on {self.storage.base_uri}: "
+                    "that process no longer runs on this host (a killed apply)"
+                )
+            elif not record.data.expired:
+                print_warning(
+                    f"taking over the lock of {record.owner()} on {self.storage.base_uri}: it ran out at "
+                    f"{_utc(record.data.valid_until)} without being released (its owner stopped renewing it)"
+                )
+        started, data = self._fresh()
+        try:
+            version = store.replace_if_version(LOCK_PATH, data.encode(), found.version)
+        except PreconditionFailedError:
+            return False
+        self._took(data, version, started)
+        self._verify(lambda: store.verify_refuses_stale_replace(LOCK_PATH, data.encode()))
+        return True
+
+    def _fresh(self) -> tuple[float, StorageLockData]:
+        return self.monotonic(), StorageLockData.acquired(self.owner, self.clock(), self.timing)
+
+    def _took(self, data: StorageLockData, version: str, started: float) -> None:
+        with self._state:
+            self._held, self._version, self.lost = data, version, None
+            margin_ms = self.timing.renew_interval_ms
+            self._deadline = started + (self.timing.validity_ms - margin_ms) / 1000
+
+    def _verify(self, probe: Callable[[], None]) -> None:
+        """The endpoint honours the conditions (once per endpoint and process); else give the
+        lock back and fail."""
+        try:
+            probe()
+        except StorageError:
+            self._expire()
+            with self._state:
+                self._held = None
+            raise
+
+    # -- holding it ---------------------------------------------------------------------------
+    def holds(self) -> bool:
+        """Held, not lost, and its lease not run out locally."""
+        return self._held is not None and self.lost is None and self.monotonic() <= self._deadline
+
+    def check(self) -> None:
+        """ApplyError when the lock was lost (the write fence: called before every write into
+        the table while the lock is set)."""
+        if self._held is not None and self.lost is None and self.monotonic() > self._deadline:
+            self._lose("it was not renewed in time (its validity ran out here)")
+        if self.lost is not None:
+            raise ApplyError(
+                f"lost the table lock ({self.lost}): stopping before the next write",
+                where=self.where,
+                hint="another writer may be working on the table; once it is done, make the plan again",
+            )
+
+    def _lose(self, reason: str) -> None:
+        if self.lost is None:
+            self.lost = reason
+            print_warning(f"lost the table lock on {self.storage.base_uri}: {reason}")
+
+    def renew(self) -> bool:
+        """Extend the lock's validity (``If-Match`` the version last written); False once the
+        lock is lost and renewal stops, True to go on (a transient failure included)."""
+        with self._state:
+            if self._held is None or self.lost is not None:
+                return False
+            if self.monotonic() > self._deadline:
+                self._lose("it was not renewed in time (its validity ran out here)")
+                return False
+            started, data = self._fresh()
+            try:
+                version = self.store.replace_if_version(LOCK_PATH, data.encode(), self._version)
+            except PreconditionFailedError:
+                self._lose("another writer changed the lock object: it was taken over")
+                return False
+            except StorageError as exc:
+                print_warning(
+                    f"could not renew the table lock on {self.storage.base_uri} (will retry): {exc}"
+                )
+                return True
+            self._held, self._version = data, version
+            self._deadline = started + (self.timing.validity_ms - self.timing.renew_interval_ms) / 1000
+            return True
+
+    def _renew_loop(self) -> None:
+        interval = self.timing.renew_interval_ms / 1000
+        while not self._stop.wait(interval):
+            if not self.renew():
+                return
+
+    # -- release --------------------------------------------------------------------------------
     def release(self) -> None:
+        """Hudi's unlock: stop renewing, then mark the object expired (``If-Match``)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
-        found = self._read()
-        if found is not None and found[1] is not None and found[1].token == self.token:
-            self.storage.delete(LOCK_PATH)
+        clear_write_fence(self._root, self._fence)
+        if self._held is not None and self.lost is None:
+            self._expire()
+        with self._state:
+            self._held = None
 
-    def holds(self) -> bool:
-        found = self._read()
-        return found is not None and found[1] is not None and found[1].token == self.token
-
-    # -- heartbeat ----------------------------------------------------------------------------------
-    def heartbeat(self) -> None:
-        """Refresh the heartbeat (only while the lock is still ours), replacing the file whole:
-        a reader never sees it half written (object-store PUTs are atomic; locally a rename)."""
-        if not self.holds():
+    def _expire(self) -> None:
+        with self._state:
+            held, version = self._held, self._version
+        if held is None:
             return
-        data = self._record().encode()
-        if not self.storage.is_local:
-            self.storage.write_bytes(LOCK_PATH, data)
-            return
-        scratch = f"{LOCK_PATH}.{self.token}.tmp"
-        self.storage.write_bytes(scratch, data)
-        try:
-            self.storage.arrow_fs.move(self.storage.full_path(scratch), self.storage.full_path(LOCK_PATH))
-        except OSError as exc:
-            raise StorageError(f"cannot refresh the lock: {exc}", where=self.storage.uri(LOCK_PATH)) from exc
-
-    def _start_heartbeat(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._beat, name="maintainer-lock-heartbeat", daemon=True)
-        self._thread.start()
-
-    def _beat(self) -> None:
-        while not self._stop.wait(self.heartbeat_s):
+        for attempt in range(RELEASE_ATTEMPTS):
             try:
-                self.heartbeat()
-            except StorageError as exc:  # keep going: the next beat may succeed
-                print_warning(f"lock heartbeat failed on {self.storage.base_uri}: {exc}")
+                self.store.replace_if_version(LOCK_PATH, held.released().encode(), version)
+                return
+            except PreconditionFailedError:
+                print_warning(
+                    f"the table lock on {self.storage.base_uri} was taken over before it was released"
+                )
+                return
+            except StorageUnavailableError:
+                time.sleep(RETRY_BACKOFF_S * 2**attempt)
+            except StorageError as exc:
+                print_warning(f"could not release the table lock on {self.storage.base_uri}: {exc}")
+                return
+        print_warning(
+            f"could not release the table lock on {self.storage.base_uri}: it binds until "
+            f"{_utc(held.valid_until)} (0.5 s more), then frees itself"
+        )
 
     def __enter__(self) -> TableLock:
         self.acquire()

@@ -125,18 +125,21 @@ _FENCES: dict[str, WriteFence] = {}
 _FENCES_LOCK = threading.Lock()
 
 
-def set_write_fence(root_uri: str, fence: WriteFence | None) -> None:
+def set_write_fence(root_uri: str, fence: WriteFence) -> None:
     """Every write and delete this process makes at or below ``root_uri`` (a table's
     :meth:`Storage.uri`, through any :class:`Storage`) first calls ``fence``, which raises to
-    stop it; None removes the fence. The table lock sets one while it is held, so a node that
-    lost its lock cannot write another file into the table. (Spark executors in other
-    processes are not fenced: the files they write are not part of the table until the
-    driver's commit, which is.)"""
+    stop it. The table lock sets one while it is held, so a node that lost its lock cannot
+    write another file into the table. (Spark executors in other processes are not fenced: the
+    files they write are not part of the table until the driver's commit, which is.)"""
     with _FENCES_LOCK:
-        if fence is None:
-            _FENCES.pop(root_uri.rstrip("/"), None)
-        else:
-            _FENCES[root_uri.rstrip("/")] = fence
+        _FENCES[root_uri.rstrip("/")] = fence
+
+
+def clear_write_fence(root_uri: str, fence: WriteFence) -> None:
+    """Remove ``fence`` from ``root_uri`` (a fence set there since by someone else stays)."""
+    with _FENCES_LOCK:
+        if _FENCES.get(root_uri.rstrip("/")) is fence:
+            del _FENCES[root_uri.rstrip("/")]
 
 
 S3_DEFAULTS: dict[str, Any] = {"allow_delayed_open": True}

@@ -20,10 +20,11 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.lock import StorageLockData
 from maintainer.plan.artifact import PLAN_KEY_ENV, SIGNATURE_FIELD
 from maintainer.plan.canonical import compute_plan_id
 from maintainer.runner.ledger import record_path
-from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock
+from maintainer.runner.lock import LOCK_PATH, Owner, TableLock, read_lock
 from maintainer.services.base import FAULT_ENV
 from maintainer.spark.session import create_session
 from maintainer.storage import Storage
@@ -276,15 +277,18 @@ def test_the_fresh_lock_of_a_killed_apply_on_this_host_is_taken_over(
     root = project(table, CLEAN_ONLY)
     assert main(["plan", "--project-dir", str(root)]) == 0
     pid = dead_pid()
-    now_ms = time.time_ns() // 1_000_000  # a fresh heartbeat: not stale by the 10-minute expiry
-    record = LockRecord(socket.gethostname(), pid, "0123456789ab" * 5, "killed", now_ms, 600_000)
-    Storage(str(table)).write_if_absent(LOCK_PATH, record.encode())
+    now_ms = time.time_ns() // 1_000_000  # valid for 5 more minutes by Hudi's rule
+    owner = Owner(socket.gethostname(), pid, "0123456789ab" * 5, "killed").encode()
+    Storage(str(table)).write_if_absent(LOCK_PATH, StorageLockData(False, now_ms + 300_000, owner).encode())
     capsys.readouterr()
 
     assert main(["apply", "--project-dir", str(root)]) == 0
     err = capsys.readouterr().err
-    assert f"taking over the lock of {socket.gethostname()} pid {pid} (plan 0123456789ab)" in err
-    assert not (table / LOCK_PATH).exists()
+    assert (
+        f"taking over the lock of maintainer on {socket.gethostname()} pid {pid} (plan 0123456789ab)" in err
+    )
+    released = read_lock(Storage(str(table)))
+    assert released is not None and released.data.expired
 
 
 def test_a_live_lock_fails_the_apply_before_spark_starts(
@@ -313,7 +317,10 @@ def test_a_live_lock_fails_the_apply_before_spark_starts(
     with TableLock(Storage(str(table)), "feedfacecafe" * 5):
         assert main(["apply", "--project-dir", str(root)]) == 1
     err = capsys.readouterr().err
-    assert f"the table is locked by another apply: {socket.gethostname()} pid" in err
+    assert f"the table is locked by another writer: maintainer on {socket.gethostname()} pid" in err
     assert "(plan feedfacecafe)" in err
     assert sessions == []  # refused before any Spark session and any node
-    assert files_below(table) == before
+    lock_files = {
+        f for f in files_below(table) if f.startswith(".hoodie/.locks/")
+    }  # the lock's own, released
+    assert files_below(table) - lock_files == before

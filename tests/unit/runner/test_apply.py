@@ -17,7 +17,7 @@ from maintainer.plan.model import NodeStatus, TableFingerprint
 from maintainer.project.models import TableSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, plan_graph, refuse_other_target
 from maintainer.runner.ledger import record_path
-from maintainer.runner.lock import LOCK_PATH, TableLock
+from maintainer.runner.lock import TableLock, epoch_ms, read_lock
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.base import NodeContext, NodeOutcome
 from maintainer.storage import Storage
@@ -66,7 +66,8 @@ class FakeExecutors:
 
         def execute(ctx: NodeContext) -> NodeOutcome:
             self.ran.append(ctx.node.id)
-            self.locked.append(ctx.storage().exists(LOCK_PATH))
+            lock = read_lock(ctx.storage())
+            self.locked.append(lock is not None and lock.data.binds(epoch_ms()))
             assert ctx.plan_id == "f" * 64 and cast(object, ctx.spark) == "spark"
             if ctx.node.id == self.fail:
                 raise ApplyError("it broke")
@@ -98,7 +99,8 @@ def test_changes_run_under_the_lock_no_op_succeeds_blocked_is_skipped(tmp_path: 
         "b.clean": (NodeRunStatus.SKIPPED, "blocked in the plan: why"),
     }
     assert executors.ran == ["a.clean"] and executors.locked == [True]
-    assert not (tmp_path / "a" / LOCK_PATH).exists()
+    released = read_lock(Storage(str(tmp_path / "a")))
+    assert released is not None and released.data.expired
 
 
 def test_a_failed_node_skips_its_table_downstream_and_others_go_on(tmp_path: Path) -> None:
@@ -146,7 +148,7 @@ def test_a_table_locked_by_another_apply_is_refused_before_any_node(tmp_path: Pa
     executors = FakeExecutors()
     with TableLock(Storage(str(tmp_path / "b")), "other"), pytest.raises(ApplyError) as refused:
         run(saved, {"a": spec(tmp_path, "a"), "b": spec(tmp_path, "b")}, executors)
-    assert "locked by another apply" in str(refused.value) and f"pid {os.getpid()}" in str(refused.value)
+    assert "locked by another writer" in str(refused.value) and f"pid {os.getpid()}" in str(refused.value)
     assert executors.ran == []
 
 

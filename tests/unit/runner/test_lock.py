@@ -1,25 +1,63 @@
+"""The table lock (Hudi's storage-based lock) on local disk: acquire, refuse naming the holder,
+take over what no longer binds, renew, lose it (and stop writing), release as Hudi does; two
+processes racing; a killed holder; instant times generated under the lock."""
+
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from maintainer.errors import ApplyError
-from maintainer.runner.lock import LOCK_PATH, LockRecord, TableLock, check_free, pid_alive
-from maintainer.storage import Storage
+from maintainer.clock import utc_now
+from maintainer.errors import ApplyError, StorageUnavailableError
+from maintainer.hudi.lock import LockTiming, StorageLockData
+from maintainer.plan.model import NodeStatus
+from maintainer.runner.apply import PlanRunner, apply_plan
+from maintainer.runner.lock import (
+    LOCK_PATH,
+    OLD_LOCK_PATH,
+    LockRecord,
+    Owner,
+    TableLock,
+    check_free,
+    pid_alive,
+    read_lock,
+)
+from maintainer.services.base import NodeContext, NodeOutcome
+from maintainer.storage import Storage, conditional_store
+from maintainer.storage.conditional import ConditionalStore, Versioned
+from tests.unit.runner.test_apply import graph_of, saved_plan, spec
+
+SHORT = LockTiming(validity_ms=1000, renew_interval_ms=100)
+HUDI_OWNER = "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"
 
 
 class Clock:
-    def __init__(self, now: int = 1_000_000) -> None:
+    """Epoch milliseconds that move only when told."""
+
+    def __init__(self, now: int = 1_700_000_000_000) -> None:
         self.now = now
 
     def __call__(self) -> int:
+        return self.now
+
+
+class Monotonic:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
         return self.now
 
 
@@ -29,155 +67,406 @@ def storage(tmp_path: Path) -> Storage:
     return Storage(str(tmp_path))
 
 
-def _record(storage: Storage) -> dict[str, object]:
-    data: dict[str, object] = json.loads(storage.read_bytes(LOCK_PATH))
+def lock_json(storage: Storage) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(storage.read_bytes(LOCK_PATH))
     return data
 
 
-def test_the_lock_file_names_its_owner_and_goes_away_on_release(storage: Storage) -> None:
-    with TableLock(storage, "plan-1", clock=Clock()) as lock:
-        record = _record(storage)
-        assert record["plan_id"] == "plan-1" and record["token"] == lock.token
-        assert record["heartbeat_ms"] == 1_000_000 and record["expiry_ms"] == 600_000
-        assert {"host", "pid"} <= set(record)
-    assert not storage.exists(LOCK_PATH)
+def put_lock(storage: Storage, data: StorageLockData) -> None:
+    """Another writer's lock object (written as Hudi writes it)."""
+    store = conditional_store(storage)
+    found = store.read_versioned(LOCK_PATH)
+    if found is None:
+        store.create_if_absent(LOCK_PATH, data.encode())
+    else:
+        store.replace_if_version(LOCK_PATH, data.encode(), found.version)
 
 
-def test_a_second_apply_fails_clearly_while_the_lock_is_live(storage: Storage) -> None:
+# -- acquire and release -------------------------------------------------------------------------
+
+
+def test_the_lock_object_is_hudis_and_release_marks_it_expired(storage: Storage) -> None:
     clock = Clock()
-    with TableLock(storage, "plan-1", clock=clock):
-        clock.now += 9 * 60 * 1000
-        with pytest.raises(ApplyError, match=r"locked by another apply: .* pid .*plan plan-1") as raised:
-            TableLock(storage, "plan-2", clock=clock).acquire()
-        assert raised.value.hint is not None and "wait" in raised.value.hint
-        assert _record(storage)["plan_id"] == "plan-1"
+    with TableLock(storage, "plan-0123456789abcdef", clock=clock) as lock:
+        raw = storage.read_bytes(LOCK_PATH)
+        assert raw == StorageLockData(False, clock.now + 300_000, lock.owner).encode()
+        assert list(json.loads(raw)) == ["expired", "validUntil", "owner"]
+        owner = Owner.parse(lock.owner)
+        assert owner is not None
+        assert (owner.host, owner.pid, owner.plan) == (socket.gethostname(), os.getpid(), "plan-0123456")
+        assert lock.holds()
+    # Hudi's unlock: the object stays, expired, validUntil unchanged
+    assert lock_json(storage) == {"expired": True, "validUntil": clock.now + 300_000, "owner": lock.owner}
+    assert not lock.holds()
+    check_free(storage, clock)
 
 
-def test_a_stale_lock_is_broken_with_a_warning(storage: Storage, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_live_lock_is_refused_naming_its_owner_and_when_it_expires(storage: Storage) -> None:
     clock = Clock()
-    dead = TableLock(storage, "plan-dead", clock=clock)
-    storage.write_if_absent(LOCK_PATH, dead._record().encode())  # its owner died: no release
-    clock.now += 10 * 60 * 1000 + 1
-    with TableLock(storage, "plan-2", clock=clock):
-        assert _record(storage)["plan_id"] == "plan-2"
-    assert "breaking the stale lock" in capsys.readouterr().err
+    with TableLock(storage, "plan-1", clock=clock) as first:
+        clock.now += 60_000
+        attempts: list[Callable[[], None]] = [
+            TableLock(storage, "plan-2", clock=clock).acquire,
+            lambda: check_free(storage, clock),
+        ]
+        for attempt in attempts:
+            with pytest.raises(ApplyError) as refused:
+                attempt()
+            message = str(refused.value)
+            assert (
+                f"locked by another writer: maintainer on {socket.gethostname()} pid {os.getpid()}" in message
+            )
+            assert (
+                "(plan plan-1)" in message
+                and "valid until 2023-11-14 22:18:20 UTC (240 s from now)" in message
+            )
+            assert refused.value.hint is not None and "wait" in refused.value.hint
+        assert lock_json(storage)["owner"] == first.owner
 
 
-def test_an_unreadable_lock_file_counts_as_stale(storage: Storage) -> None:
-    storage.write_if_absent(LOCK_PATH, b"{not json")
-    with TableLock(storage, "plan-2", clock=Clock()):
-        assert _record(storage)["plan_id"] == "plan-2"
-
-
-def test_the_heartbeat_keeps_a_long_apply_alive(storage: Storage) -> None:
+def test_a_hudi_writers_lock_is_refused_naming_its_uuid(storage: Storage) -> None:
     clock = Clock()
-    with TableLock(storage, "plan-1", clock=clock, heartbeat_s=0.01):
-        clock.now += 9 * 60 * 1000
-        deadline = time.monotonic() + 5
-        while _record(storage)["heartbeat_ms"] != clock.now and time.monotonic() < deadline:
-            time.sleep(0.01)
-        clock.now += 9 * 60 * 1000  # 18 min after it was taken, 9 after the last beat: still live
-        with pytest.raises(ApplyError, match="locked by another apply"):
-            TableLock(storage, "plan-2", clock=clock).acquire()
+    put_lock(storage, StorageLockData(False, clock.now + 10_000, HUDI_OWNER))
+    with pytest.raises(ApplyError, match=f"another writer, owner '{HUDI_OWNER}'"):
+        TableLock(storage, "plan-2", clock=clock).acquire()
+    assert lock_json(storage)["owner"] == HUDI_OWNER
 
 
-def test_release_never_removes_a_lock_someone_else_took_over(storage: Storage) -> None:
+def test_expiry_at_the_boundary_validuntil_plus_500_ms(
+    storage: Storage, capsys: pytest.CaptureFixture[str]
+) -> None:
     clock = Clock()
-    first = TableLock(storage, "plan-1", clock=clock, heartbeat_s=3600)
-    first.acquire()
-    clock.now += 11 * 60 * 1000  # first looks dead; a second apply breaks its lock
-    second = TableLock(storage, "plan-2", clock=clock, heartbeat_s=3600)
-    second.acquire()
-    first.heartbeat()  # no longer ours: must not overwrite
-    first.release()
-    assert _record(storage)["plan_id"] == "plan-2"
-    second.release()
-    assert not storage.exists(LOCK_PATH)
+    put_lock(storage, StorageLockData(False, clock.now - 500, HUDI_OWNER))  # binds through +500
+    with pytest.raises(ApplyError, match="locked by another writer"):
+        TableLock(storage, "plan-2", clock=clock).acquire()
+    clock.now += 1  # now validUntil + 501: a dangling lock, its owner stopped renewing
+    check_free(storage, clock)
+    with TableLock(storage, "plan-2", clock=clock) as lock:
+        assert lock_json(storage) == {
+            "expired": False,
+            "validUntil": clock.now + 300_000,
+            "owner": lock.owner,
+        }
+    err = capsys.readouterr().err
+    assert (
+        f"taking over the lock of another writer, owner '{HUDI_OWNER}'" in err and "stopped renewing" in err
+    )
 
 
-def test_lock_records_round_trip_and_reject_garbage() -> None:
-    record = LockRecord("h", 7, "p", "t", 5, 10)
-    assert LockRecord.decode(record.encode()) == record
-    assert LockRecord.decode(b'{"host": "h"}') is None
-    assert record.is_stale(16) and not record.is_stale(15)
+def test_a_released_lock_is_taken_without_a_word(
+    storage: Storage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    put_lock(storage, StorageLockData(True, clock.now + 100_000, HUDI_OWNER))
+    with TableLock(storage, "plan-2", clock=clock) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
+    assert "taking over" not in capsys.readouterr().err
 
 
-class ObjectStore(Storage):
-    """A local directory that behaves as an object store (no exclusive create), where another
-    apply may overwrite the lock right after this one wrote it."""
-
-    racing_token: str | None = None
-
-    @property
-    def is_local(self) -> bool:
-        return False
-
-    def write_bytes(self, path: str, data: bytes) -> None:
-        super().write_bytes(path, data)
-        if path == LOCK_PATH and self.racing_token is not None:
-            other = {**json.loads(data), "token": self.racing_token, "plan_id": "other-plan", "pid": 4242}
-            super().write_bytes(path, json.dumps(other).encode())
-            self.racing_token = None
+def test_an_unreadable_lock_object_is_refused(storage: Storage) -> None:
+    put_lock(storage, StorageLockData(False, 0, "x"))
+    (Path(storage.full_path(LOCK_PATH))).write_bytes(b"{not json")
+    with pytest.raises(ApplyError, match="cannot be read as Hudi's lock"):
+        TableLock(storage, "plan-2").acquire()
+    with pytest.raises(ApplyError, match="cannot be read as Hudi's lock"):
+        check_free(storage)
 
 
-def test_on_an_object_store_the_lock_is_read_back_before_the_apply_goes_on(tmp_path: Path) -> None:
-    (tmp_path / ".hoodie").mkdir()
-    store = ObjectStore(str(tmp_path))
-    with TableLock(store, "plan-1", clock=Clock(), settle_s=0) as lock:
-        assert lock.holds() and _record(store)["token"] == lock.token
-    assert not store.exists(LOCK_PATH)
+def test_the_old_maintainer_lock_is_ignored(storage: Storage) -> None:
+    old = {"host": "h", "pid": 1, "plan_id": "p", "token": "t", "heartbeat_ms": time.time_ns() // 10**6}
+    storage.write_bytes(OLD_LOCK_PATH, json.dumps({**old, "expiry_ms": 600_000}).encode())
+    check_free(storage)
+    with TableLock(storage, "plan-2"):
+        pass
 
-    store.racing_token = "someone-else"
-    with pytest.raises(ApplyError, match=r"another apply took the table lock at the same moment.*other-pla"):
-        TableLock(store, "plan-1", clock=Clock(), settle_s=0).acquire()
-    assert _record(store)["token"] == "someone-else", "the winner's lock is left alone"
+
+# -- renewal and losing the lock -------------------------------------------------------------------
+
+
+def test_renewal_extends_the_validity_conditionally(storage: Storage) -> None:
+    clock, monotonic = Clock(), Monotonic()
+    lock = TableLock(storage, "plan-1", clock=clock, monotonic=monotonic, timing=LockTiming(10_000, 1_000))
+    lock.acquire()
+    lock._stop.set()  # the renewal thread stops: renew by hand
+    first = lock_json(storage)["validUntil"]
+    clock.now += 5_000
+    monotonic.now += 5
+    assert lock.renew()
+    assert lock_json(storage) == {"expired": False, "validUntil": first + 5_000, "owner": lock.owner}
+    monotonic.now += 8.5  # 8.5 s after the renewal began: 9 s (validity - one interval) not reached
+    lock.check()
+    lock.release()
+    assert lock_json(storage)["expired"] is True
+
+
+def test_a_renewal_that_loses_the_race_stops_and_the_writes_with_it(
+    storage: Storage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    lock = TableLock(storage, "plan-1", clock=clock, timing=LockTiming(3_600_000, 360_000))
+    lock.acquire()
+    storage.write_bytes(".hoodie/before.txt", b"fine")  # the fence lets a holder write
+    put_lock(storage, StorageLockData(False, clock.now + 60_000, HUDI_OWNER))  # taken over
+    assert not lock.renew()
+    assert lock.lost is not None and "taken over" in lock.lost and not lock.holds()
+    with pytest.raises(ApplyError, match=r"lost the table lock \(another writer changed"):
+        Storage(storage.base_uri).write_bytes(".hoodie/after.txt", b"too late")  # any Storage, same table
+    with pytest.raises(ApplyError, match="lost the table lock"):
+        Storage(storage.base_uri).delete(".hoodie/before.txt")
+    assert not Path(storage.full_path(".hoodie/after.txt")).exists()
+    lock.release()
+    assert lock_json(storage)["owner"] == HUDI_OWNER, "the new holder's lock is left alone"
+    storage.write_bytes(".hoodie/after.txt", b"released: no fence")
+    assert "lost the table lock" in capsys.readouterr().err
+
+
+def test_a_lease_that_runs_out_unrenewed_stops_the_writes(storage: Storage) -> None:
+    monotonic = Monotonic()
+    lock = TableLock(storage, "plan-1", monotonic=monotonic, timing=LockTiming(10_000, 1_000))
+    lock.acquire()
+    lock._stop.set()
+    monotonic.now += 8.9
+    storage.write_bytes(".hoodie/x", b"in time")
+    monotonic.now += 0.2  # 9.1 s: less than one renewal interval of the validity left
+    with pytest.raises(ApplyError, match="not renewed in time"):
+        storage.write_bytes(".hoodie/y", b"late")
+    assert not lock.renew()
+    lock.release()
+    assert lock_json(storage)["expired"] is False, "a lost lock is not written any more"
+
+
+def test_the_renewal_thread_keeps_the_lock_valid(storage: Storage) -> None:
+    with TableLock(storage, "plan-1", timing=SHORT) as lock:
+        first = lock_json(storage)["validUntil"]
+        deadline = time.monotonic() + 2
+        while lock_json(storage)["validUntil"] == first and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert lock_json(storage)["validUntil"] > first
+        time.sleep(0.3)
+        lock.check()
+        assert lock.holds()
+
+
+class Flaky(ConditionalStore):
+    """A local store whose first calls of one operation fail transiently (the last after
+    doing the write: its answer was lost)."""
+
+    def __init__(self, inner: ConditionalStore, operation: str, failures: int, after: bool = False) -> None:
+        self.inner, self.operation, self.failures, self.after = inner, operation, failures, after
+        self.needs_verification = False
+
+    def uri(self, path: str) -> str:
+        return self.inner.uri(path)
+
+    def _maybe_fail(self, operation: str, call: Any) -> Any:
+        if operation == self.operation and self.failures > 0:
+            self.failures -= 1
+            if self.after:
+                call()
+            raise StorageUnavailableError("503 SlowDown")
+        return call()
+
+    def read_versioned(self, path: str) -> Versioned | None:
+        return self.inner.read_versioned(path)
+
+    def create_if_absent(self, path: str, data: bytes) -> str:
+        return self._maybe_fail("create", lambda: self.inner.create_if_absent(path, data))  # type: ignore[no-any-return]
+
+    def replace_if_version(self, path: str, data: bytes, version: str) -> str:
+        return self._maybe_fail("replace", lambda: self.inner.replace_if_version(path, data, version))  # type: ignore[no-any-return]
+
+
+def test_transient_failures_are_retried(storage: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("maintainer.runner.lock.RETRY_BACKOFF_S", 0.001)
+    store = Flaky(conditional_store(storage), "create", 2)
+    with TableLock(storage, "plan-1", store=store) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
+    # a create that succeeded but whose answer was lost: the retry finds our own lock, adopts it
+    other = Storage(storage.full_path("t2"))
+    store = Flaky(conditional_store(other), "create", 1, after=True)
+    with TableLock(other, "plan-1", store=store) as lock:
+        assert lock_json(other)["owner"] == lock.owner and lock.holds()
+    # renewal: a transient failure keeps the lock (retried at the next beat)
+    store = Flaky(conditional_store(storage), "replace", 1)
+    lock = TableLock(storage, "plan-3", store=store)
+    lock.acquire()
+    lock._stop.set()
+    assert lock.renew() and lock.lost is None
+    assert lock.renew()
+    lock.release()
+
+
+def test_storage_that_never_answers_fails_the_acquire(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("maintainer.runner.lock.RETRY_BACKOFF_S", 0.001)
+    store = Flaky(conditional_store(storage), "create", 100)
+    with pytest.raises(ApplyError, match=r"the storage keeps failing \(503 SlowDown\)"):
+        TableLock(storage, "plan-1", store=store).acquire()
+
+
+# -- dead owners ---------------------------------------------------------------------------------
 
 
 def _dead_pid() -> int:
-    """The pid of a process that ran on this host and exited (reaped)."""
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
 
 
-def _write_owner(storage: Storage, host: str, pid: int, heartbeat_ms: int) -> None:
-    record = LockRecord(host, pid, "plan-killed", "t0", heartbeat_ms, 600_000)
-    storage.write_if_absent(LOCK_PATH, record.encode())
-
-
-def test_a_fresh_lock_of_a_dead_process_on_this_host_is_taken_over_naming_it(
+def test_the_live_lock_of_a_dead_maintainer_process_here_is_taken_over_at_once(
     storage: Storage, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = Clock()
     pid = _dead_pid()
-    _write_owner(storage, socket.gethostname(), pid, clock.now)  # heartbeat 0 s ago: not stale
+    owner = Owner(socket.gethostname(), pid, "plan-killed", "t0").encode()
+    put_lock(storage, StorageLockData(False, clock.now + 300_000, owner))
     check_free(storage, clock)  # the pre-check lets it through
-    with TableLock(storage, "plan-2", clock=clock):
-        assert _record(storage)["plan_id"] == "plan-2"
+    with TableLock(storage, "plan-2", clock=clock) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
     err = capsys.readouterr().err
-    assert "taking over the lock of" in err and f"pid {pid}" in err and "plan-killed" in err
+    assert f"taking over the lock of maintainer on {socket.gethostname()} pid {pid} (plan plan-killed)" in err
 
 
-def test_a_fresh_lock_of_another_host_or_a_live_process_is_not_taken_over(storage: Storage) -> None:
+def test_the_live_lock_of_another_host_or_a_live_process_is_not_taken_over(storage: Storage) -> None:
     clock = Clock()
-    _write_owner(storage, "another-host", _dead_pid(), clock.now)
-    with pytest.raises(ApplyError, match="locked by another apply: another-host pid"):
-        check_free(storage, clock)
-    with pytest.raises(ApplyError, match="locked by another apply: another-host pid"):
+    put_lock(
+        storage,
+        StorageLockData(False, clock.now + 300_000, Owner("elsewhere", _dead_pid(), "p", "t").encode()),
+    )
+    with pytest.raises(ApplyError, match="maintainer on elsewhere pid"):
         TableLock(storage, "plan-2", clock=clock).acquire()
-    storage.delete(LOCK_PATH)
-    _write_owner(storage, socket.gethostname(), os.getppid(), clock.now)
+    put_lock(
+        storage,
+        StorageLockData(
+            False, clock.now + 300_000, Owner(socket.gethostname(), os.getppid(), "p", "t").encode()
+        ),
+    )
     with pytest.raises(ApplyError, match=f"pid {os.getppid()} "):
         check_free(storage, clock)
 
 
-def test_pid_alive_tells_a_running_process_from_a_gone_one() -> None:
-    assert pid_alive(os.getpid()) and not pid_alive(_dead_pid()) and not pid_alive(0)
+def test_lock_records_say_whether_they_keep_anyone_out() -> None:
+    here = socket.gethostname()
+    live = LockRecord(StorageLockData(False, 10_000, Owner(here, os.getpid(), "p", "t").encode()))
+    assert live.is_live(10_500, here) and not live.owner_is_gone(here, 10_500)
+    assert live.owner_is_gone(here, 10_501)
+    dead = LockRecord(StorageLockData(False, 10_000, Owner(here, _dead_pid(), "p", "t").encode()))
+    assert dead.owner_is_gone(here, 0) and not dead.owner_is_gone("other-host", 0)
+    assert LockRecord.decode(b"garbage") is None
+    assert pid_alive(os.getpid()) and not pid_alive(0)
 
 
-def test_check_free_passes_an_unlocked_or_stale_table(storage: Storage) -> None:
-    clock = Clock()
-    check_free(storage, clock)
-    _write_owner(storage, "another-host", 1, clock.now)
-    clock.now += 10 * 60 * 1000 + 1
-    check_free(storage, clock)
+# -- processes racing, a killed holder --------------------------------------------------------------
+
+
+def _contend(root: str, n: int, start: Any, results: Any, done: Any) -> None:
+    start.wait()
+    try:
+        with TableLock(Storage(root), f"plan-{n}", timing=SHORT):
+            results.put((n, "acquired"))
+            done.wait(10)
+    except ApplyError as exc:
+        results.put((n, str(exc)))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
+def test_processes_racing_for_the_lock_exactly_one_proceeds(storage: Storage) -> None:
+    context = multiprocessing.get_context("fork")
+    contenders = 6
+    start, done, results = context.Barrier(contenders), context.Event(), context.Queue()
+    processes = [
+        context.Process(target=_contend, args=(storage.base_uri, n, start, results, done))
+        for n in range(contenders)
+    ]
+    for process in processes:
+        process.start()
+    outcomes = dict(results.get(timeout=20) for _ in range(contenders))
+    done.set()
+    for process in processes:
+        process.join(20)
+    winners = [n for n, outcome in outcomes.items() if outcome == "acquired"]
+    assert len(winners) == 1, outcomes
+    (winner,) = winners
+    for n, outcome in outcomes.items():
+        if n != winner:
+            assert f"locked by another writer: maintainer on {socket.gethostname()} pid" in outcome
+            assert f"(plan plan-{winner})" in outcome
+    assert lock_json(storage)["expired"] is True
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from maintainer.hudi.lock import LockTiming
+    from maintainer.runner.lock import TableLock
+    from maintainer.storage import Storage
+    lock = TableLock(Storage(sys.argv[1]), "plan-killed", timing=LockTiming(1000, 100))
+    lock.acquire()
+    print("held", flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def _hold_then_kill(root: str) -> int:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, root], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    time.sleep(0.25)  # it renews a few times
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    return holder.pid
+
+
+def test_a_killed_holders_lock_runs_out_by_hudis_rule_then_is_taken_over(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pid = _hold_then_kill(storage.base_uri)
+    record = read_lock(storage)
+    assert record is not None and not record.data.expired and f"/{pid}/" in record.data.owner
+    # seen from another host (no dead-process shortcut): only Hudi's rule applies
+    monkeypatch.setattr(socket, "gethostname", lambda: "another-host")
+    with pytest.raises(ApplyError, match=f"locked by another writer: maintainer on .* pid {pid}"):
+        TableLock(storage, "plan-next", timing=SHORT).acquire()
+    wait_s = (record.data.valid_until + 501) / 1000 - time.time()
+    assert 0 < wait_s <= 1.5
+    time.sleep(wait_s)
+    with TableLock(storage, "plan-next", timing=SHORT) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
+
+
+def test_a_killed_holders_lock_on_this_host_is_taken_over_at_once(storage: Storage) -> None:
+    pid = _hold_then_kill(storage.base_uri)
+    record = read_lock(storage)
+    assert record is not None and record.data.binds(time.time_ns() // 10**6)
+    with TableLock(storage, "plan-next", timing=SHORT) as lock:
+        assert lock_json(storage)["owner"] == lock.owner and f"/{pid}/" not in lock.owner
+
+
+# -- instant times are generated under the lock ----------------------------------------------------
+
+
+def test_an_executors_clock_is_read_only_while_the_table_lock_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES))
+    table = Storage(str(tmp_path / "a"))
+    held_when_read: list[bool] = []
+    real = utc_now
+
+    def watched_clock() -> Any:
+        record = read_lock(table)
+        held_when_read.append(record is not None and record.data.binds(time.time_ns() // 10**6))
+        return real()
+
+    monkeypatch.setattr("maintainer.runner.apply.utc_now", watched_clock)
+
+    def execute(ctx: NodeContext) -> NodeOutcome:
+        ctx.clock()  # what every executor's instant time comes from
+        return NodeOutcome(message="done")
+
+    runner = PlanRunner(saved, {"a": spec(tmp_path, "a")}, lambda: None, executors=lambda _: execute)
+    apply_plan(saved, graph_of(saved), runner)
+    assert held_when_read == [True]
+    record = read_lock(table)
+    assert record is not None and record.data.expired
