@@ -79,3 +79,13 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     with moto_s3_server(tmp_path_factory.mktemp("s3-server")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def seaweedfs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """SeaweedFS (``weed mini``) on 127.0.0.1 for the whole run, the second S3 server of the
+    ``servers``-marked tests; it keeps no request log (check what it holds with ``keys()``)."""
+    from tests.support.seaweedfs_server import seaweedfs_s3_server
+
+    with seaweedfs_s3_server(tmp_path_factory.mktemp("seaweedfs")) as server:
+        yield server

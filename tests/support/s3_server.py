@@ -41,12 +41,11 @@ class S3Request:
 
 
 @dataclass(frozen=True)
-class S3Server:
-    """A running S3 server: its endpoint, credentials and request log."""
+class S3Endpoint:
+    """A running S3-compatible server: its endpoint and credentials, as each client names them."""
 
     endpoint: str
     """``http://127.0.0.1:<port>``"""
-    log_path: Path
 
     @property
     def host_port(self) -> str:
@@ -63,7 +62,8 @@ class S3Server:
         }
 
     def hudi_options(self) -> dict[str, str]:
-        """The same server for the ``hudi`` reader (hudi-rs / object_store option names)."""
+        """The same server for the ``hudi`` reader (hudi-rs / object_store option names), e.g.
+        ``HudiTableBuilder.from_base_uri(uri).with_storage_options(options).build()``."""
         return {
             "aws_endpoint_url": self.endpoint,
             "aws_access_key_id": ACCESS_KEY,
@@ -89,6 +89,19 @@ class S3Server:
         self.client().create_bucket(Bucket=name)
         return f"s3://{name}"
 
+    def keys(self, bucket: str) -> list[str]:
+        """Every object key in ``bucket``, sorted."""
+        paginator = self.client().get_paginator("list_objects_v2")
+        pages = paginator.paginate(Bucket=bucket)
+        return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
+
+
+@dataclass(frozen=True)
+class S3Server(S3Endpoint):
+    """moto's S3 server: an :class:`S3Endpoint` with the log of every request it served."""
+
+    log_path: Path
+
     def requests(self) -> list[S3Request]:
         """Every request the server has served so far, in order."""
         text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -109,17 +122,21 @@ def moto_server_command() -> list[str]:
     return [found]
 
 
-def _wait_until_listening(port: int, process: subprocess.Popen[bytes], log_path: Path) -> None:
+def wait_until_listening(
+    port: int, process: subprocess.Popen[bytes], log_path: Path, name: str = "moto_server"
+) -> None:
+    """Return once 127.0.0.1:``port`` accepts connections; raise with the log's tail if the
+    server exits first or 30 s pass."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"moto_server exited: {log_path.read_text(errors='replace')[-2000:]}")
+            raise RuntimeError(f"{name} exited: {log_path.read_text(errors='replace')[-2000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError(f"moto_server did not listen on 127.0.0.1:{port} within 30 s")
+    raise RuntimeError(f"{name} did not listen on 127.0.0.1:{port} within 30 s")
 
 
 @contextmanager
@@ -136,7 +153,7 @@ def moto_s3_server(workdir: Path) -> Iterator[S3Server]:
             env=env,
         )
     try:
-        _wait_until_listening(port, process, log_path)
+        wait_until_listening(port, process, log_path)
         yield S3Server(f"http://127.0.0.1:{port}", log_path)
     finally:
         process.terminate()
