@@ -111,7 +111,9 @@ SPARK_ROW_THRESHOLD = 1_000_000
     "--expected",
     "expected_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the expected rows (default: PATH.expected.jsonl beside the table).",
+    help="Where to write the expected rows, a local file (default: PATH.expected.jsonl beside a "
+    "local table; for a table on an object store or HDFS, NAME.expected.jsonl in the current "
+    "directory, NAME being PATH's last segment: nothing is written outside the table there).",
 )
 def command(
     path: str,
@@ -149,7 +151,8 @@ def command(
         raise UsageError(f"--failed-write-at {failed_write_at} is not a write: --commits is {commits}")
     if metadata_table and table_version != "8":
         raise UsageError("--metadata-table needs --table-version 8")
-    if Storage(path, storage_options).exists(".hoodie/hoodie.properties"):
+    storage = Storage(path, storage_options)
+    if storage.exists(".hoodie/hoodie.properties"):
         raise UsageError(f"{path} already holds a Hudi table; datagen only writes new tables")
     workload = WorkloadSpec(
         partitions, file_groups, commits, rows_per_commit, update_ratio, delete_ratio, seed
@@ -163,7 +166,7 @@ def command(
     table = generate(
         path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT, storage_options=storage_options
     )
-    target = expected_path or Path(f"{table.path}.expected.jsonl")
+    target = expected_path or default_expected_path(table.path, storage.is_local)
     write_expected(table, target)
     failed = f", write {table.failed_instant} left inflight" if table.failed_instant else ""
     stdout.print(
@@ -171,3 +174,12 @@ def command(
         f"at {table.path}: {len(table.completed)} commits{failed}\nexpected rows: {target}"
     )
     return 0
+
+
+def default_expected_path(table_path: str, is_local: bool) -> Path:
+    """Beside a local table; in the current directory for a remote one, so that datagen writes
+    no object outside the table's prefix (and never a local path made from a URI)."""
+    if is_local:
+        return Path(f"{table_path}.expected.jsonl")
+    name = table_path.rstrip("/").rsplit("/", 1)[-1]
+    return Path.cwd() / f"{name}.expected.jsonl"
