@@ -11,7 +11,9 @@ from typing import Any
 from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
 from maintainer.hudi.integrity import CommittedSize, verify_table
 from maintainer.hudi.projection import Projection
-from maintainer.hudi.table import TableSnapshot, load_snapshot
+from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.table import MetadataTableInfo, TableSnapshot, load_snapshot
+from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
@@ -48,14 +50,22 @@ def read_table_state(
     partitions: Iterable[str] | None = None,
     verify: bool = True,
     listed: Listings | None = None,
+    *,
+    config: TableConfig | None = None,
+    timeline: Timeline | None = None,
+    metadata_table: MetadataTableInfo | None = None,
 ) -> TableState:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
     commands that only look at a table (``inspect`` shows a damaged table as it is). ``listed``
-    replaces the storage listing (planning from the metadata table's ``files`` partition)."""
-    snapshot = load_snapshot(storage, partitions, listed)
+    replaces the storage listing (planning from the metadata table's ``files`` partition).
+    ``config``, ``timeline``, ``metadata_table``: the table's ``hoodie.properties``, active
+    timeline and metadata-table presence as this command already read them (not read again)."""
+    snapshot = load_snapshot(
+        storage, partitions, listed, config=config, timeline=timeline, metadata_table=metadata_table
+    )
     committed = verify_table(storage, snapshot) if verify else {}
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)

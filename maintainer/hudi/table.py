@@ -31,6 +31,9 @@ class MetadataTableInfo:
     exists: bool
     partitions: tuple[str, ...]
     inflight_partitions: tuple[str, ...]
+    timeline: Timeline | None = field(default=None, compare=False, repr=False)
+    """Its active timeline, where the command that read the table read it already (planning
+    with ``metadata_table: sync``), so that nothing lists it again; None: not read."""
 
     @property
     def enabled(self) -> bool:
@@ -133,12 +136,23 @@ def load_heartbeats(storage: Storage) -> dict[str, int]:
 
 
 def load_snapshot(
-    storage: Storage, partitions: Iterable[str] | None = None, listed: Listings | None = None
+    storage: Storage,
+    partitions: Iterable[str] | None = None,
+    listed: Listings | None = None,
+    *,
+    config: TableConfig | None = None,
+    timeline: Timeline | None = None,
+    metadata_table: MetadataTableInfo | None = None,
 ) -> TableSnapshot:
     """Read the table's state. ``partitions`` limits the listing (incremental planning);
-    ``listed`` replaces it (the listing of the table's metadata table)."""
-    config = load_config(storage)
-    timeline = load_timeline(storage, config)
+    ``listed`` replaces it (the listing of the table's metadata table). ``config``, ``timeline``
+    and ``metadata_table``: what the caller already read in this command (the other two need
+    ``config``), so ``hoodie.properties`` is read and the timeline listed once per table per
+    command."""
+    if config is None and (timeline is not None or metadata_table is not None):
+        raise ValueError("what was read earlier needs the config it was read with")
+    config = config if config is not None else load_config(storage)
+    timeline = timeline if timeline is not None else load_timeline(storage, config)
     if listed is not None:
         listings = listed
     elif partitions is None:
@@ -154,6 +168,6 @@ def load_snapshot(
         config=config,
         timeline=timeline,
         listings=listings,
-        metadata_table=load_metadata_table_info(storage, config),
+        metadata_table=metadata_table or load_metadata_table_info(storage, config),
         heartbeats=heartbeats,
     )

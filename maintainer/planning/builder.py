@@ -22,6 +22,7 @@ from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.files import metadata_file_listing, metadata_listings
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import (
     MetadataTableInfo,
     TableSnapshot,
@@ -135,13 +136,22 @@ def _partitions_needed(
 
 
 def open_for_services(
-    storage: Storage, request: TableRequest, services: Iterable[str], now: datetime
+    storage: Storage,
+    request: TableRequest,
+    services: Iterable[str],
+    now: datetime,
+    config: TableConfig | None = None,
+    timeline: Timeline | None = None,
+    metadata_table: MetadataTableInfo | None = None,
 ) -> TableState:
-    """Open the table listing only the partitions the services' planners need."""
-    config = load_config(storage)
-    timeline = load_timeline(storage, config)
+    """Open the table listing only the partitions the services' planners need. ``config``,
+    ``timeline``, ``metadata_table``: the table as this command already read it (not read again)."""
+    config = config if config is not None else load_config(storage)
+    timeline = timeline if timeline is not None else load_timeline(storage, config)
     partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
-    return read_table_state(storage, partitions)
+    return read_table_state(
+        storage, partitions, config=config, timeline=timeline, metadata_table=metadata_table
+    )
 
 
 # -- nodes -----------------------------------------------------------------------------------
@@ -215,17 +225,23 @@ def _first_runnable(nodes: list[NodePlan]) -> int | None:
 
 
 def _plan_synced(
-    storage: Storage, request: TableRequest, services: tuple[str, ...], now: datetime
+    storage: Storage,
+    config: TableConfig,
+    info: MetadataTableInfo,
+    request: TableRequest,
+    services: tuple[str, ...],
+    now: datetime,
 ) -> tuple[TableState, tuple[NodePlan, ...]]:
     """``metadata_table: sync``: a metadata table unfit for sync blocks every node; a service
-    that cannot sync it is blocked before it is planned; the others say what they write."""
+    that cannot sync it is blocked before it is planned; the others say what they write. The
+    timeline the fitness check reads is the one the nodes are planned on."""
     spec = request.spec
-    head = read_table_state(storage, partitions=(), verify=False)
+    head = read_table_state(storage, partitions=(), verify=False, config=config, metadata_table=info)
     try:
         mdt = open_fit_for_sync(head)
     except MaintainerError as exc:
         return head, _blocked(spec.name, services, str(exc))
-    table = open_from_metadata_table(storage, mdt, head.snapshot.timeline, request, services, now)
+    table = open_from_metadata_table(storage, mdt, head.snapshot, request, services, now)
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
     planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now), strict=True))
     nodes = []
@@ -243,7 +259,7 @@ def _plan_synced(
 def open_from_metadata_table(
     storage: Storage,
     mdt: MetadataTable,
-    timeline: Timeline,
+    head: TableSnapshot,
     request: TableRequest,
     services: Iterable[str],
     now: datetime,
@@ -251,12 +267,26 @@ def open_from_metadata_table(
     """The table as planning reads it, listed from the metadata table's ``files`` partition (as
     Hudi's own services list it): no LIST per partition. Storage is listed instead while a
     write is pending: a failed write's files are only there, and its rollback must see them.
-    Apply lists the partitions it changes from storage again."""
+    Apply lists the partitions it changes from storage again. ``head``: the table's properties
+    and timeline as already read (not read again)."""
+    config, timeline, info = head.config, head.timeline, head.metadata_table
     if timeline.pending_writes():
-        return open_for_services(storage, request, services, now)
-    tz = mdt.state.snapshot.config.timeline_timezone
-    needed = _partitions_needed(storage, timeline, request, services, now, tz)
-    return read_table_state(storage, listed=metadata_listings(metadata_file_listing(mdt), needed))
+        table = open_for_services(storage, request, services, now, config, timeline, info)
+    else:
+        tz = mdt.state.snapshot.config.timeline_timezone
+        needed = _partitions_needed(storage, timeline, request, services, now, tz)
+        listed = metadata_listings(metadata_file_listing(mdt), needed)
+        table = read_table_state(
+            storage, listed=listed, config=config, timeline=timeline, metadata_table=info
+        )
+    return _knowing_metadata_timeline(table, mdt)
+
+
+def _knowing_metadata_timeline(table: TableState, mdt: MetadataTable) -> TableState:
+    """The table with the metadata table's timeline the fitness check read (for the planners
+    that need it, e.g. archival's guard on the metadata table's latest compaction)."""
+    info = replace(table.snapshot.metadata_table, timeline=mdt.state.snapshot.timeline)
+    return replace(table, snapshot=replace(table.snapshot, metadata_table=info))
 
 
 def _plan_nodes(
@@ -301,16 +331,16 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         policy = spec.metadata_policy(config.version)
         if info.enabled and policy == "refuse":
             reason = refuse_reason(info, config.version, explicit=spec.metadata_table == "refuse")
-            head = load_snapshot(storage, [])
+            head = load_snapshot(storage, [], config=config, metadata_table=info)
             nodes = _blocked(spec.name, services, reason)
             return BuiltTable(
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
             )
         if policy == "sync" and (info.partitions or info.inflight_partitions):
-            table, nodes = _plan_synced(storage, request, services, now)
+            table, nodes = _plan_synced(storage, config, info, request, services, now)
         else:
-            table = open_for_services(storage, request, services, now)
+            table = open_for_services(storage, request, services, now, config, metadata_table=info)
             nodes = _plan_nodes(table, request, services, now)
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes

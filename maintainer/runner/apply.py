@@ -13,6 +13,7 @@ the project graph restricted to the plan's nodes; nodes of different tables run 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.timeline import Timeline
 from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
@@ -51,9 +53,16 @@ def _recorded(node: NodePlan) -> bool:
     return node.status is NodeStatus.CHANGES
 
 
-def _applied_how(storage: Storage, plan_id: str, node: NodePlan) -> str | None:
+def _read_timeline(storage: Storage) -> Timeline:
+    return load_timeline(storage, load_config(storage))
+
+
+def _applied_how(
+    storage: Storage, plan_id: str, node: NodePlan, read_timeline: Callable[[], Timeline] | None = None
+) -> str | None:
     """How the table shows the node applied from this plan: its ledger record, else (clean and
-    compaction, recorded by Hudi instants too) a completed instant carrying the plan id."""
+    compaction, recorded by Hudi instants too) a completed instant carrying the plan id.
+    ``read_timeline``: the table's timeline as this check reads it (default: read now)."""
     record = read_record(storage, plan_id, node.service)
     if record is not None:
         return f"recorded {record.finished_at}"
@@ -61,7 +70,7 @@ def _applied_how(storage: Storage, plan_id: str, node: NodePlan) -> str | None:
     if actions is None or not node.payloads:
         return None
     try:
-        timeline = load_timeline(storage, load_config(storage))
+        timeline = read_timeline() if read_timeline is not None else _read_timeline(storage)
     except MaintainerError:
         return None  # unreadable now: the node fails with the reason when it runs
     instant = is_applied(storage, timeline, plan_id, actions)
@@ -74,8 +83,9 @@ def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[
     applied: dict[NodeId, str] = {}
     for table in saved.plan.tables:
         storage = Storage(table.path, storage_options)
+        read_once = functools.cache(functools.partial(_read_timeline, storage))  # one read per table here
         for node in table.nodes:
-            how = _applied_how(storage, saved.plan_id, node) if _recorded(node) else None
+            how = _applied_how(storage, saved.plan_id, node, read_once) if _recorded(node) else None
             if how is not None:
                 applied[NodeId(node.table, node.service)] = how
     return applied

@@ -182,3 +182,34 @@ def test_plan_and_apply_on_an_s3_server(
         sent = server.requests()[mark:]
         assert [(r.method, r.path) for r in writes_outside(sent, bucket, "lake/t")] == []
         assert [r for r in sent if "uploads" in r.path or "partNumber=" in r.path] == [], "a multipart upload"
+
+
+def properties_reads(sent: list[S3Request], bucket: str, table_prefix: str) -> int:
+    path = f"/{bucket}/{table_prefix}/.hoodie/hoodie.properties"
+    return sum(1 for r in sent if r.method == "GET" and r.path == path)
+
+
+def timeline_listings(sent: list[S3Request], bucket: str, timeline_prefix: str) -> int:
+    """LISTs of the folder (its query ends with the prefix: the parameters are sorted)."""
+    listed = f"prefix={timeline_prefix}/"
+    return sum(
+        1 for r in sent if r.method == "GET" and r.path.startswith(f"/{bucket}?") and r.path.endswith(listed)
+    )
+
+
+def test_plan_and_inspect_read_each_tables_properties_once(
+    s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a table with a metadata table kept in sync: one GET of its ``hoodie.properties`` and
+    one LIST of its timeline per command, and the same for the metadata table's."""
+    table = bucket_with_neighbours(s3_server, "e2e-reads-once")
+    project = s3_project(s3_server, table, 8, tmp_path, monkeypatch)
+    for command in (["plan"], ["inspect", table]):
+        mark = s3_server.request_count()
+        assert project.cli(*command) == 0
+        sent = s3_server.requests()[mark:]
+        assert properties_reads(sent, project.bucket, "lake/t") == 1, command
+        assert timeline_listings(sent, project.bucket, "lake/t/.hoodie/timeline") == 1, command
+        if command == ["inspect", table]:  # planning's archive node reads it again (see the report)
+            assert properties_reads(sent, project.bucket, "lake/t/.hoodie/metadata") == 1, command
+            assert timeline_listings(sent, project.bucket, "lake/t/.hoodie/metadata/.hoodie/timeline") == 1

@@ -1,0 +1,97 @@
+"""Planning reads each table's ``hoodie.properties`` once and lists its timeline once: the
+fitness check's head read and the planning read share them (on an object store every read is a
+request). Counted on a Storage that records what it reads."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.project.models import TableSpec
+from maintainer.project.services import (
+    ArchiveSpec,
+    CleanSpec,
+    CompactionSpec,
+    CompactionTrigger,
+    RollbackSpec,
+)
+from maintainer.storage import Storage
+
+WITHOUT_ARCHIVE = ("rollback", "compaction", "clean")
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Full path -> times read (``read_bytes``) or listed (``list_dir_columns``, as ``LIST path``)."""
+    seen: Counter[str] = Counter()
+    read_bytes, list_dir_columns = Storage.read_bytes, Storage.list_dir_columns
+
+    def counted_read(self: Storage, path: str) -> bytes:
+        seen[self.uri(path)] += 1
+        return read_bytes(self, path)
+
+    def counted_list(self: Storage, path: str, *args: Any, **kwargs: Any) -> Any:
+        seen[f"LIST {self.uri(path)}"] += 1
+        return list_dir_columns(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(Storage, "read_bytes", counted_read)
+    monkeypatch.setattr(Storage, "list_dir_columns", counted_list)
+    return seen
+
+
+def table(tmp_path: Path, version: int) -> Path:
+    path = tmp_path / f"v{version}"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=4, rows_per_commit=10, seed=version)
+    spec = DatagenSpec("t", "mor", version, workload, failed_write=True, metadata_table=version == 8)
+    generate(str(path), spec)
+    return path
+
+
+def plan(path: Path, services: Iterable[str]) -> None:
+    spec = TableSpec(
+        name="t",
+        path=str(path),
+        manifest="t.yml",
+        line=1,
+        rollback=RollbackSpec(min_age=timedelta(0)),
+        compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)),
+        clean=CleanSpec(commits_retained=1),
+        archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3),
+    )
+    now = datetime.now(timezone.utc)
+    built = build_plan("proj", "dev", [TableRequest(spec, tuple(services))], {}, now, threads=1)
+    nodes = built.plan.tables[0].nodes
+    assert [node.status.value for node in nodes][:2] == ["changes", "changes"], [n.reasons for n in nodes]
+
+
+def uri(table: Path, path: str) -> str:
+    return Storage(str(table)).uri(path)
+
+
+@pytest.mark.parametrize("version", [8, 6])
+def test_a_plan_reads_the_tables_properties_and_timeline_once(
+    version: int, tmp_path: Path, reads: Counter[str]
+) -> None:
+    path = table(tmp_path, version)
+    reads.clear()
+    plan(path, (*WITHOUT_ARCHIVE, "archive"))
+    assert reads[uri(path, ".hoodie/hoodie.properties")] == 1
+    assert reads["LIST " + uri(path, ".hoodie/timeline" if version == 8 else ".hoodie")] == 1
+
+
+def test_with_metadata_table_sync_its_properties_and_timeline_are_read_once_too(
+    tmp_path: Path, reads: Counter[str]
+) -> None:
+    path = table(tmp_path, 8)
+    reads.clear()
+    plan(path, WITHOUT_ARCHIVE)
+    assert reads[uri(path, ".hoodie/metadata/.hoodie/hoodie.properties")] == 1
+    assert reads["LIST " + uri(path, ".hoodie/metadata/.hoodie/timeline")] == 1
