@@ -205,7 +205,7 @@ def read_lock(storage: Storage) -> LockRecord | None:
 def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyError:
     left_s = max(0, (record.data.valid_until - now_ms) // 1000)
     return ApplyError(
-        f"the table is locked by another writer: {record.owner()}; "
+        f"the table is locked by another apply or writer: {record.owner()}; "
         f"the lock is valid until {_utc(record.data.valid_until)} ({left_s} s from now) unless renewed",
         where=storage.uri(LOCK_PATH),
         hint="wait for that writer to finish (a lock its owner stops renewing binds until "

@@ -95,7 +95,7 @@ def check_one_proceeded(outcomes: list[tuple[int, str, int]], lock: StorageLockD
     (loser_output,) = [output for code, output, _ in outcomes if code == 1]
     flat = " ".join(loser_output.split())
     host = re.escape(socket.gethostname())
-    holder = rf"locked by another writer: maintainer on {host} pid {winner} \(plan \w{{12}}\)"
+    holder = rf"locked by another apply or writer: maintainer on {host} pid {winner} \(plan \w{{12}}\)"
     assert re.search(holder, flat), loser_output
     assert "holding" not in loser_output
     owner = Owner.parse(lock.owner)

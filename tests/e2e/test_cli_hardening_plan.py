@@ -317,7 +317,7 @@ def test_a_live_lock_fails_the_apply_before_spark_starts(
     with TableLock(Storage(str(table)), "feedfacecafe" * 5):
         assert main(["apply", "--project-dir", str(root)]) == 1
     err = capsys.readouterr().err
-    assert f"the table is locked by another writer: maintainer on {socket.gethostname()} pid" in err
+    assert f"the table is locked by another apply or writer: maintainer on {socket.gethostname()} pid" in err
     assert "(plan feedfacecafe)" in err
     assert sessions == []  # refused before any Spark session and any node
     lock_files = {

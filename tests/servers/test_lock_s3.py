@@ -100,7 +100,7 @@ def test_lockers_racing_on_one_s3_table_exactly_one_wins(s3_server: Any) -> None
     for n, outcome in outcomes.items():
         if n != winners[0]:
             assert (
-                "locked by another writer: maintainer on" in outcome
+                "locked by another apply or writer: maintainer on" in outcome
                 and f"(plan plan-{winners[0]})" in outcome
             )
     released = StorageLockData.decode(lock_object(s3_server, "lock-race"))

@@ -113,9 +113,8 @@ def test_a_live_lock_is_refused_naming_its_owner_and_when_it_expires(storage: St
             with pytest.raises(ApplyError) as refused:
                 attempt()
             message = str(refused.value)
-            assert (
-                f"locked by another writer: maintainer on {socket.gethostname()} pid {os.getpid()}" in message
-            )
+            holder = f"maintainer on {socket.gethostname()} pid {os.getpid()}"
+            assert f"locked by another apply or writer: {holder}" in message
             assert (
                 "(plan plan-1)" in message
                 and "valid until 2023-11-14 22:18:20 UTC (240 s from now)" in message
@@ -137,7 +136,7 @@ def test_expiry_at_the_boundary_validuntil_plus_500_ms(
 ) -> None:
     clock = Clock()
     put_lock(storage, StorageLockData(False, clock.now - 500, HUDI_OWNER))  # binds through +500
-    with pytest.raises(ApplyError, match="locked by another writer"):
+    with pytest.raises(ApplyError, match="locked by another apply or writer"):
         TableLock(storage, "plan-2", clock=clock).acquire()
     clock.now += 1  # now validUntil + 501: a dangling lock, its owner stopped renewing
     check_free(storage, clock)
@@ -390,7 +389,7 @@ def test_processes_racing_for_the_lock_exactly_one_proceeds(storage: Storage) ->
     (winner,) = winners
     for n, outcome in outcomes.items():
         if n != winner:
-            assert f"locked by another writer: maintainer on {socket.gethostname()} pid" in outcome
+            assert f"locked by another apply or writer: maintainer on {socket.gethostname()} pid" in outcome
             assert f"(plan plan-{winner})" in outcome
     assert lock_json(storage)["expired"] is True
 
@@ -426,7 +425,7 @@ def test_a_killed_holders_lock_runs_out_by_hudis_rule_then_is_taken_over(
     assert record is not None and not record.data.expired and f"/{pid}/" in record.data.owner
     # seen from another host (no dead-process shortcut): only Hudi's rule applies
     monkeypatch.setattr(socket, "gethostname", lambda: "another-host")
-    with pytest.raises(ApplyError, match=f"locked by another writer: maintainer on .* pid {pid}"):
+    with pytest.raises(ApplyError, match=f"locked by another apply or writer: maintainer on .* pid {pid}"):
         TableLock(storage, "plan-next", timing=SHORT).acquire()
     wait_s = (record.data.valid_until + 501) / 1000 - time.time()
     assert 0 < wait_s <= 1.5
