@@ -191,3 +191,16 @@ def seaweedfs_s3_server(workdir: Path) -> Iterator[SeaweedFS]:
         yield endpoint
     finally:
         stop_process_group(process)
+        _remove_grpc_sockets(ports)
+
+
+def _remove_grpc_sockets(ports: SeaweedPorts) -> None:
+    """``weed mini`` also opens Unix sockets for its gRPC servers in /tmp, named by port, with
+    no option to move them, and leaves them behind: removed once it has stopped."""
+    for name in (
+        f"seaweedfs-s3-grpc-{ports.s3_grpc}.sock",
+        f"seaweedfs-admin-grpc-{ports.admin + GRPC_OFFSET}.sock",
+    ):
+        socket_path = Path("/tmp") / name
+        if socket_path.is_socket():
+            socket_path.unlink(missing_ok=True)
