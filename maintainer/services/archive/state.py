@@ -57,6 +57,9 @@ def metadata_compaction(table: TableState) -> str | None:
     table has no metadata table)."""
     if not table.snapshot.metadata_table.exists:
         return None
-    storage = table.storage.child(METADATA_TABLE_DIR)
-    latest = load_timeline(storage, load_config(storage)).last_completed(Action.COMPACTION, Action.COMMIT)
+    timeline = table.snapshot.metadata_table.timeline  # read already when planning synced it
+    if timeline is None:
+        storage = table.storage.child(METADATA_TABLE_DIR)
+        timeline = load_timeline(storage, load_config(storage))
+    latest = timeline.last_completed(Action.COMPACTION, Action.COMMIT)
     return latest.timestamp if latest is not None else None
