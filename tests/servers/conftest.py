@@ -4,6 +4,7 @@ its end."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 
 import pytest
@@ -31,5 +32,7 @@ def spark_connect(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectS
     """A Spark Connect server (local[2] inside) on 127.0.0.1 whose Python workers run this
     interpreter (so they import maintainer)."""
     _require_java()
+    if importlib.util.find_spec("grpc") is None or importlib.util.find_spec("zstandard") is None:
+        pytest.fail("the Spark Connect client packages are missing: pip install -e '.[dev,connect]'")
     with connect_server(tmp_path_factory.mktemp("spark-connect")) as server:
         yield server

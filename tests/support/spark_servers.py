@@ -203,6 +203,7 @@ def standalone_cluster(work: Path, cores: int = 1, memory: str = "1g") -> Iterat
     """A master and one worker (``cores`` cores, ``memory``) started from ``spark_home()``."""
     home = spark_home()
     env = server_environment(home, work)
+    env["SPARK_DAEMON_MEMORY"] = "256m"  # the master's and the worker's heap (1g by default)
     spark_class = str(home / "bin" / "spark-class")
     port, webui, worker_port, worker_webui = free_port(), free_port(), free_port(), free_port()
     master_url, webui_url = f"spark://{LOOPBACK}:{port}", f"http://{LOOPBACK}:{webui}"
