@@ -90,6 +90,12 @@ ACQUIRE_ATTEMPTS = 5
 RETRY_BACKOFF_S = 0.2
 """After a transient storage error: wait this long, doubled each time."""
 RELEASE_ATTEMPTS = 3
+WAIT_FOR_WRITER_S = 60.0
+"""How long acquiring waits while a Hudi writer holds the lock (Hudi's writers hold it briefly,
+around a commit; their own default wait is ``hoodie.write.lock.wait_time_ms``, 60 s). Another
+maintainer apply's lock (held for a whole node) is refused at once."""
+WRITER_POLL_S = 1.0
+"""How often the lock is read again meanwhile (Hudi's ``wait_time_ms_between_retry``)."""
 
 Clock = Callable[[], int]
 Monotonic = Callable[[], float]
@@ -168,6 +174,9 @@ class LockRecord:
     def owner(self) -> str:
         return describe_owner(self.data.owner)
 
+    def held_by_maintainer(self) -> bool:
+        return Owner.parse(self.data.owner) is not None
+
     def owner_is_dead_here(self, host: str) -> bool:
         """Is the owner a maintainer process on ``host`` (this one) that no longer runs?"""
         parsed = Owner.parse(self.data.owner)
@@ -214,13 +223,21 @@ def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyErr
 
 
 def check_free(storage: Storage, clock: Clock = epoch_ms) -> None:
-    """ApplyError naming the owner when another writer holds the table's lock now (a released
-    lock, a run-out one, or a dead maintainer process's on this host is taken over when the
-    node runs)."""
+    """ApplyError naming the owner when another maintainer apply holds the table's lock now (a
+    released lock, a run-out one, or a dead maintainer process's on this host is taken over when
+    the node runs; a Hudi writer's lock is waited for then, see :data:`WAIT_FOR_WRITER_S`)."""
     record = read_lock(storage)
     now = clock()
-    if record is not None and record.is_live(now, socket.gethostname()):
+    if record is not None and record.is_live(now, socket.gethostname()) and record.held_by_maintainer():
         raise _locked_error(storage, record, now)
+
+
+class _HeldByWriter(Exception):
+    """A Hudi writer holds the lock right now (acquiring waits for it)."""
+
+    def __init__(self, record: LockRecord) -> None:
+        super().__init__(record.owner())
+        self.record = record
 
 
 class TableLock:
@@ -236,8 +253,12 @@ class TableLock:
         clock: Clock = epoch_ms,
         monotonic: Monotonic = time.monotonic,
         store: ConditionalStore | None = None,
+        wait_for_writer_s: float = WAIT_FOR_WRITER_S,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.storage = storage
+        self.wait_for_writer_s = wait_for_writer_s
+        self.sleep = sleep
         self.plan_id = plan_id
         self.timing = timing or LockTiming()
         self.clock = clock
@@ -266,13 +287,21 @@ class TableLock:
     # -- acquire ------------------------------------------------------------------------------
     def acquire(self) -> None:
         failure: StorageError | None = None
-        for attempt in range(ACQUIRE_ATTEMPTS):
+        waited_until = self.monotonic() + self.wait_for_writer_s
+        attempt = 0
+        while attempt < ACQUIRE_ATTEMPTS:
             try:
                 if self._try_acquire():
                     break
             except StorageUnavailableError as exc:
                 failure = exc
-                time.sleep(RETRY_BACKOFF_S * 2**attempt)
+                self.sleep(RETRY_BACKOFF_S * 2**attempt)
+            except _HeldByWriter as held:
+                if self.monotonic() >= waited_until:
+                    raise _locked_error(self.storage, held.record, self.clock()) from None
+                self.sleep(WRITER_POLL_S)
+                continue  # waiting for a writer's commit is not a failed attempt
+            attempt += 1
         else:
             raise ApplyError(
                 "could not take the table lock: "
@@ -306,6 +335,8 @@ class TableLock:
         now = self.clock()
         if record.data.owner != self.owner:  # ours: a create of ours whose answer was lost
             if record.is_live(now, self.host):
+                if not record.held_by_maintainer():
+                    raise _HeldByWriter(record)
                 raise _locked_error(self.storage, record, now)
             if record.data.binds(now):
                 print_warning(

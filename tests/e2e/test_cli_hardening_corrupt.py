@@ -37,15 +37,16 @@ ALL_SERVICES = (
     "clean: {commits_retained: 1}\n"
     "archive: {keep_min_commits: 2, keep_max_commits: 3}"
 )
-LOCK_DIR = ".hoodie/.maintainer/"
+RUNNER_DIRS = (".hoodie/.maintainer/", ".hoodie/.locks/")
+"""The runner's own folders: its ledger, and the table lock (left released, as Hudi leaves it)."""
 
 
 def table_files(table: Path) -> dict[str, str]:
-    """Every file of the table (relative path -> sha256), the runner's lock folder aside."""
+    """Every file of the table (relative path -> sha256), the runner's own folders aside."""
     return {
         relative: hashlib.sha256(path.read_bytes()).hexdigest()
         for path in table.rglob("*")
-        if path.is_file() and not (relative := str(path.relative_to(table))).startswith(LOCK_DIR)
+        if path.is_file() and not (relative := str(path.relative_to(table))).startswith(RUNNER_DIRS)
     }
 
 

@@ -123,12 +123,32 @@ def test_a_live_lock_is_refused_naming_its_owner_and_when_it_expires(storage: St
         assert lock_json(storage)["owner"] == first.owner
 
 
-def test_a_hudi_writers_lock_is_refused_naming_its_uuid(storage: Storage) -> None:
+def test_a_hudi_writers_lock_is_waited_for_then_refused_naming_its_uuid(storage: Storage) -> None:
+    clock, monotonic = Clock(), Monotonic()
+    put_lock(storage, StorageLockData(False, clock.now + 600_000, HUDI_OWNER))
+    naps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        naps.append(seconds)
+        monotonic.now += seconds
+
+    check_free(storage, clock)  # a writer's lock is waited for when the node runs, not refused up front
+    lock = TableLock(storage, "plan-2", clock=clock, monotonic=monotonic, sleep=sleep, wait_for_writer_s=5)
+    with pytest.raises(ApplyError, match=f"another writer, owner '{HUDI_OWNER}'"):
+        lock.acquire()
+    assert naps == [1.0] * 5
+    assert lock_json(storage)["owner"] == HUDI_OWNER
+
+
+def test_the_lock_is_taken_once_the_hudi_writer_releases_it(storage: Storage) -> None:
     clock = Clock()
     put_lock(storage, StorageLockData(False, clock.now + 10_000, HUDI_OWNER))
-    with pytest.raises(ApplyError, match=f"another writer, owner '{HUDI_OWNER}'"):
-        TableLock(storage, "plan-2", clock=clock).acquire()
-    assert lock_json(storage)["owner"] == HUDI_OWNER
+
+    def writer_commits(seconds: float) -> None:  # the writer finishes its commit and unlocks
+        put_lock(storage, StorageLockData(True, clock.now + 10_000, HUDI_OWNER))
+
+    with TableLock(storage, "plan-2", clock=clock, sleep=writer_commits) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
 
 
 def test_expiry_at_the_boundary_validuntil_plus_500_ms(
@@ -137,7 +157,7 @@ def test_expiry_at_the_boundary_validuntil_plus_500_ms(
     clock = Clock()
     put_lock(storage, StorageLockData(False, clock.now - 500, HUDI_OWNER))  # binds through +500
     with pytest.raises(ApplyError, match="locked by another apply or writer"):
-        TableLock(storage, "plan-2", clock=clock).acquire()
+        TableLock(storage, "plan-2", clock=clock, wait_for_writer_s=0).acquire()
     clock.now += 1  # now validUntil + 501: a dangling lock, its owner stopped renewing
     check_free(storage, clock)
     with TableLock(storage, "plan-2", clock=clock) as lock:
