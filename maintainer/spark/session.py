@@ -37,6 +37,8 @@ PYTHON_CONF = {
 }
 """Profile settings of the Python that runs the executors (and the driver), and the environment
 variables PySpark actually reads them from when it launches its workers."""
+STOPPED_CONTEXT = "Cannot call methods on a stopped SparkContext"
+"""What a call on the SparkContext says once the standalone client gave up on the master."""
 CONNECT_DEFAULT_PORT = 15002
 REACH_TIMEOUT_S = 10.0
 """How long to wait for a Spark Connect server's or a master's port to accept a connection
@@ -96,6 +98,8 @@ def start_error(settings: SparkSettings, exc: Exception) -> ApplyError:
         return ApplyError(
             f"cannot start Spark Connect ({where}): a client package is missing: {text}", hint=CONNECT_HINT
         )
+    if master_addresses(where) and STOPPED_CONTEXT in text:
+        return master_gave_up_error(where, pyspark_version())
     return ApplyError(
         f"cannot start Spark ({where}): {exc}", hint="check the profile target's spark settings"
     )
@@ -226,6 +230,26 @@ def executor_version_error(where: str, driver: str, report: Mapping[str, str]) -
     return None
 
 
+def master_gave_up_error(master: str, client: str) -> ApplyError:
+    """The error when the master dropped this driver's application before any task ran (a
+    standalone master of another Spark version cannot even read the driver's registration)."""
+    return ApplyError(
+        f"the Spark master at {master} did not take this application (it answers, but Spark gave up "
+        f"registering with it): is it another Spark version than this pyspark {client}?",
+        where="profile target: spark.master",
+        hint="a standalone cluster and its drivers must run the same Spark version: install the "
+        "cluster's pyspark line here (pip install 'pyspark==X.Y.*', the version on the master's web "
+        "UI), or see the master's log for why it refused",
+    )
+
+
+def _stopped(session: SparkSession) -> bool:
+    try:
+        return bool(session.sparkContext._jsc.sc().isStopped())
+    except Exception:  # no JVM context to ask
+        return False
+
+
 def verify_session(settings: SparkSettings, session: SparkSession) -> None:
     """Before any work: a Connect server of this client's Spark version, and executors of a
     cluster (or Connect server) that run this pyspark line and this maintainer (one tiny task)."""
@@ -237,7 +261,14 @@ def verify_session(settings: SparkSettings, session: SparkSession) -> None:
         error = connect_version_error(settings.remote, str(session.version), client)
         if error is not None:
             raise error
-    report = SparkRunner(session).run(executor_report, [None])[0]
+    try:
+        report = SparkRunner(session).run(executor_report, [None])[0]
+    except ApplyError:
+        raise
+    except Exception as exc:  # a master that gave up on the app stops the SparkContext
+        if master_addresses(where) and (STOPPED_CONTEXT in str(exc) or _stopped(session)):
+            raise master_gave_up_error(where, client) from exc
+        raise
     error = executor_version_error(where, client, report)
     if error is not None:
         raise error

@@ -17,9 +17,11 @@ from maintainer.spark.session import (
     connect_version_error,
     executor_version_error,
     master_addresses,
+    master_gave_up_error,
     minor_version,
     reach,
     require_reachable,
+    start_error,
     unreachable_connect_error,
     unreachable_master_error,
 )
@@ -131,3 +133,16 @@ def test_executors_on_another_python_are_named(text: str) -> None:
     )
     assert "spark.pyspark.python" in (error.hint or "")
     assert task_error("java.lang.OutOfMemoryError") is None
+
+
+def test_a_master_that_gave_up_on_the_app_suggests_a_version_mismatch() -> None:
+    error = master_gave_up_error("spark://m:7077", "3.5.9")
+    assert error.message == (
+        "the Spark master at spark://m:7077 did not take this application (it answers, but Spark gave "
+        "up registering with it): is it another Spark version than this pyspark 3.5.9?"
+    )
+    assert "pip install 'pyspark==X.Y.*'" in (error.hint or "")
+    stopped = RuntimeError("java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.")
+    shown = start_error(SparkSettings(master="spark://m:7077"), stopped)
+    assert shown.message.startswith("the Spark master at spark://m:7077 did not take this application")
+    assert start_error(SparkSettings(), stopped).message.startswith("cannot start Spark (local[*])")
