@@ -379,7 +379,7 @@ _S3_CLIENTS: dict[str, Any] = {}
 _S3_CLIENTS_LOCK = threading.Lock()
 
 
-def _s3_client(options: Mapping[str, Any]) -> Any:
+def s3_client(options: Mapping[str, Any]) -> Any:
     kwargs, config = boto3_client_kwargs(options)
     key = repr(sorted((k, repr(v)) for k, v in options.items()))
     with _S3_CLIENTS_LOCK:
@@ -408,7 +408,7 @@ class S3ConditionalStore(ConditionalStore):
 
     def __init__(self, storage: Storage, client: Any = None) -> None:
         self.storage = storage
-        self.client = client if client is not None else _s3_client(storage.options)
+        self.client = client if client is not None else s3_client(storage.options)
         endpoint = storage.options.get("endpoint_override")
         self.endpoint = f"S3 ({endpoint})" if endpoint else "S3"
 

@@ -24,6 +24,7 @@ import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
 from maintainer.storage.listing import DirListing, FileInfo
+from maintainer.storage.s3 import delete_object, delete_prefix, is_s3
 
 __all__ = ["DEFAULT_LISTING_THREADS", "DirListing", "FileInfo", "Storage", "paused_gc"]
 
@@ -430,6 +431,8 @@ class Storage:
         outside the root."""
         self.check_write_fence(path)
         self._refuse_outside(path)
+        if is_s3(self.base_uri):  # pyarrow would write a marker object for the parent
+            return delete_object(self.options, self.full_path(path), self.uri(path))
         try:
             self._fs.delete_file(self.full_path(path))
         except FileNotFoundError:
@@ -444,6 +447,8 @@ class Storage:
         """Delete a directory and everything below it; False where it was already gone."""
         self.check_write_fence(path)
         self._refuse_outside(path)
+        if is_s3(self.base_uri):  # pyarrow would write a marker object for the parent
+            return delete_prefix(self.options, self.full_path(path), self.uri(path)) > 0
         if self.stat(path) is None:
             return False
         try:

@@ -15,7 +15,7 @@ from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
 from maintainer.runner.lock import TableLock, check_free, read_lock
 from maintainer.storage import Storage, conditional_store
 from maintainer.storage import conditional as conditional_module
-from maintainer.storage.conditional import S3ConditionalStore, _s3_client
+from maintainer.storage.conditional import S3ConditionalStore, s3_client
 
 pytestmark = pytest.mark.servers
 
@@ -194,4 +194,4 @@ def test_a_server_ignoring_conditional_writes_is_refused_naming_it(s3_server: An
 
 def test_the_storage_options_build_the_same_client_for_every_table(s3_server: Any) -> None:
     options = s3_server.storage_options()
-    assert _s3_client(options) is _s3_client(dict(options))
+    assert s3_client(options) is s3_client(dict(options))

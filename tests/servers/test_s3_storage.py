@@ -22,3 +22,20 @@ def test_a_small_file_goes_up_in_one_put(s3_server: Any) -> None:
         ("PUT", "/storage-single-put/lake/table/.hoodie/hoodie.properties")
     ]
     assert storage.read_bytes(".hoodie/hoodie.properties") == b"hoodie.table.name=t\n"
+
+
+def test_deletes_leave_no_folder_marker_behind(s3_server: Any) -> None:
+    base = s3_server.create_bucket("storage-deletes") + "/lake/table"
+    storage = Storage(base, s3_server.storage_options())
+    for name in ("f1", "f2", "sub/f3"):
+        storage.write_bytes(f".hoodie/metadata/{name}", b"x")
+    storage.write_bytes(".hoodie/metadata_old/kept", b"x")
+    storage.write_bytes("city=a/f.parquet", b"x")
+    before = len(s3_server.requests())
+    assert storage.delete("city=a/f.parquet") is True
+    assert storage.delete("city=a/f.parquet") is False
+    assert storage.delete_dir(".hoodie/metadata") is True
+    assert storage.delete_dir(".hoodie/metadata") is False
+    sent = s3_server.requests()[before:]
+    assert not [request for request in sent if request.method == "PUT"], sent
+    assert s3_server.keys("storage-deletes") == ["lake/table/.hoodie/metadata_old/kept"]
