@@ -7,18 +7,22 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
-import socket
 import subprocess
-import sys
 from typing import Any
-from urllib.parse import urlparse
 
 from maintainer import __version__
 from maintainer.diagnostics.checks import CheckResult, attempt, failed, from_error, passed, skipped
 from maintainer.errors import ApplyError, MaintainerError
 from maintainer.project.profiles import SparkSettings, TargetSettings
-from maintainer.spark.session import CONNECT_HINT, LOCAL_MASTER, create_session
-from maintainer.spark.tasks import SparkRunner
+from maintainer.spark.session import (
+    CONNECT_HINT,
+    LOCAL_MASTER,
+    connect_address,
+    create_session,
+    pyspark_version,
+    reach,
+)
+from maintainer.spark.tasks import SparkRunner, executor_report
 
 GROUP = "spark"
 CONNECT_PACKAGES = {
@@ -27,7 +31,6 @@ CONNECT_PACKAGES = {
     "google.rpc": "googleapis-common-protos",
     "zstandard": "zstandard",
 }
-DEFAULT_CONNECT_PORT = 15002
 REACH_TIMEOUT_S = 5.0
 JAVA_HINT = (
     "install a JDK 17+ (e.g. apt-get install openjdk-17-jre-headless) and put it on PATH or set "
@@ -88,14 +91,6 @@ def _major(version: str) -> int:
     return int(digits.group(0)) if digits else 0
 
 
-def pyspark_version() -> str:
-    try:
-        from pyspark import __version__ as version
-    except ImportError:  # pragma: no cover - pyspark is a dependency
-        return "not installed"
-    return str(version)
-
-
 def check_connect(settings: SparkSettings) -> list[CheckResult]:
     """The Connect client packages are importable and the server's port answers."""
     missing = [package for module, package in CONNECT_PACKAGES.items() if not _importable(module)]
@@ -113,22 +108,14 @@ def _importable(module: str) -> bool:
         return False
 
 
-def connect_address(remote: str) -> tuple[str, int]:
-    """Host and port of an ``sc://host:port/;params`` URL (Connect's default port 15002)."""
-    parsed = urlparse(remote.split(";", 1)[0])
-    return parsed.hostname or "localhost", parsed.port or DEFAULT_CONNECT_PORT
-
-
 def check_reachable(remote: str) -> CheckResult:
     host, port = connect_address(remote)
-    try:
-        with socket.create_connection((host, port), timeout=REACH_TIMEOUT_S):
-            pass
-    except OSError as exc:
+    why = reach((host, port), timeout=REACH_TIMEOUT_S)
+    if why is not None:
         return failed(
             GROUP,
             "Connect server",
-            f"cannot reach {host}:{port} ({remote}): {exc.strerror or exc}",
+            f"cannot reach {host}:{port} ({remote}): {why}",
             "start the Spark Connect server (sbin/start-connect-server.sh) or fix spark.remote in the "
             "profile target; check that no firewall is in between",
         )
@@ -167,20 +154,5 @@ def _run_on_executor(session: Any) -> str:
         )
     return (
         f"imports maintainer {report['maintainer']} (Python {report['python']}, "
-        f"pyspark {report['pyspark']}, host {report['host']})"
+        f"pyspark {report['pyspark']}, {report['executable']})"
     )
-
-
-def executor_report(_: object) -> dict[str, str]:
-    """Run on an executor: what it has (importing this module already proves maintainer is there)."""
-    import platform
-
-    from maintainer import __version__ as here
-
-    return {
-        "maintainer": here,
-        "python": platform.python_version(),
-        "pyspark": pyspark_version(),
-        "host": socket.gethostname(),
-        "executable": sys.executable,
-    }

@@ -15,7 +15,6 @@ from maintainer.diagnostics.spark_checks import (
     check_java,
     check_reachable,
     check_spark,
-    connect_address,
     java_major,
 )
 from maintainer.project.profiles import SparkSettings, TargetSettings
@@ -51,11 +50,6 @@ def test_no_java_at_all(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     monkeypatch.setenv("PATH", str(tmp_path))
     result = check_java()
     assert (result.status, result.detail) == (CheckStatus.FAILED, "no `java` on PATH")
-
-
-def test_connect_addresses() -> None:
-    assert connect_address("sc://spark.example:443/;token=x") == ("spark.example", 443)
-    assert connect_address("sc://127.0.0.1") == ("127.0.0.1", 15002)
 
 
 def test_a_connect_server_that_does_not_answer_and_one_that_does() -> None:
