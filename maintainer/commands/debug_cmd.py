@@ -14,10 +14,11 @@ from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.console import stdout
 from maintainer.diagnostics.checks import CheckResult, CheckStatus, Report, from_error, passed
-from maintainer.diagnostics.spark_checks import check_spark, pyspark_version
+from maintainer.diagnostics.spark_checks import check_spark
 from maintainer.diagnostics.storage_checks import check_table
 from maintainer.errors import MaintainerError
 from maintainer.project import TableSpec
+from maintainer.spark.session import pyspark_version
 
 _MARK = {
     CheckStatus.PASSED: "[green]OK  [/green]",
