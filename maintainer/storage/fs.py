@@ -84,6 +84,19 @@ def _hadoop_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, s
     return filesystem, parsed.path
 
 
+def _azure_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, str]:
+    """ADLS Gen2 as Hadoop (and Hudi) name it, ``abfs[s]://<container>@<account>.dfs.core.windows.net
+    /<path>`` (the account from the host unless ``account_name`` is given), or
+    ``abfs[s]://<container>/<path>`` with ``account_name`` in the options."""
+    parsed = urlsplit(uri)
+    container, at, host = parsed.netloc.partition("@")
+    account = options.get("account_name") or (host.split(".", 1)[0] if at else None)
+    if not account:
+        raise ValueError(f"no storage account in {uri}: give account_name in the storage options")
+    filesystem = pafs.AzureFileSystem(**{**options, "account_name": account})
+    return filesystem, f"{container}{parsed.path}"
+
+
 def _is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 
@@ -169,8 +182,9 @@ class Storage:
         self._root = self._root.rstrip("/") or "/"
 
     def _remote_fs(self, uri: str) -> tuple[pafs.FileSystem, str]:
-        """The pyarrow file system of ``uri`` built with the storage options (s3, gs, hdfs take
-        them: pyarrow's ``S3FileSystem``, ``GcsFileSystem``, ``HadoopFileSystem`` option names);
+        """The pyarrow file system of ``uri`` built with the storage options (s3, gs, hdfs, abfs
+        take them: pyarrow's ``S3FileSystem``, ``GcsFileSystem``, ``HadoopFileSystem``,
+        ``AzureFileSystem`` option names);
         options given for another scheme are an error, never silently dropped."""
         scheme, _, rest = uri.partition("://")
         try:
@@ -180,8 +194,12 @@ class Storage:
                 return pafs.GcsFileSystem(**self.options), rest
             if scheme == "hdfs" and self.options:
                 return _hadoop_fs(uri, self.options)
+            if scheme in ("abfs", "abfss") and self.options:
+                return _azure_fs(uri, self.options)
             if self.options:
-                raise ValueError(f"storage options are not taken for {scheme}:// (only s3, gs and hdfs)")
+                raise ValueError(
+                    f"storage options are not taken for {scheme}:// (only s3, gs, hdfs and abfs)"
+                )
             filesystem, root = pafs.FileSystem.from_uri(uri)
             return filesystem, str(root)
         except (pa.ArrowException, ValueError, OSError, TypeError) as exc:

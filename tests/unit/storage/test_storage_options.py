@@ -60,3 +60,14 @@ def test_local_folders_are_still_created(tmp_path: Path) -> None:
     storage = Storage(str(tmp_path / "t"))
     storage.make_dirs(".hoodie/timeline")
     assert (tmp_path / "t" / ".hoodie" / "timeline").is_dir()
+
+
+def test_abfs_takes_azure_options_and_roots_at_the_container() -> None:
+    hadoop_style = Storage("abfss://lake@acct.dfs.core.windows.net/warehouse/t", {"account_key": "a2V5"})
+    assert hadoop_style.arrow_fs.type_name == "abfs"
+    assert hadoop_style.full_path("x") == "lake/warehouse/t/x"
+    assert hadoop_style.uri("x") == "abfss://lake@acct.dfs.core.windows.net/warehouse/t/x"
+    short = Storage("abfs://lake/warehouse/t", {"account_name": "acct", "account_key": "a2V5"})
+    assert short.full_path(".hoodie") == "lake/warehouse/t/.hoodie"
+    with pytest.raises(StorageError, match="give account_name in the storage options"):
+        Storage("abfs://lake/warehouse/t", {"account_key": "a2V5"})
