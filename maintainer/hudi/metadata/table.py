@@ -41,6 +41,9 @@ class MetadataTable:
     """The completed partitions (``hoodie.table.metadata.partitions`` of the data table)."""
     inflight_partitions: tuple[str, ...]
     valid_instants: frozenset[str]
+    data: TableState | None = field(default=None, compare=False, repr=False)
+    """The data table as read to open this metadata table (its config and timeline; its
+    listing only where the caller listed partitions)."""
     _read: dict[str, dict[str, MetadataRecord]] = field(default_factory=dict, compare=False, repr=False)
     """Partitions read so far (a metadata table is read at one moment; do not modify)."""
 
@@ -164,4 +167,4 @@ def open_metadata_table(data: TableState, listed: Iterable[str] | None = None) -
         folders = [name for name in folders if name in set(listed)]
     state = read_table_state(storage, partitions=folders, verify=False)
     valid = valid_instant_times(data.storage, data.snapshot.timeline, state.snapshot.timeline)
-    return MetadataTable(storage, state, partitions, tuple(info.inflight_partitions), valid)
+    return MetadataTable(storage, state, partitions, tuple(info.inflight_partitions), valid, data)

@@ -3,9 +3,11 @@ metadata table, and the write itself, right before the node's data instant compl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.loading import read_table_state
+from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, metadata_log_files, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
@@ -97,11 +99,22 @@ def rollback_writes(mdt: MetadataTable, target_time: str) -> SyncMetadataTable:
     )
 
 
+def _data_state(mdt: MetadataTable, storage: Storage, partitions: Sequence[str]) -> TableState:
+    """The data table listing ``partitions``, with the config and timeline read when the
+    metadata table was opened a moment ago (``hoodie.properties`` is not read again)."""
+    data = mdt.data
+    if data is None:
+        return read_table_state(storage, partitions=partitions, verify=False)
+    snapshot = data.snapshot
+    return read_table_state(storage, partitions=partitions, verify=False, config=snapshot.config,
+                            timeline=snapshot.timeline, metadata_table=snapshot.metadata_table)  # fmt: skip
+
+
 def sync_clean(storage: Storage, instant: Instant, metadata: CleanMetadata, clock: Clock = utc_now) -> None:
     """Write the clean's metadata deltacommit (call it right before the clean completes)."""
 
     def build(mdt: MetadataTable) -> MetadataUpdate:
-        snapshot = read_table_state(storage, partitions=(), verify=False).snapshot
+        snapshot = _data_state(mdt, storage, ()).snapshot
         indexes = table_indexes(storage, snapshot.config, latest_avro_schema(storage, snapshot))
         return MetadataUpdate(instant.timestamp, clean_update(instant.timestamp, metadata, indexes))
 
@@ -130,7 +143,7 @@ def sync_compaction(
 
     def build(mdt: MetadataTable) -> MetadataUpdate:
         partitions = sorted(metadata.partition_to_write_stats or {})
-        state = read_table_state(storage, partitions=partitions, verify=False)
+        state = _data_state(mdt, storage, partitions)
         indexes = table_indexes(storage, state.snapshot.config, metadata.table_schema)
         stats = mdt.read_partition(COLUMN_STATS) if indexes.has(PARTITION_STATS) else {}
         written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
