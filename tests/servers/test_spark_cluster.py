@@ -12,9 +12,6 @@ from typing import Any
 
 import pytest
 
-from maintainer.datagen.workload import DATA_SCHEMA
-from maintainer.hudi.loading import open_table
-from tests.support import oracle
 from tests.support.spark_servers import (
     LOOPBACK,
     StandaloneCluster,
@@ -25,16 +22,6 @@ from tests.support.spark_servers import (
 )
 
 pytestmark = [pytest.mark.servers, pytest.mark.spark]
-
-
-def data_rows(table: Path) -> list[dict[str, Any]]:
-    read = oracle.snapshot_rows(table)
-    meta = [column for column in (read[0] if read else {}) if column not in DATA_SCHEMA.names]
-    return oracle.snapshot_rows(table, drop=meta)
-
-
-def has_logs(table: Path) -> bool:
-    return any(file_slice.log_files for file_slice in open_table(str(table)).view.latest_slices())
 
 
 def finished_app(cluster: StandaloneCluster, name: str) -> dict[str, Any]:
@@ -57,18 +44,7 @@ def test_every_listener_is_on_loopback(spark_cluster: StandaloneCluster) -> None
 def test_plan_and_apply_run_on_the_cluster(spark_cluster: StandaloneCluster, tmp_path: Path) -> None:
     project = generated_project(tmp_path)
     project.with_profile(cluster_profile(project.profile_name, spark_cluster.master_url))
-    assert has_logs(project.table)
-
-    planned = project.cli("plan")
-    assert planned.code == 0, planned
-    applied = project.cli("apply")
-    assert applied.code == 0, (applied, spark_cluster.logs())
-
-    results = project.results()
-    assert results["t.rollback"]["status"] == results["t.compaction"]["status"] == "success", results
-    assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
-    assert not has_logs(project.table)
-    assert data_rows(project.table) == oracle.rows_of(project.expected_rows())
+    project.plan_apply_and_check(spark_cluster.logs)
     app = finished_app(spark_cluster, "maintainer")
     assert (spark_cluster.work / "worker" / app["id"]).is_dir(), "the worker ran the app's executor"
 

@@ -8,14 +8,10 @@ server)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from maintainer.datagen.workload import DATA_SCHEMA
-from maintainer.hudi.loading import open_table
 from maintainer.spark.session import minor_version, pyspark_version
-from tests.support import oracle
 from tests.support.spark_servers import (
     LOOPBACK,
     ConnectServer,
@@ -28,16 +24,6 @@ from tests.support.spark_servers import (
 pytestmark = [pytest.mark.servers, pytest.mark.spark]
 FINISHED_TASK = "Finished task"
 """What the server's driver logs for each task its executors completed."""
-
-
-def data_rows(table: Path) -> list[dict[str, Any]]:
-    read = oracle.snapshot_rows(table)
-    meta = [column for column in (read[0] if read else {}) if column not in DATA_SCHEMA.names]
-    return oracle.snapshot_rows(table, drop=meta)
-
-
-def has_logs(table: Path) -> bool:
-    return any(file_slice.log_files for file_slice in open_table(str(table)).view.latest_slices())
 
 
 def same_line(server: ConnectServer) -> bool:
@@ -55,19 +41,8 @@ def test_plan_and_apply_run_on_the_server(spark_connect: ConnectServer, tmp_path
         pytest.skip(f"the server runs Spark {spark_connect.version}, this client pyspark {pyspark_version()}")
     project = generated_project(tmp_path)
     project.with_profile(connect_profile(project.profile_name, spark_connect.remote))
-    assert has_logs(project.table)
     tasks_before = spark_connect.logs_text().count(FINISHED_TASK)
-
-    planned = project.cli("plan")
-    assert planned.code == 0, planned
-    applied = project.cli("apply")
-    assert applied.code == 0, (applied, spark_connect.logs())
-
-    results = project.results()
-    assert results["t.rollback"]["status"] == results["t.compaction"]["status"] == "success", results
-    assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
-    assert not has_logs(project.table)
-    assert data_rows(project.table) == oracle.rows_of(project.expected_rows())
+    project.plan_apply_and_check(spark_connect.logs)
     assert spark_connect.logs_text().count(FINISHED_TASK) > tasks_before, "the server ran the tasks"
 
 

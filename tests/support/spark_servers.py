@@ -398,6 +398,36 @@ class CliProject:
         data = json.loads((self.root / "target" / "run_results.json").read_text())
         return {node["id"]: node for node in data["nodes"]}
 
+    def has_logs(self) -> bool:
+        from maintainer.hudi.loading import open_table
+
+        return any(file_slice.log_files for file_slice in open_table(str(self.table)).view.latest_slices())
+
+    def data_rows(self) -> list[dict[str, Any]]:
+        """The table's rows as ``hudi`` reads them, without Hudi's meta columns."""
+        from maintainer.datagen.workload import DATA_SCHEMA
+        from tests.support import oracle
+
+        read = oracle.snapshot_rows(self.table)
+        meta = [column for column in (read[0] if read else {}) if column not in DATA_SCHEMA.names]
+        return oracle.snapshot_rows(self.table, drop=meta)
+
+    def plan_apply_and_check(self, server_logs: Callable[[], str]) -> None:
+        """Plan and apply through the CLI; the failed write is rolled back, the logs compacted,
+        and ``hudi`` reads exactly the rows of the last completed commit."""
+        from tests.support import oracle
+
+        assert self.has_logs()
+        planned = self.cli("plan")
+        assert planned.code == 0, planned
+        applied = self.cli("apply")
+        assert applied.code == 0, (applied, server_logs())
+        results = self.results()
+        assert results["t.rollback"]["status"] == results["t.compaction"]["status"] == "success", results
+        assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
+        assert not self.has_logs()
+        assert self.data_rows() == oracle.rows_of(self.expected_rows())
+
     def expected_rows(self) -> list[dict[str, Any]]:
         """The rows of the last completed commit, as datagen wrote them."""
         lines = Path(f"{self.table}.expected.jsonl").read_text().splitlines()
