@@ -177,7 +177,8 @@ def conditional_store(storage: Storage) -> ConditionalStore:
         f"conditional writes are not available on {scheme}:// storage",
         where=storage.base_uri,
         hint="maintainer's table lock (Hudi's storage-based lock) needs S3, GCS or local disk; "
-        "on HDFS pyarrow offers no atomic create-if-absent",
+        "on HDFS and Azure (abfs) pyarrow offers no atomic create-if-absent, so apply cannot "
+        "lock the table there (plan, inspect and debug work)",
     )
 
 
