@@ -42,6 +42,7 @@ from maintainer.plan.model import (
     TableFingerprint,
     TablePlan,
 )
+from maintainer.planning.gates import gated
 from maintainer.planning.metadata_policy import (
     refuse_reason,
     unsupported_under_sync,
@@ -187,7 +188,7 @@ def _plan_node(table: TableState, spec: TableSpec, service: str, now: datetime) 
     if entry is None:
         return _blocked_node(spec.name, service, unsupported_reason(service))
     try:
-        return entry.plan(table, spec, now)
+        return gated(entry.plan(table, spec, now), spec)
     except CorruptTableError:
         raise  # damage a planner found (e.g. a compaction input) blocks the whole table
     except MaintainerError as exc:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.project.gates import GatesSpec
 from maintainer.project.services import (
     ArchiveSpec,
     CleanSpec,
@@ -47,6 +48,8 @@ class DefaultsBlock(FrozenModel):
     clean: CleanSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
+    gates: GatesSpec | None = None
+    """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
 
 
 class TableEntry(FrozenModel):
@@ -68,6 +71,8 @@ class TableEntry(FrozenModel):
     clean: CleanSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
+    gates: GatesSpec | None = None
+    """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
 
 
 class ManifestFile(FrozenModel):
@@ -111,6 +116,8 @@ class TableSpec(FrozenModel):
     clean: CleanSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
+    gates: GatesSpec | None = None
+    """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
 
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)

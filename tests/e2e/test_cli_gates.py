@@ -1,0 +1,73 @@
+"""Review gates through the CLI: a clean over its table's gate (set in the project's defaults or
+the manifest) is planned blocked with the figures, and apply deletes nothing; raising the gate
+(a reviewed manifest change) lets the same clean through."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from tests.support.metadata_tables import Project
+
+CLEAN = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_file_versions, file_versions_retained: 1}"  # noqa: E501
+
+
+def data_files(table: Path) -> set[str]:
+    return {str(p.relative_to(table)) for p in table.rglob("*.parquet")}
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Path:
+    path = tmp_path / "lake" / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=6, rows_per_commit=10, seed=16)
+    generate(str(path), DatagenSpec("t", "cow", 8, workload))
+    return path
+
+
+def local_engine(root: Path) -> None:
+    profiles = root / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+
+
+def test_a_clean_over_its_gate_is_blocked_and_apply_deletes_nothing(
+    project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    maintained = Project(project(table, CLEAN + "\ngates: {max_delete_files: 5}"), table)
+    local_engine(maintained.root)
+    before = data_files(table)
+    capsys.readouterr()
+    maintained.cli("plan")
+    out = capsys.readouterr().out
+    node = maintained.nodes()["t.clean"]
+    assert node["status"] == "blocked"
+    (reason,) = node["reasons"]
+    assert reason.startswith("over the gate gates.max_delete_files of table t (tables/example.yml): this")
+    assert "the gate allows 5" in reason
+    assert "over the gate gates.max_delete_files" in out
+    maintained.cli("apply")
+    assert data_files(table) == before
+
+
+def test_a_gate_from_the_project_defaults_and_raising_it(
+    project: Callable[[Path, str], Path], table: Path
+) -> None:
+    root = project(table, CLEAN)
+    local_engine(root)
+    config = root / "maintainer_project.yml"
+    gate = "defaults:\n  gates: {max_delete_bytes: 1KiB}\n"
+    config.write_text(config.read_text().replace("defaults:\n", gate))
+    maintained = Project(root, table)
+    maintained.cli("plan")
+    assert maintained.nodes()["t.clean"]["status"] == "blocked"
+    assert "gates.max_delete_bytes" in maintained.nodes()["t.clean"]["reasons"][0]
+
+    project(table, CLEAN + "\ngates: {max_delete_bytes: 1GiB}")  # the manifest overrides the default
+    maintained.cli("plan")
+    assert maintained.nodes()["t.clean"]["status"] == "changes"
+    before = data_files(table)
+    assert maintained.cli("apply") == 0
+    assert len(data_files(table)) < len(before)
