@@ -48,6 +48,7 @@ from maintainer.planning.metadata_policy import (
     unsupported_under_sync,
     with_sync_action,
 )
+from maintainer.planning.readers import reader_checked
 from maintainer.project.models import TableSpec
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
@@ -188,7 +189,7 @@ def _plan_node(table: TableState, spec: TableSpec, service: str, now: datetime) 
     if entry is None:
         return _blocked_node(spec.name, service, unsupported_reason(service))
     try:
-        return gated(entry.plan(table, spec, now), spec)
+        return reader_checked(gated(entry.plan(table, spec, now), spec), spec, table, now)
     except CorruptTableError:
         raise  # damage a planner found (e.g. a compaction input) blocks the whole table
     except MaintainerError as exc:

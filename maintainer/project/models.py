@@ -13,6 +13,7 @@ from pydantic import Field
 
 from maintainer.catalog import SERVICE_BLOCKS
 from maintainer.project.gates import GatesSpec
+from maintainer.project.readers import ReaderSpec
 from maintainer.project.services import (
     ArchiveSpec,
     CleanSpec,
@@ -50,6 +51,9 @@ class DefaultsBlock(FrozenModel):
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
+    readers: tuple[ReaderSpec, ...] | None = None
+    """Who reads the table and how far back: a clean or archive that would remove what one of
+    them still needs is planned blocked, naming the reader."""
 
 
 class TableEntry(FrozenModel):
@@ -73,6 +77,9 @@ class TableEntry(FrozenModel):
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
+    readers: tuple[ReaderSpec, ...] | None = None
+    """Who reads the table and how far back: a clean or archive that would remove what one of
+    them still needs is planned blocked, naming the reader."""
 
 
 class ManifestFile(FrozenModel):
@@ -118,6 +125,9 @@ class TableSpec(FrozenModel):
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
+    readers: tuple[ReaderSpec, ...] | None = None
+    """Who reads the table and how far back: a clean or archive that would remove what one of
+    them still needs is planned blocked, naming the reader."""
 
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)

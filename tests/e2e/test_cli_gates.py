@@ -71,3 +71,24 @@ def test_a_gate_from_the_project_defaults_and_raising_it(
     before = data_files(table)
     assert maintained.cli("apply") == 0
     assert len(data_files(table)) < len(before)
+
+
+def test_a_declared_reader_blocks_the_clean_that_would_cut_it_off(
+    project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readers = "\nreaders:\n  - {name: time_travel_audit, keep: 7d}\n  - {name: finance_incremental, lag: 6h}"
+    maintained = Project(project(table, CLEAN + readers), table)
+    local_engine(maintained.root)
+    before = data_files(table)
+    capsys.readouterr()
+    maintained.cli("plan")
+    out = capsys.readouterr().out
+    node = maintained.nodes()["t.clean"]
+    assert node["status"] == "blocked"
+    assert [reason.split(":")[0] for reason in node["reasons"]] == [
+        "would cut off reader time_travel_audit (keep 1w)",
+        "would cut off reader finance_incremental (lag 6h)",
+    ]
+    assert "would cut off reader time_travel_audit" in out
+    maintained.cli("apply")
+    assert data_files(table) == before
