@@ -55,13 +55,29 @@ def prepare_directory(directory: Path, overwrite: bool) -> None:
     (directory / MARKER_FILE).write_text("created by maintainer demo\n", encoding="utf-8")
 
 
+DEMO_GATE = (
+    "    tags: [example, core]                    # select with --select tag:core\n",
+    "    gates: {max_compaction_bytes: 1GiB}      # demo: a gate; the plan shows the figure against it\n",
+)
+DEMO_READER = (
+    "    depends_on: [trips]\n",
+    "    readers: [{name: daily_report, lag: 0s}] # demo: a reader; its margin is shown in the plan\n",
+)
+
+
 def _configure_demo_project(directory: Path, lake: Path) -> None:
     """Point the project at the demo lake; the demo's crashed write is seconds old, so roll
-    back failed writes of any age (a real project keeps a safety margin such as 1h)."""
+    back failed writes of any age (a real project keeps a safety margin such as 1h). A gate on
+    ``trips`` and a reader of ``trips_daily`` show both at work in the plan."""
     project_file = directory / "maintainer_project.yml"
     text = project_file.read_text(encoding="utf-8").replace(TEMPLATE_LAKE_ROOT, str(lake))
     text = text.replace(TEMPLATE_MIN_AGE, "min_age: 0s   # demo only: the crashed write is seconds old")
     project_file.write_text(text, encoding="utf-8")
+    manifest = directory / "tables" / "example.yml"
+    text = manifest.read_text(encoding="utf-8")
+    for anchor, added in (DEMO_GATE, DEMO_READER):
+        text = text.replace(anchor, anchor + added, 1)
+    manifest.write_text(text, encoding="utf-8")
 
 
 def _verify(table: GeneratedTable) -> str:

@@ -5,7 +5,7 @@ plan nobody asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.plan.model.clean import DeleteFile
@@ -24,6 +24,10 @@ class GateFinding:
     found: int
     what: str
     in_bytes: bool
+
+    def within(self) -> str:
+        shown = human_bytes if self.in_bytes else _count
+        return f"within gates.{self.gate}: {self.what} {shown(self.found)} of {shown(self.limit)} allowed"
 
     def describe(self, spec: TableSpec) -> str:
         shown = human_bytes if self.in_bytes else _count
@@ -51,32 +55,34 @@ def compaction_bytes(node: NodePlan) -> int:
     return sum(action.input_bytes for action in node.actions_of(CompactSlice))
 
 
-def findings(node: NodePlan, gates: GatesSpec) -> list[GateFinding]:
-    """Each gate the node is over."""
-    measured: list[tuple[str, int | None, int, str, bool]] = []
+def measured(node: NodePlan, gates: GatesSpec) -> list[GateFinding]:
+    """The node's figure for each of its gates that is set."""
+    figures: list[tuple[str, int | None, int, str, bool]] = []
     if node.service == "clean":
         files, size = deleted_files(node)
-        measured += [
+        figures += [
             ("max_delete_files", gates.max_delete_files, files, "this clean deletes", False),
             ("max_delete_bytes", gates.max_delete_bytes, size, "this clean deletes", True),
         ]
     if node.service == "compaction":
-        size = compaction_bytes(node)
-        measured.append(
-            ("max_compaction_bytes", gates.max_compaction_bytes, size, "this compaction reads", True)
+        read = compaction_bytes(node)
+        figures.append(
+            ("max_compaction_bytes", gates.max_compaction_bytes, read, "this compaction reads", True)
         )
     return [
         GateFinding(gate, limit, found, what, in_bytes)
-        for gate, limit, found, what, in_bytes in measured
-        if limit is not None and found > limit
+        for gate, limit, found, what, in_bytes in figures
+        if limit is not None
     ]
 
 
 def gated(node: NodePlan, spec: TableSpec) -> NodePlan:
-    """The node, or (over one of the table's gates) the node blocked with why."""
+    """The node blocked with why when it is over one of the table's gates; else the node, saying
+    each gate's figure for the reviewer."""
     if spec.gates is None or node.status is not NodeStatus.CHANGES:
         return node
-    reasons = tuple(finding.describe(spec) for finding in findings(node, spec.gates))
-    if not reasons:
-        return node
-    return NodePlan(table=node.table, service=node.service, status=NodeStatus.BLOCKED, reasons=reasons)
+    figures = measured(node, spec.gates)
+    over = tuple(figure.describe(spec) for figure in figures if figure.found > figure.limit)
+    if over:
+        return NodePlan(table=node.table, service=node.service, status=NodeStatus.BLOCKED, reasons=over)
+    return replace(node, reasons=(*node.reasons, *(figure.within() for figure in figures)))

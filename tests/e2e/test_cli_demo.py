@@ -22,6 +22,8 @@ def test_demo_creates_a_valid_project_and_real_hudi_tables(
     out = capsys.readouterr().out
     assert "rows as generated" in out and "differ" not in out
     assert "OK trips_daily.clean" in out and "files deleted in 1 clean(s)" in out
+    assert "within gates.max_compaction_bytes: this compaction reads" in out
+    assert "reader daily_report (lag 0s): margin" in out
     assert '"status": "success"' in (directory / "target" / "run_results.json").read_text()
     assert main(["validate", "--project-dir", str(directory)]) == 0
     for name in ("trips", "trips_daily"):

@@ -78,9 +78,14 @@ def test_a_compaction_over_its_gate_is_blocked() -> None:
     assert "this compaction reads 600.0 MiB, the gate allows 512.0 MiB" in node.reasons[0]
 
 
-def test_nodes_under_their_gates_and_tables_without_gates_are_left_alone() -> None:
+def test_nodes_within_their_gates_say_so_and_tables_without_gates_are_left_alone() -> None:
     under = clean(files=3, size_each=10)
-    assert gated(under, spec(max_delete_files=3, max_delete_bytes=30)) is under
+    within = gated(under, spec(max_delete_files=3, max_delete_bytes=30))
+    assert within.status is NodeStatus.CHANGES and within.actions == under.actions
+    assert within.reasons == (
+        "within gates.max_delete_files: this clean deletes 3 of 3 allowed",
+        "within gates.max_delete_bytes: this clean deletes 30 B of 30 B allowed",
+    )
     assert gated(under, spec()) is under
     big = compaction(input_bytes=10 * GiB)
-    assert gated(big, spec(max_delete_bytes="1GiB")) is big  # a delete gate does not limit compaction
+    assert gated(big, spec(max_delete_bytes="1GiB")) == big  # a delete gate does not limit compaction
