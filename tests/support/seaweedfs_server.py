@@ -177,7 +177,7 @@ def seaweedfs_s3_server(workdir: Path) -> Iterator[SeaweedFS]:
     (workdir / "data").mkdir(exist_ok=True)
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [weed_command(), *mini_arguments(ports, workdir, s3_config)],
+            [weed_command(), f"-logdir={workdir}", *mini_arguments(ports, workdir, s3_config)],  # not /tmp
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
