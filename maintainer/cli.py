@@ -2,7 +2,7 @@
 
 Each command lives in ``maintainer/commands/<name>.py`` and is registered below.
 This module only owns the group, the exit codes and the error rendering:
-0 ok, 1 failure, 2 changes pending (``plan --detailed-exitcode``), 64 usage error.
+0 ok, 1 failure, 2 changes pending and 3 a node blocked (``plan --detailed-exitcode``), 64 usage error.
 """
 
 from __future__ import annotations

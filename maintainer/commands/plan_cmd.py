@@ -20,11 +20,12 @@ from maintainer.commands.options import CommonOptions, LoadedProject, common_opt
 from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import MaintainerError
 from maintainer.plan.artifact import plan_key, write_plan
+from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
 from maintainer.planning.render import render_markdown, render_text
 
 PLAN_DIR = "plan"
-EXIT_OK, EXIT_FAILURE, EXIT_CHANGES = 0, 1, 2
+EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
 
 
 def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
@@ -89,7 +90,8 @@ def save(built: BuiltPlan, directory: Path) -> None:
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
-    help="Exit 0 when there is nothing to do, 2 when the plan has changes, 1 on error.",
+    help="Exit 0 when there is nothing to do, 2 when the plan has changes, 3 when a node is "
+    "blocked (nothing hides held-back work: blocked wins over changes), 1 on error.",
 )
 def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) -> int:
     """Read the selected tables and write what maintenance would do, without changing anything:
@@ -110,6 +112,8 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
         print_error(message)
     if built.errors:
         return EXIT_FAILURE
+    if detailed_exitcode and any(node.status is NodeStatus.BLOCKED for node in built.plan.nodes()):
+        return EXIT_BLOCKED
     if detailed_exitcode and built.plan.has_changes:
         return EXIT_CHANGES
     return EXIT_OK

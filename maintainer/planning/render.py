@@ -67,6 +67,8 @@ def summary_line(plan: Plan) -> str:
         f"{statuses[NodeStatus.NO_OP]} with nothing to do"
     )
     if not plan.has_changes:
+        if statuses[NodeStatus.BLOCKED]:  # never "No changes" while work is held back
+            return f"No changes can be made: {tail}. Blocked nodes are not maintained; see why below."
         return f"No changes. {tail}."
     changed_tables = sum(1 for t in plan.tables if any(n.status is NodeStatus.CHANGES for n in t.nodes))
     parts = _describe_counts(_action_counts(nodes), _bytes_to_delete(nodes))

@@ -92,3 +92,17 @@ def test_a_declared_reader_blocks_the_clean_that_would_cut_it_off(
     assert "would cut off reader time_travel_audit" in out
     maintained.cli("apply")
     assert data_files(table) == before
+
+
+def test_a_blocked_node_is_never_no_changes_and_has_its_own_exit_code(
+    project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    maintained = Project(project(table, CLEAN + "\ngates: {max_delete_files: 5}"), table)
+    local_engine(maintained.root)
+    capsys.readouterr()
+    assert maintained.cli("plan", "--detailed-exitcode") == 3
+    out = capsys.readouterr().out
+    assert "No changes." not in out
+    assert "No changes can be made: 1 node blocked" in out
+    project(table, CLEAN + "\ngates: {max_delete_files: 100000}")
+    assert maintained.cli("plan", "--detailed-exitcode") == 2
