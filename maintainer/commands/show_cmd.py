@@ -1,4 +1,4 @@
-"""``maintainer show DIR``: render a saved plan (verified first: hash, version, payloads)."""
+"""``maintainer show [DIR]``: render a saved plan (verified first: hash, version, payloads)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ from maintainer.console import stdout
 from maintainer.plan.artifact import read_plan
 from maintainer.planning.render import render
 
+DEFAULT_PLAN_DIR = "target/plan"
+"""Where ``maintainer plan`` writes by default (run from the project folder)."""
+
 
 @click.command("show")
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directory", default=DEFAULT_PLAN_DIR, type=click.Path(file_okay=False))
 @click.option(
     "--format",
     "output_format",
@@ -22,11 +25,12 @@ from maintainer.planning.render import render
     help="text for the terminal, markdown for a pull-request comment, json for scripts.",
 )
 def command(directory: str, output_format: str) -> int:
-    """Render the plan saved in DIRECTORY (checks it was not changed since it was made).
+    """Render the plan saved in DIRECTORY (default: target/plan, where `maintainer plan` writes
+    it in the project folder); checks it was not changed since it was made.
 
     \b
     Examples:
-      maintainer show target/plan
+      maintainer show
       maintainer show target/plan --format markdown > comment.md
     """
     saved = read_plan(Path(directory))

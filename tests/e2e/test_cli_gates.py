@@ -106,3 +106,18 @@ def test_a_blocked_node_is_never_no_changes_and_has_its_own_exit_code(
     assert "No changes can be made: 1 node blocked" in out
     project(table, CLEAN + "\ngates: {max_delete_files: 100000}")
     assert maintained.cli("plan", "--detailed-exitcode") == 2
+
+
+def test_show_defaults_to_the_plan_in_target(
+    project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from maintainer.cli import main
+
+    maintained = Project(project(table, CLEAN), table)
+    local_engine(maintained.root)
+    maintained.cli("plan")
+    monkeypatch.chdir(maintained.root)
+    capsys.readouterr()
+    assert main(["show"]) == 0
+    assert "t.clean" in capsys.readouterr().out
