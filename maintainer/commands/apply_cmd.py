@@ -52,13 +52,14 @@ def print_node(result: NodeResult) -> None:
         stdout.print(f"    [yellow]drift[/yellow] {escape(drift.path)}: {escape(drift.reason)}")
 
 
-def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
+def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: bool = False) -> RunResults:
     project = loaded.project
     spark = LazySpark(lambda: create_session(project.target.settings.spark))
     settings = project.target.settings
     runner = PlanRunner(
-        saved, project.tables_by_name, spark, settings.storage_options, engine=settings.engine
-    )
+        saved, project.tables_by_name, spark, settings.storage_options, engine=settings.engine,
+        refuse_stale=refuse_stale,
+    )  # fmt: skip
     refuse_other_target(saved, project.config.name, project.target.name)
     for warning in saved.warnings:
         print_warning(warning)
@@ -95,7 +96,17 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool) -> RunResults:
 @common_options()
 @click.option("--fail-fast", is_flag=True, help="Start no new node after the first failure.")
 @click.option("--auto-approve", is_flag=True, help="Plan the selected nodes and apply that plan at once.")
-def command(options: CommonOptions, directory: str | None, fail_fast: bool, auto_approve: bool) -> int:
+@click.option(
+    "--refuse-stale/--allow-drift",
+    default=False,
+    show_default=True,
+    help="A table the plan changes moved since the plan was made: refuse the whole plan before "
+    "anything starts (--refuse-stale, for CI), or name what moved and apply it anyway, each node "
+    "skipping as drift what is no longer valid (--allow-drift).",
+)
+def command(
+    options: CommonOptions, directory: str | None, fail_fast: bool, auto_approve: bool, refuse_stale: bool
+) -> int:
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
     changed and not applied yet, then runs its nodes on Spark, each table under a lock, and
     deletes only what the plan approved and is still safe to delete now (the rest is drift).
@@ -116,7 +127,7 @@ def command(options: CommonOptions, directory: str | None, fail_fast: bool, auto
     loaded = load_from_options(options)
     plan_dir = _plan_now(loaded) if auto_approve else Path(directory or loaded.project.target_dir / PLAN_DIR)
     saved = read_plan(plan_dir, plan_key())
-    results = run(saved, loaded, fail_fast)
+    results = run(saved, loaded, fail_fast, refuse_stale)
     path = write_run_results(loaded.project.target_dir, results)
     counts = summarize(results.nodes)
     drifted = sum(len(node.drift) for node in results.nodes)

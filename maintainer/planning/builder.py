@@ -9,7 +9,6 @@ never writes and never starts a JVM.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ from maintainer.plan.model import (
     TableFingerprint,
     TablePlan,
 )
+from maintainer.plan.model.fingerprint import table_fingerprint
 from maintainer.planning.gates import gated
 from maintainer.planning.metadata_policy import (
     refuse_reason,
@@ -106,15 +106,7 @@ def requests_from_nodes(
 
 
 def fingerprint_of(snapshot: TableSnapshot) -> TableFingerprint:
-    instants = tuple(
-        f"{i.timestamp}.{i.action.value}.{i.state.value}"
-        + (f"@{i.completion_time}" if i.completion_time and i.completion_time != i.timestamp else "")
-        for i in snapshot.timeline.instants
-    )
-    properties = "".join(f"{k}={v}\n" for k, v in sorted(snapshot.config.raw.items()))
-    checksum = hashlib.sha256(properties.encode()).hexdigest()
-    savepoints = tuple(i.timestamp for i in snapshot.timeline.savepoints())
-    return TableFingerprint(instants=instants, savepoints=savepoints, properties_checksum=checksum)
+    return table_fingerprint(snapshot.timeline, snapshot.config)
 
 
 def _partitions_needed(

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from maintainer.clock import utc_now
+from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.table import load_config, load_timeline
@@ -33,6 +34,7 @@ from maintainer.runner.engine import runs_on_spark
 from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, write_record
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
+from maintainer.runner.stale import refuse_stale, table_changes
 from maintainer.runner.validate import validate_plan
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.ledger import is_applied
@@ -154,6 +156,8 @@ class PlanRunner:
     storage_options: Mapping[str, Any] = field(default_factory=dict)
     executors: Callable[[str], NodeExecutor | None] = executor_for
     lock_options: Mapping[str, Any] = field(default_factory=dict)
+    refuse_stale: bool = False
+    """Refuse the whole plan when a table it changes moved since it was made."""
     engine: str = "spark"
     """``auto``: small nodes in process (see :mod:`maintainer.runner.engine`); ``local``; ``spark``."""
 
@@ -206,12 +210,29 @@ def check_locks(saved: SavedPlan, storage_options: Mapping[str, Any]) -> None:
             check_free(Storage(table.path, storage_options))
 
 
+def check_stale(saved: SavedPlan, runner: PlanRunner, done: Mapping[NodeId, str]) -> None:
+    """Tables that moved since the plan: refused (``refuse_stale``) or named before anything
+    starts, each node then skipping as drift what is no longer valid. Tables an interrupted
+    apply of this plan already changed are left to the nodes' own checks."""
+    changes = table_changes(saved, runner.storage_options, resumed={node.table for node in done})
+    if runner.refuse_stale:
+        refuse_stale(saved, changes)
+    for change in changes:
+        print_warning(
+            f"the plan is stale for table {change.describe()}; applying it anyway: what is no longer "
+            "valid is skipped as drift (--refuse-stale stops instead)"
+        )
+
+
 def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
-    """Before Spark and before any node: the whole plan is valid, no table is locked by another
-    apply, and the plan is not applied already; the nodes done by an interrupted apply."""
+    """Before Spark, before any lock and any write: the whole plan is valid, not applied already,
+    not stale (or stale and allowed), and no table is locked by another apply; the nodes done by
+    an interrupted apply."""
     validate_plan(saved, runner.specs, runner.storage_options)
+    done = refuse_if_applied(saved, runner.storage_options)
+    check_stale(saved, runner, done)
     check_locks(saved, runner.storage_options)
-    return refuse_if_applied(saved, runner.storage_options)
+    return done
 
 
 def apply_plan(
