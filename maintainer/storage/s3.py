@@ -5,11 +5,11 @@ was there) and a DELETE; a folder with one LIST per 1,000 keys and one batch del
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
 from maintainer.errors import StorageError
-from maintainer.storage.conditional import s3_client
 
 S3_SCHEMES = ("s3://", "s3a://")
 BATCH = 1000
@@ -84,3 +84,115 @@ def _delete_batch(client: Any, bucket: str, keys: list[str], uri: str) -> int:
             hint="check that the credentials may delete objects under the table",
         )
     return len(keys)
+
+
+# -- the boto3 client, from a profile's pyarrow S3FileSystem options ----------------------
+
+_S3_IGNORED = frozenset(
+    {
+        # how pyarrow writes and retries, not where or as whom: boto3 has its own
+        "allow_delayed_open",
+        "background_writes",
+        "default_metadata",
+        "allow_bucket_creation",
+        "allow_bucket_deletion",
+        "check_directory_existence_before_creation",
+        "retry_strategy",
+        "load_frequency",
+    }
+)
+_S3_REFUSED = frozenset({"role_arn", "session_name", "external_id"})
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def option_flag(value: Any) -> bool:
+    """A storage option given as text or a boolean."""
+    return value.strip().lower() in _TRUE if isinstance(value, str) else bool(value)
+
+
+def boto3_client_kwargs(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(``boto3.client("s3", **kwargs)`` arguments, ``botocore.config.Config`` arguments) for
+    pyarrow ``S3FileSystem`` options: the same endpoint, credentials, region, addressing,
+    timeouts, proxy and CA file. Options only about how pyarrow writes are ignored; one boto3
+    cannot honour the same way (``role_arn``), or one pyarrow does not know, is a
+    StorageError."""
+    kwargs: dict[str, Any] = {}
+    config: dict[str, Any] = {}
+    unknown = sorted(set(options) - _S3_IGNORED - _S3_REFUSED - _S3_MAPPED)
+    refused = sorted(set(options) & _S3_REFUSED)
+    if unknown or refused:
+        names = ", ".join(unknown + refused)
+        raise StorageError(
+            f"storage option(s) {names} cannot be passed on to boto3 for conditional S3 writes",
+            hint="maintainer's table lock writes through boto3; give credentials as access_key/"
+            "secret_key/session_token or through the AWS default credential chain",
+        )
+    endpoint = options.get("endpoint_override")
+    if endpoint:
+        scheme = str(options.get("scheme") or "https")
+        kwargs["endpoint_url"] = endpoint if "://" in str(endpoint) else f"{scheme}://{endpoint}"
+    for source, target in (
+        ("access_key", "aws_access_key_id"),
+        ("secret_key", "aws_secret_access_key"),
+        ("session_token", "aws_session_token"),
+        ("region", "region_name"),
+    ):
+        if options.get(source):
+            kwargs[target] = str(options[source])
+    if options.get("tls_ca_file_path"):
+        kwargs["verify"] = str(options["tls_ca_file_path"])
+    virtual = option_flag(options.get("force_virtual_addressing", False)) or not endpoint
+    config["s3"] = {"addressing_style": "virtual" if virtual else "path"}
+    if option_flag(options.get("anonymous", False)):
+        from botocore import UNSIGNED
+
+        config["signature_version"] = UNSIGNED
+    if options.get("connect_timeout") is not None:
+        config["connect_timeout"] = float(options["connect_timeout"])
+    if options.get("request_timeout") is not None:
+        config["read_timeout"] = float(options["request_timeout"])
+    proxy = options.get("proxy_options")
+    if proxy:
+        if isinstance(proxy, str):
+            config["proxies"] = {"http": proxy, "https": proxy}
+        else:
+            scheme = proxy.get("scheme", "http")
+            auth = f"{proxy['username']}:{proxy['password']}@" if proxy.get("username") else ""
+            url = f"{scheme}://{auth}{proxy['host']}:{proxy['port']}"
+            config["proxies"] = {"http": url, "https": url}
+    return kwargs, config
+
+
+_S3_MAPPED = frozenset(
+    {
+        "endpoint_override",
+        "scheme",
+        "access_key",
+        "secret_key",
+        "session_token",
+        "region",
+        "tls_ca_file_path",
+        "force_virtual_addressing",
+        "anonymous",
+        "connect_timeout",
+        "request_timeout",
+        "proxy_options",
+    }
+)
+
+_S3_CLIENTS: dict[str, Any] = {}
+_S3_CLIENTS_LOCK = threading.Lock()
+
+
+def s3_client(options: Mapping[str, Any]) -> Any:
+    kwargs, config = boto3_client_kwargs(options)
+    key = repr(sorted((k, repr(v)) for k, v in options.items()))
+    with _S3_CLIENTS_LOCK:
+        client = _S3_CLIENTS.get(key)
+        if client is None:
+            import boto3
+            from botocore.config import Config
+
+            client = boto3.session.Session().client("s3", config=Config(**config), **kwargs)
+            _S3_CLIENTS[key] = client
+    return client

@@ -15,7 +15,8 @@ from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
 from maintainer.runner.lock import TableLock, check_free, read_lock
 from maintainer.storage import Storage, conditional_store
 from maintainer.storage import conditional as conditional_module
-from maintainer.storage.conditional import S3ConditionalStore, s3_client
+from maintainer.storage.conditional import S3ConditionalStore
+from maintainer.storage.s3 import s3_client
 
 pytestmark = pytest.mark.servers
 
