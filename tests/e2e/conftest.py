@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
+from maintainer.commands import apply_cmd
 
 ProjectWriter = Callable[[Path, str], Path]
 
@@ -31,3 +32,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> Proj
         return root
 
     return write
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The Spark sessions apply starts (none are: the factory records the request and fails)."""
+    started: list[object] = []
+
+    def no_jvm(settings: object) -> Any:
+        started.append(settings)
+        raise AssertionError("apply started Spark")
+
+    monkeypatch.setattr(apply_cmd, "create_session", no_jvm)
+    return started

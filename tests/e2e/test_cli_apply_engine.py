@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from maintainer.commands import apply_cmd
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from tests.support import oracle
@@ -18,19 +16,6 @@ from tests.support.metadata_tables import Project
 
 META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name"]  # fmt: skip
-
-
-@pytest.fixture
-def sessions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The Spark sessions apply starts (none are: the factory records the request and fails)."""
-    started: list[object] = []
-
-    def no_jvm(settings: object) -> Any:
-        started.append(settings)
-        raise AssertionError("apply started Spark")
-
-    monkeypatch.setattr(apply_cmd, "create_session", no_jvm)
-    return started
 
 
 def table_of(kind: str, path: Path, commits: int) -> Path:

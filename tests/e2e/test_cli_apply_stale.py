@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from maintainer.clock import utc_now
-from maintainer.commands import apply_cmd
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import format_instant_time
@@ -23,18 +21,6 @@ SERVICES = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {pol
 
 def files_below(root: Path) -> dict[str, int]:
     return {str(p.relative_to(root)): p.stat().st_size for p in root.rglob("*") if p.is_file()}
-
-
-@pytest.fixture
-def sessions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    started: list[object] = []
-
-    def no_jvm(settings: object) -> Any:
-        started.append(settings)
-        raise AssertionError("apply started Spark")
-
-    monkeypatch.setattr(apply_cmd, "create_session", no_jvm)
-    return started
 
 
 @pytest.fixture
