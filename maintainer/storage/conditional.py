@@ -67,7 +67,7 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from maintainer.storage.s3 import boto3_client_kwargs, option_flag, s3_client
+from maintainer.storage.s3 import boto3_client_kwargs, bucket_and_key, option_flag, s3_client, s3_status
 
 
 class Storage(Protocol):
@@ -196,11 +196,6 @@ def conditional_store(storage: Storage) -> ConditionalStore:
     )
 
 
-def _bucket_and_key(full_path: str) -> tuple[str, str]:
-    bucket, _, key = full_path.lstrip("/").partition("/")
-    return bucket, key
-
-
 # -- local disk ----------------------------------------------------------------------------------
 
 
@@ -300,13 +295,6 @@ class LocalConditionalStore(ConditionalStore):
 # -- S3 -------------------------------------------------------------------------------------------
 
 
-def _s3_status(exc: Exception) -> tuple[int, str]:
-    response = getattr(exc, "response", None) or {}
-    status = int(response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
-    code = str(response.get("Error", {}).get("Code") or "")
-    return status, code
-
-
 class S3ConditionalStore(ConditionalStore):
     """S3 through boto3: ``If-None-Match: *`` and ``If-Match: <ETag>`` PUTs."""
 
@@ -323,11 +311,11 @@ class S3ConditionalStore(ConditionalStore):
         return self.storage.uri(path)
 
     def _location(self, path: str) -> tuple[str, str]:
-        return _bucket_and_key(self.storage.full_path(path))
+        return bucket_and_key(self.storage.full_path(path))
 
     def _failure(self, exc: Exception, path: str, doing: str) -> StorageError:
         """A botocore ClientError (by status) or BotoCoreError (no answer: unknown outcome)."""
-        status, code = _s3_status(exc)
+        status, code = s3_status(exc)
         if status == 0:
             return StorageUnavailableError(f"cannot {doing} {self.uri(path)}: {exc}")
         if status in (409, 429) or status >= 500 or code in ("SlowDown", "RequestTimeout"):
@@ -345,7 +333,7 @@ class S3ConditionalStore(ConditionalStore):
             response = self.client.get_object(Bucket=bucket, Key=key)
             data = response["Body"].read()
         except ClientError as exc:
-            status, code = _s3_status(exc)
+            status, code = s3_status(exc)
             if status == 404 or code in ("NoSuchKey", "404"):
                 return None
             raise self._failure(exc, path, "read") from exc
@@ -360,7 +348,7 @@ class S3ConditionalStore(ConditionalStore):
         try:
             response = self.client.put_object(Bucket=bucket, Key=key, Body=data, **condition)
         except ClientError as exc:
-            status, code = _s3_status(exc)
+            status, code = s3_status(exc)
             if status == 412 or code == "PreconditionFailed":
                 if "IfNoneMatch" in condition:
                     raise FileExistsInStorageError(
@@ -456,7 +444,7 @@ class GcsConditionalStore(ConditionalStore):
         return self.storage.uri(path)
 
     def _blob(self, path: str) -> Any:
-        bucket, key = _bucket_and_key(self.storage.full_path(path))
+        bucket, key = bucket_and_key(self.storage.full_path(path))
         return self.client.bucket(bucket).blob(key)
 
     def _failure(self, exc: Exception, path: str, doing: str) -> StorageError:
@@ -466,7 +454,7 @@ class GcsConditionalStore(ConditionalStore):
         return StorageError(f"cannot {doing} {self.uri(path)}: {exc}")
 
     def read_versioned(self, path: str) -> Versioned | None:
-        bucket, key = _bucket_and_key(self.storage.full_path(path))
+        bucket, key = bucket_and_key(self.storage.full_path(path))
         for _ in range(3):
             try:
                 blob = self.client.bucket(bucket).get_blob(key)

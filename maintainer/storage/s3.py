@@ -26,9 +26,12 @@ def bucket_and_key(full_path: str) -> tuple[str, str]:
     return bucket, key
 
 
-def _status(exc: Exception) -> int:
+def s3_status(exc: Exception) -> tuple[int, str]:
+    """(HTTP status, S3 error code) of a botocore error; (0, "") where there was no answer."""
     response = getattr(exc, "response", None) or {}
-    return int(response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+    status = int(response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+    code = str(response.get("Error", {}).get("Code") or "")
+    return status, code
 
 
 def delete_object(options: Mapping[str, Any], full_path: str, uri: str) -> bool:
@@ -40,7 +43,7 @@ def delete_object(options: Mapping[str, Any], full_path: str, uri: str) -> bool:
     try:
         client.head_object(Bucket=bucket, Key=key)
     except ClientError as exc:
-        if _status(exc) == 404:
+        if s3_status(exc)[0] == 404:
             return False
         raise StorageError(f"cannot delete {uri}: {exc}") from exc
     except BotoCoreError as exc:

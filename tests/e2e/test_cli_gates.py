@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,16 +34,22 @@ def local_engine(root: Path) -> None:
     profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
 
 
+def planned_clean(
+    project: Callable[[Path, str], Path], table: Path, services: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[Project, dict[str, Any], str]:
+    """Plan the table with ``services`` (engine: local): the project, its clean node, the output."""
+    maintained = Project(project(table, services), table)
+    local_engine(maintained.root)
+    capsys.readouterr()
+    maintained.cli("plan")
+    return maintained, maintained.nodes()["t.clean"], capsys.readouterr().out
+
+
 def test_a_clean_over_its_gate_is_blocked_and_apply_deletes_nothing(
     project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    maintained = Project(project(table, CLEAN + "\ngates: {max_delete_files: 5}"), table)
-    local_engine(maintained.root)
     before = data_files(table)
-    capsys.readouterr()
-    maintained.cli("plan")
-    out = capsys.readouterr().out
-    node = maintained.nodes()["t.clean"]
+    maintained, node, out = planned_clean(project, table, CLEAN + "\ngates: {max_delete_files: 5}", capsys)
     assert node["status"] == "blocked"
     (reason,) = node["reasons"]
     assert reason.startswith("over the gate gates.max_delete_files of table t (tables/example.yml): this")
@@ -77,13 +84,8 @@ def test_a_declared_reader_blocks_the_clean_that_would_cut_it_off(
     project: Callable[[Path, str], Path], table: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     readers = "\nreaders:\n  - {name: time_travel_audit, keep: 7d}\n  - {name: finance_incremental, lag: 6h}"
-    maintained = Project(project(table, CLEAN + readers), table)
-    local_engine(maintained.root)
     before = data_files(table)
-    capsys.readouterr()
-    maintained.cli("plan")
-    out = capsys.readouterr().out
-    node = maintained.nodes()["t.clean"]
+    maintained, node, out = planned_clean(project, table, CLEAN + readers, capsys)
     assert node["status"] == "blocked"
     assert [reason.split(":")[0] for reason in node["reasons"]] == [
         "would cut off reader time_travel_audit (keep 1w)",
