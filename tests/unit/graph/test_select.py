@@ -69,10 +69,36 @@ def test_upstream_and_downstream_operators(graph: nx.DiGraph) -> None:
     assert tables(graph, ("+daily",)) == {"raw", "clean_trips", "daily"}
     assert tables(graph, ("clean_trips+",)) == {"clean_trips", "daily", "weekly"}
     assert tables(graph, ("+clean_trips+",)) == {"raw", "clean_trips", "daily", "weekly"}
-    assert chosen(graph, ("1+daily.clean",)) == {"daily.clean", "daily.savepoint_create"}
-    assert chosen(graph, ("daily.archive+1",)) == {"daily.archive", "daily.savepoint_delete"}
     assert chosen(graph, ("daily.savepoint_delete+1",)) == {"daily.savepoint_delete", "weekly.clean"}
     assert "raw.archive" in chosen(graph, ("+daily.clean",))
+
+
+def whole(graph: nx.DiGraph, *names: str) -> set[str]:
+    return {str(node) for node in graph if node.table in names}
+
+
+def test_depth_counts_table_hops_and_a_reached_table_comes_whole(graph: nx.DiGraph) -> None:
+    assert chosen(graph, ("1+weekly",)) == whole(graph, "daily", "weekly")
+    assert chosen(graph, ("2+weekly",)) == whole(graph, "clean_trips", "daily", "weekly")
+    assert chosen(graph, ("3+weekly",)) == chosen(graph, ("+weekly",)) == {str(node) for node in graph}
+    assert chosen(graph, ("raw+1",)) == whole(graph, "raw", "clean_trips")
+    assert chosen(graph, ("0+weekly",)) == whole(graph, "weekly")
+
+
+def test_operators_on_one_service_add_its_own_table_first_without_a_hop(graph: nx.DiGraph) -> None:
+    assert chosen(graph, ("0+daily.clean",)) == {"daily.savepoint_create", "daily.clean"}
+    assert chosen(graph, ("1+daily.clean",)) == {"daily.savepoint_create", "daily.clean"} | whole(
+        graph, "clean_trips"
+    )
+    assert chosen(graph, ("daily.archive+",)) == {"daily.archive", "daily.savepoint_delete", "weekly.clean"}
+    assert chosen(graph, ("clean_trips.compaction+0",)) == {
+        "clean_trips.compaction",
+        "clean_trips.clean",
+        "clean_trips.archive",
+    }
+    assert chosen(graph, ("service:clean+1",)) == {
+        str(node) for node in graph if node.service in ("clean", "archive", "savepoint_delete")
+    } | whole(graph, "clean_trips", "daily", "weekly")
 
 
 def test_at_operator_adds_descendants_and_their_ancestors(graph: nx.DiGraph) -> None:
