@@ -1,9 +1,16 @@
 """The options every project command shares, and loading the project from them.
 
-``@common_options()`` adds ``--project-dir``, ``--target``, ``--vars``, ``--threads`` and
-(unless ``selection=False``) ``--select``/``--exclude``; the command receives them as one
-``options: CommonOptions`` argument. ``load_from_options(options)`` loads and validates
-the project, compiles the graph and applies the selection.
+``@common_options()`` adds ``--project-dir``, ``--profiles-dir``, ``--target``, ``--vars``,
+``--threads`` and (unless ``selection=False``) ``--select``/``--exclude``/``--selector``/
+``--state``; the command receives them as one ``options: CommonOptions`` argument.
+``load_from_options(options)`` loads and validates the project (and selectors.yml), compiles
+the graph and applies the selection.
+
+As in dbt, ``--select`` and ``--exclude`` take several values after one flag
+(``--select trips orders tag:core``: every following word that does not start with ``-``),
+may be repeated (``-s trips -s orders``) and a value may hold several words (``-s "trips
+orders"``); all of these are a union. ``--selector NAME`` is ``--select selector:NAME``
+(and cannot be combined with ``--select``).
 """
 
 from __future__ import annotations
@@ -20,10 +27,44 @@ import yaml
 
 from maintainer.console import print_warning
 from maintainer.graph import NodeId, build_graph, restrict, select_nodes, topological_order
+from maintainer.graph.select import SelectionContext
+from maintainer.graph.state import StateComparison, read_state, table_checksum
 from maintainer.project import Project, load_project
+from maintainer.project.profiles import PROFILES_DIR_ENV
+from maintainer.project.selectors import load_selectors
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROJECT_DIR_ENV = "MAINTAINER_PROJECT_DIR"
+SELECT_HELP = (
+    "Nodes to include, several after one flag (--select trips tag:core): table name (glob) or "
+    "table.service, tag:, path:, service:, state:modified|new (with --state), selector:NAME "
+    "(selectors.yml); +x adds the tables x depends on, x+ those depending on it, N+x/x+N stop "
+    "after N tables, @x both ways; x,y = intersection."
+)
+
+
+class MultiValueOption(click.Option):
+    """A repeatable option that also takes every following word not starting with ``-``
+    (``--select a b c`` as dbt's), each word one more value."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["multiple"] = True
+        super().__init__(*args, **kwargs)
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is None:
+                continue
+            process = option.process
+
+            def greedy(value: Any, state: Any, process: Callable[[Any, Any], None] = process) -> None:
+                process(value, state)
+                while state.rargs and not state.rargs[0].startswith("-"):
+                    process(state.rargs.pop(0), state)
+
+            option.process = greedy
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +75,9 @@ class CommonOptions:
     select: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     threads: int | None = None
+    state: Path | None = None
+    """--state: the folder of an earlier manifest.json, for state: selectors."""
+    profiles_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -73,13 +117,23 @@ def common_options(*, selection: bool = True) -> Callable[[F], F]:
     def decorate(command: F) -> F:
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            select = _split(kwargs.pop("select", ()))
+            selector = kwargs.pop("selector", None)
+            if selector is not None:
+                if select:
+                    raise click.UsageError("give --selector NAME or --select, not both")
+                select = (f"selector:{selector}",)
+            state = kwargs.pop("state", None)
+            profiles_dir = kwargs.pop("profiles_dir")
             options = CommonOptions(
                 project_dir=Path(kwargs.pop("project_dir")),
                 target=kwargs.pop("target"),
                 vars=kwargs.pop("cli_vars"),
-                select=_split(kwargs.pop("select", ())),
+                select=select,
                 exclude=_split(kwargs.pop("exclude", ())),
                 threads=kwargs.pop("threads"),
+                state=Path(state) if state else None,
+                profiles_dir=Path(profiles_dir) if profiles_dir else None,
             )
             return command(*args, options=options, **kwargs)
 
@@ -91,6 +145,13 @@ def common_options(*, selection: bool = True) -> Callable[[F], F]:
                 envvar=PROJECT_DIR_ENV,
                 show_default=True,
                 help=f"The folder with maintainer_project.yml (or ${PROJECT_DIR_ENV}).",
+            ),
+            click.option(
+                "--profiles-dir",
+                type=click.Path(file_okay=False),
+                metavar="DIR",
+                help=f"Read profiles.yml from DIR (default: ${PROFILES_DIR_ENV} if it has one, "
+                "then the project folder, then ~/.maintainer).",
             ),
             click.option(
                 "--target", "-t", metavar="NAME", help="Output of the profile to use (default: its target)."
@@ -106,15 +167,25 @@ def common_options(*, selection: bool = True) -> Callable[[F], F]:
         ]
         if selection:
             decorators += [
+                click.option("--select", "-s", cls=MultiValueOption, metavar="SELECTOR...", help=SELECT_HELP),
                 click.option(
-                    "--select",
-                    "-s",
-                    multiple=True,
-                    metavar="SELECTOR",
-                    help="Nodes to include (dbt grammar: name, tag:, path:, service:, +, @; "
-                    "space = union, comma = intersection).",
+                    "--exclude",
+                    cls=MultiValueOption,
+                    metavar="SELECTOR...",
+                    help="Nodes to leave out (same grammar; wins over --select).",
                 ),
-                click.option("--exclude", multiple=True, metavar="SELECTOR", help="Nodes to leave out."),
+                click.option(
+                    "--selector",
+                    metavar="NAME",
+                    help="Use the selection NAME of selectors.yml (instead of --select).",
+                ),
+                click.option(
+                    "--state",
+                    type=click.Path(file_okay=False),
+                    metavar="DIR",
+                    help="The folder of a manifest.json from an earlier `maintainer compile`, for "
+                    "--select state:modified (tables changed since, or new) and state:new.",
+                ),
             ]
         wrapped: Any = wrapper
         for decorator in reversed(decorators):
@@ -130,13 +201,23 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 
 def load_from_options(options: CommonOptions) -> LoadedProject:
     """Load and validate the project, compile its graph, and apply the selection."""
-    project = load_project(options.project_dir, target=options.target, cli_vars=options.vars)
+    project = load_project(
+        options.project_dir, target=options.target, cli_vars=options.vars, profiles_dir=options.profiles_dir
+    )
     graph = build_graph(project.tables, lambda table, index: project.location(table, ("depends_on", index)))
-    selection = select_nodes(graph, options.select, options.exclude)
+    context = SelectionContext(state=_state(project, options), selectors=load_selectors(project.root))
+    selection = select_nodes(graph, options.select, options.exclude, context)
     for message in selection.unmatched:
         print_warning(message)
     threads = options.threads or project.target.settings.threads
     return LoadedProject(project, graph, selection.nodes, threads)
+
+
+def _state(project: Project, options: CommonOptions) -> StateComparison | None:
+    if options.state is None:
+        return None  # a state: selector then says it needs --state
+    current = {spec.name: table_checksum(spec) for spec in project.tables}
+    return read_state(options.state, current)
 
 
 def parse_storage_options(

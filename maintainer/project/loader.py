@@ -23,7 +23,7 @@ from maintainer.project.issues import did_you_mean, raise_all, validation_error
 from maintainer.project.manifests import DEFAULTS_FILE, DocumentCache, ManifestFileRef, discover_manifests
 from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig, TableEntry, TableSpec
 from maintainer.project.profiles import Target, load_target
-from maintainer.project.render import Renderer
+from maintainer.project.render import Renderer, blame_cli_vars
 from maintainer.project.rules import check_table_rules
 from maintainer.project.services import POLICY_BY_RETAINED_KEY
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
@@ -71,11 +71,36 @@ class Project:
 
 
 def load_project(
-    project_dir: Path | str = ".", *, target: str | None = None, cli_vars: Mapping[str, Any] | None = None
+    project_dir: Path | str = ".",
+    *,
+    target: str | None = None,
+    cli_vars: Mapping[str, Any] | None = None,
+    profiles_dir: Path | None = None,
 ) -> Project:
-    root = Path(project_dir).resolve()
+    """The project; an error at a place whose template read a --vars value is blamed on --vars."""
+    cli_uses: dict[str, set[str]] = {}
+    try:
+        return _load_project(
+            Path(project_dir).resolve(), target, dict(cli_vars or {}), cli_uses, profiles_dir
+        )
+    except ManifestError as exc:
+        blamed = blame_cli_vars(exc, cli_uses, dict(cli_vars or {}))
+        if blamed is exc:
+            raise
+        raise blamed from None
+
+
+def _load_project(
+    root: Path,
+    target: str | None,
+    cli_vars: dict[str, Any],
+    cli_uses: dict[str, set[str]],
+    profiles_dir: Path | None,
+) -> Project:
     document = _load_project_document(root)
-    config, rendered, renderer, chosen = _load_config(root, document, target, dict(cli_vars or {}))
+    config, rendered, renderer, chosen = _load_config(
+        root, document, target, cli_vars, cli_uses, profiles_dir
+    )
     refs = _manifest_refs(root, document, config)
     defaults = rendered.get("defaults")
     project_layer = Layer(document, ("defaults",), defaults if isinstance(defaults, dict) else {})
@@ -104,15 +129,21 @@ def _load_project_document(root: Path) -> YamlDocument:
 
 
 def _load_config(
-    root: Path, document: YamlDocument, target: str | None, cli_vars: dict[str, Any]
+    root: Path,
+    document: YamlDocument,
+    target: str | None,
+    cli_vars: dict[str, Any],
+    cli_uses: dict[str, set[str]],
+    profiles_dir: Path | None,
 ) -> tuple[ProjectConfig, dict[str, Any], Renderer, Target]:
     """The validated project file, its rendered data, the renderer and the chosen target."""
     data = document.data
     if not isinstance(data.get("profile"), str) or not isinstance(data.get("vars", {}), dict):
         _validate_config(document, data)
     project_vars = Renderer({}).render_tree(document, data.get("vars") or {}, ("vars",))  # env_var() only
-    renderer = Renderer({**project_vars, **cli_vars})
-    chosen = load_target(root, data["profile"], target, renderer, str(document.mark(("profile",))))
+    renderer = Renderer({**project_vars, **cli_vars}, cli_vars=cli_vars, cli_uses=cli_uses)
+    profile_mark = str(document.mark(("profile",)))
+    chosen = load_target(root, data["profile"], target, renderer, profile_mark, profiles_dir)
     renderer = renderer.with_target(chosen.jinja_context())
     rendered = renderer.render_tree(document, data, (), skip=frozenset({"vars", "profile"}))
     return _validate_config(document, rendered), rendered, renderer, chosen

@@ -88,7 +88,12 @@ class Target:
         }
 
 
-def find_profiles_file(project_dir: Path) -> Path | None:
+def find_profiles_file(project_dir: Path, profiles_dir: Path | None = None) -> Path | None:
+    """``profiles_dir/profiles.yml`` when a folder is given (``--profiles-dir``), else the first of
+    $MAINTAINER_PROFILES_DIR, the project folder and ~/.maintainer that has one."""
+    if profiles_dir is not None:
+        path = Path(profiles_dir) / PROFILES_FILE
+        return path if path.is_file() else None
     candidates = [project_dir / PROFILES_FILE]
     if os.environ.get(PROFILES_DIR_ENV):
         candidates.insert(0, Path(os.environ[PROFILES_DIR_ENV]) / PROFILES_FILE)
@@ -97,10 +102,22 @@ def find_profiles_file(project_dir: Path) -> Path | None:
 
 
 def load_target(
-    project_dir: Path, profile: str, target: str | None, renderer: Renderer, profile_mark: str
+    project_dir: Path,
+    profile: str,
+    target: str | None,
+    renderer: Renderer,
+    profile_mark: str,
+    profiles_dir: Path | None = None,
 ) -> Target:
-    """Read profiles.yml and return the named (or default) target of ``profile``."""
-    path = find_profiles_file(project_dir)
+    """Read profiles.yml (from ``profiles_dir`` when given) and return the named (or default)
+    target of ``profile``."""
+    path = find_profiles_file(project_dir, profiles_dir)
+    if path is None and profiles_dir is not None:
+        raise ManifestError(
+            f"no {PROFILES_FILE} in {profiles_dir} (--profiles-dir)",
+            where=str(Path(profiles_dir) / PROFILES_FILE),
+            hint=f"create it there, or drop --profiles-dir to read {project_dir / PROFILES_FILE}",
+        )
     if path is None:
         raise ManifestError(
             f"no {PROFILES_FILE} found for profile '{profile}'",

@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 
 from maintainer.errors import ManifestError
+from maintainer.project.issues import ManifestErrorGroup
 from maintainer.project.sandbox import BoundedSandbox, TemplateLimitError, TemplateLimits, WorkBudget
 from maintainer.project.yamlsrc import Path_, YamlDocument
 
@@ -40,9 +41,16 @@ class Renderer:
         *,
         limits: TemplateLimits | None = None,
         budget: WorkBudget | None = None,
+        cli_vars: Mapping[str, Any] | None = None,
+        cli_uses: dict[str, set[str]] | None = None,
     ) -> None:
-        """``budget`` is shared by the renderers of one project load (``with_target`` keeps it)."""
+        """``budget`` is shared by the renderers of one project load (``with_target`` keeps it), and
+        so is ``cli_uses``: for each place (file:line:col), the ``cli_vars`` (--vars) its template
+        read, so an error there can be blamed on --vars (:func:`blame_cli_vars`)."""
         self.variables = dict(variables)
+        self.cli_vars = dict(cli_vars or {})
+        self.cli_uses = cli_uses if cli_uses is not None else {}
+        self._used: set[str] = set()
         self.budget = budget or WorkBudget(limits or TemplateLimits())
         self.limits = self.budget.limits
         self.environment = BoundedSandbox(self.budget, undefined=jinja2.StrictUndefined, autoescape=False)
@@ -53,7 +61,9 @@ class Renderer:
         self._expressions: dict[str, Callable[[], Any]] = {}
 
     def with_target(self, target: Mapping[str, Any]) -> Renderer:
-        return Renderer(self.variables, target, budget=self.budget)
+        return Renderer(
+            self.variables, target, budget=self.budget, cli_vars=self.cli_vars, cli_uses=self.cli_uses
+        )
 
     def render_tree(
         self, document: YamlDocument, data: Any, path: Path_, skip: frozenset[str] = frozenset()
@@ -71,6 +81,7 @@ class Renderer:
         return data
 
     def render_string(self, source: str, where: str) -> str:
+        self._used = set()
         try:
             self.budget.start()
             render = self._compiled.get(source)
@@ -111,6 +122,8 @@ class Renderer:
             ) from None
         finally:
             self.budget.stop()
+            if self._used:
+                self.cli_uses.setdefault(where, set()).update(self._used)
 
     def _compile(self, source: str) -> Callable[[], str]:
         """A renderer for ``source``. Plain ``{{ expression }}`` substitutions (the common case) are
@@ -157,6 +170,8 @@ class Renderer:
         return compiled
 
     def _var(self, name: str, default: Any = _MISSING) -> Any:
+        if name in self.cli_vars:
+            self._used.add(name)
         if name in self.variables:
             return self.variables[name]
         if default is not _MISSING:
@@ -184,3 +199,23 @@ def _env_var(name: str, default: Any = _MISSING) -> Any:
         f"environment variable {name} is not set",
         hint=f"export {name}=..., or give a default: env_var('{name}', '...')",
     )
+
+
+def blame_cli_vars(
+    error: ManifestError, cli_uses: Mapping[str, set[str]], cli_vars: Mapping[str, Any]
+) -> ManifestError:
+    """``error`` said to come from --vars when it is placed where a template read a --vars value
+    (a value of the wrong type or shape fails there, but the manifest is not what is wrong)."""
+    if isinstance(error, ManifestErrorGroup):
+        blamed = [blame_cli_vars(one, cli_uses, cli_vars) for one in error.errors]
+        return (
+            error
+            if all(a is b for a, b in zip(blamed, error.errors, strict=True))
+            else ManifestErrorGroup(blamed)
+        )
+    names = sorted(cli_uses.get(error.where or "", ()))
+    if not names:
+        return error
+    given = ", ".join(f"'{name}' = {cli_vars[name]!r}" for name in names)
+    hint = f"fix the value in --vars; {error.hint}" if error.hint else "fix the value in --vars"
+    return ManifestError(f"{given} (used at {error.where}): {error.message}", where="--vars", hint=hint)
