@@ -242,12 +242,19 @@ def table_storage_options() -> Callable[[F], F]:
         @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             project_dir, target = kwargs.pop("project_dir"), kwargs.pop("target")
+            profiles_dir = kwargs.pop("profiles_dir")
             given = kwargs.pop("storage_option")
             options: dict[str, Any] = {}
             if project_dir is not None:
-                options.update(load_project(Path(project_dir), target=target).target.settings.storage_options)
-            elif target is not None:
-                raise click.UsageError("--target needs --project-dir (or $MAINTAINER_PROJECT_DIR)")
+                project = load_project(
+                    Path(project_dir),
+                    target=target,
+                    profiles_dir=Path(profiles_dir) if profiles_dir else None,
+                )
+                options.update(project.target.settings.storage_options)
+            elif target is not None or profiles_dir is not None:
+                given_option = "--target" if target is not None else "--profiles-dir"
+                raise click.UsageError(f"{given_option} needs --project-dir (or $MAINTAINER_PROJECT_DIR)")
             return command(*args, storage_options={**options, **given}, **kwargs)
 
         decorators = [
@@ -256,6 +263,12 @@ def table_storage_options() -> Callable[[F], F]:
                 type=click.Path(file_okay=False, exists=True),
                 envvar=PROJECT_DIR_ENV,
                 help="Take the storage options of this project's target (profiles.yml).",
+            ),
+            click.option(
+                "--profiles-dir",
+                type=click.Path(file_okay=False),
+                metavar="DIR",
+                help="With --project-dir: read profiles.yml from DIR.",
             ),
             click.option("--target", "-t", metavar="NAME", help="With --project-dir: the profile's output."),
             click.option(

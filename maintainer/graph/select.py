@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,11 +127,6 @@ def select_nodes(
     chosen = evaluator.expressions(select) if any(s.strip() for s in select) else set(graph)
     dropped = evaluator.expressions(exclude)
     return SelectionResult(frozenset(chosen - dropped), tuple(evaluator.unmatched))
-
-
-def uses_state(expressions: Iterable[str]) -> bool:
-    """Whether any of the expressions has a ``state:`` atom (parsing them)."""
-    return any(atom.method == "state" for e in expressions for word in parse_selector(e) for atom in word)
 
 
 class _Evaluator:

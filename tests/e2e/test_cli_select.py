@@ -235,3 +235,14 @@ def test_a_bad_vars_value_is_blamed_on_vars(project: Path, capsys: pytest.Captur
     )
     message = fails(capsys, project, "validate", code=1)
     assert message.startswith("error: tables/lake.yml:18:") and "--vars" not in message.split("hint")[0]
+
+
+def test_profiles_dir_for_the_storage_options_of_inspect(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    capsys.readouterr()
+    assert main(["inspect", str(tmp_path / "t"), "--profiles-dir", str(tmp_path)]) == 64
+    assert "--profiles-dir needs --project-dir" in capsys.readouterr().err
+    args = ["inspect", str(tmp_path / "t"), "--project-dir", str(project), "--profiles-dir", str(tmp_path)]
+    assert main(args) == 1
+    assert f"no profiles.yml in {tmp_path} (--profiles-dir)" in capsys.readouterr().err

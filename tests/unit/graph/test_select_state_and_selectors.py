@@ -11,7 +11,7 @@ import pytest
 
 from maintainer.errors import ManifestError, UsageError
 from maintainer.graph import build_graph, select_nodes
-from maintainer.graph.select import SelectionContext, uses_state
+from maintainer.graph.select import SelectionContext
 from maintainer.graph.state import StateComparison, checksum_entry, read_state, table_checksum
 from maintainer.project.selectors import load_selectors
 from tests.unit.graph.specs import spec
@@ -60,7 +60,6 @@ def test_state_without_state_dir_is_a_usage_error(graph: nx.DiGraph) -> None:
     with pytest.raises(UsageError, match="unknown state 'modifed'") as caught:
         select_nodes(graph, ("state:modifed",))
     assert caught.value.hint is not None and "did you mean 'modified'" in caught.value.hint
-    assert uses_state(["tag:x", "a,state:new"]) and not uses_state(["a b"])
 
 
 def test_read_state(tmp_path: Path) -> None:
