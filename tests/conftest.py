@@ -89,3 +89,10 @@ def seaweedfs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     with seaweedfs_s3_server(tmp_path_factory.mktemp("seaweedfs")) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _not_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands behave as on a workstation (``apply`` refuses stale plans by default only where
+    $CI is set); a test that wants CI's defaults sets $CI itself."""
+    monkeypatch.delenv("CI", raising=False)

@@ -6,6 +6,7 @@ What happened to each node goes to the terminal and to ``<target_path>/run_resul
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -21,11 +22,14 @@ from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
-from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, summarize, write_run_results
+from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, write_run_results
 from maintainer.runner.spark import LazySpark
+from maintainer.runner.summary import closing_line
 from maintainer.spark.session import create_session
 
-EXIT_OK, EXIT_FAILURE = 0, 1
+EXIT_OK, EXIT_FAILURE, EXIT_DRIFT = 0, 1, 2
+CI_ENV = "CI"
+"""Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
 _STYLE = {
     NodeRunStatus.SUCCESS: "[green]OK[/green]",
     NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
@@ -97,24 +101,41 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
 @click.option("--fail-fast", is_flag=True, help="Start no new node after the first failure.")
 @click.option("--auto-approve", is_flag=True, help="Plan the selected nodes and apply that plan at once.")
 @click.option(
-    "--refuse-stale/--allow-drift",
-    default=False,
-    show_default=True,
+    "--refuse-stale/--no-refuse-stale",
+    default=None,
     help="A table the plan changes moved since the plan was made: refuse the whole plan before "
-    "anything starts (--refuse-stale, for CI), or name what moved and apply it anyway, each node "
-    "skipping as drift what is no longer valid (--allow-drift).",
+    'anything starts (no JVM, no lock, no write), as Terraform\'s "Saved plan is stale". '
+    f"Default: on in CI (${CI_ENV} set), off elsewhere and with --allow-drift.",
+)
+@click.option(
+    "--allow-drift",
+    is_flag=True,
+    help="Approved work a node had to skip as drift (no longer valid on the table) does not fail "
+    "the run: exit 0, not 2. Without --refuse-stale, a stale plan is also applied.",
 )
 def command(
-    options: CommonOptions, directory: str | None, fail_fast: bool, auto_approve: bool, refuse_stale: bool
+    options: CommonOptions,
+    directory: str | None,
+    fail_fast: bool,
+    auto_approve: bool,
+    refuse_stale: bool | None,
+    allow_drift: bool,
 ) -> int:
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
-    changed and not applied yet, then runs its nodes on Spark, each table under a lock, and
-    deletes only what the plan approved and is still safe to delete now (the rest is drift).
+    changed and not applied yet, then runs its nodes (each table under a lock) and deletes only
+    what the plan approved and is still safe to delete now; the rest is drift, each item with
+    the instant or file that made it invalid.
+
+    \b
+    Exit codes:
+      0  everything approved was done (or skipped as drift with --allow-drift)
+      1  an error: a node failed, or the plan was refused (tampered, stale, applied already)
+      2  approved work was skipped as drift (--allow-drift makes this 0)
 
     \b
     Examples:
-      maintainer apply target/plan
-      maintainer apply target/plan --fail-fast --threads 8
+      maintainer apply                       # the plan in target/plan
+      maintainer apply target/plan --refuse-stale --fail-fast --threads 8
       maintainer apply --auto-approve --select tag:nightly
     """
     if directory and auto_approve:
@@ -127,13 +148,23 @@ def command(
     loaded = load_from_options(options)
     plan_dir = _plan_now(loaded) if auto_approve else Path(directory or loaded.project.target_dir / PLAN_DIR)
     saved = read_plan(plan_dir, plan_key())
-    results = run(saved, loaded, fail_fast, refuse_stale)
+    results = run(saved, loaded, fail_fast, stale_refused(refuse_stale, allow_drift))
     path = write_run_results(loaded.project.target_dir, results)
-    counts = summarize(results.nodes)
-    drifted = sum(len(node.drift) for node in results.nodes)
-    stdout.print(
-        f"done: {counts['success']} succeeded, {counts['error']} failed, {counts['skipped']} skipped"
-        + (f", {drifted} drift item(s)" if drifted else "")
-        + f"; results in {escape(str(path))}"
-    )
-    return EXIT_FAILURE if results.failed else EXIT_OK
+    stdout.print(escape(closing_line(results)))
+    stdout.print(f"results in {escape(str(path))}")
+    return exit_code(results, allow_drift)
+
+
+def stale_refused(refuse_stale: bool | None, allow_drift: bool) -> bool:
+    """``--refuse-stale`` as given, else on in CI unless drift is allowed."""
+    if refuse_stale is not None:
+        return refuse_stale
+    return not allow_drift and os.environ.get(CI_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def exit_code(results: RunResults, allow_drift: bool) -> int:
+    if results.failed:
+        return EXIT_FAILURE
+    if any(node.drift for node in results.nodes) and not allow_drift:
+        return EXIT_DRIFT
+    return EXIT_OK

@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.plan.model.clean import DeleteFile
 from maintainer.plan.model.compaction import CompactionEffect, CompactSlice
-from maintainer.planning.render import human_bytes
 from maintainer.project import TableSpec
 from maintainer.project.gates import GatesSpec
+from maintainer.units import human_bytes
 
 
 @dataclass(frozen=True, slots=True)

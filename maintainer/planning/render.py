@@ -15,6 +15,7 @@ from maintainer.catalog import ACTION_LABELS
 from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
 from maintainer.plan.model import Action, DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
+from maintainer.units import human_bytes
 
 FILES_SHOWN = 10
 """Files listed per node in the text and markdown views (plan.json has them all)."""
@@ -22,15 +23,6 @@ PARTITIONS_SHOWN = 20
 
 _ACTION_LABELS = {label.kind: (label.one, label.many) for label in ACTION_LABELS}
 """In summary order (the catalog's)."""
-
-
-def human_bytes(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 def _plural(count: int, one: str, many: str) -> str:

@@ -139,6 +139,7 @@ def load_yaml_text(text: str, display_name: str, limits: YamlLimits = DEFAULT_LI
         loader.dispose()
 
 
+_DEPTH_HINT = "manifests need a few levels: flatten the lists and mappings"
 _YAML_HINT = "fix the YAML syntax (indentation, quoting, a missing ':' or closing bracket)"
 
 
@@ -149,6 +150,12 @@ def _check_shape(text: str, display_name: str, limits: YamlLimits) -> None:
         for event in yaml.parse(text, Loader=_Loader):
             scan.add(event)
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem):  # PyYAML >= 6.0.4 scans deep flow first
+            mark = exc.problem_mark or exc.context_mark
+            where = str(_mark(display_name, mark)) if mark is not None else display_name
+            raise ManifestError(
+                f"nesting deeper than {limits.max_depth} levels", where=where, hint=_DEPTH_HINT
+            ) from exc
         raise _syntax_error(exc, display_name) from exc
     except yaml.YAMLError as exc:
         raise ManifestError(f"invalid YAML: {exc}", where=display_name, hint=_YAML_HINT) from exc
@@ -194,7 +201,7 @@ class _ShapeScan:
                 f"nesting deeper than {self.limits.max_depth} levels",
                 self.display_name,
                 event,
-                "manifests need a few levels: flatten the lists and mappings",
+                _DEPTH_HINT,
             )
         self.open.append((getattr(event, "anchor", None), 1))
         self._count_total(1, event)

@@ -13,6 +13,7 @@ the project graph restricted to the plan's nodes; nodes of different tables run 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, w
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.stale import refuse_stale, table_changes
+from maintainer.runner.summary import told
 from maintainer.runner.validate import validate_plan
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.ledger import is_applied
@@ -198,6 +200,7 @@ class PlanRunner:
                 return NodeOutcome(message=f"already applied from this plan ({applied})", skipped=True)
             maybe_fail(node.service, "before_start")
             outcome = executor(ctx)
+            outcome = dataclasses.replace(outcome, message=told(outcome.message, outcome.effects))
             if _recorded(node) and not outcome.skipped:
                 record_node(ctx, outcome.message)
             return outcome

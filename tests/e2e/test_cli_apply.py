@@ -276,9 +276,12 @@ def test_a_savepoint_created_between_plan_and_apply_keeps_its_files(
     kept = _savepoint(table, oldest) & planned
     assert kept
     before = data_files(table)
-    assert one_table.cli("apply") == 0
+    assert one_table.cli("apply") == 2  # approved work skipped as drift: not a green run
     out = capsys.readouterr().out
     assert "drift" in out and "savepointed" in out
+    deleted = len(planned - kept)
+    assert f"Apply complete: {deleted} files deleted (" in out
+    assert f"; {len(kept)} approved actions skipped as drift (t.clean: {len(kept)}; reasons above)." in out
     assert kept <= data_files(table)
     assert before - data_files(table) == planned - kept
     (node,) = one_table.run_results()["nodes"]

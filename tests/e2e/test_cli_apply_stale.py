@@ -1,7 +1,7 @@
 """A stale plan through the CLI: a writer started on the table after the plan was made. With
 ``--refuse-stale`` apply stops before anything starts (no Spark session, no lock, no write),
-naming the table and the new instant; by default (``--allow-drift``) it names them and goes on,
-each node re-checking the table."""
+naming the table and the new instant (the default where $CI is set); elsewhere, or with
+``--allow-drift``, it names them and goes on, each node re-checking the table."""
 
 from __future__ import annotations
 
@@ -65,5 +65,24 @@ def test_by_default_a_stale_plan_is_named_and_applied_with_drift_checks(
     code = planned.cli("apply")
     err = capsys.readouterr().err
     assert f"the plan is stale for table t: new or changed instants {instant} commit (requested)" in err
-    assert code in (0, 1)  # each node re-derives its work: a pending write may hold the clean back
+    assert code in (0, 1, 2)  # each node re-derives its work: a pending write may hold the clean back
+    assert sessions == []
+
+
+def test_in_ci_a_stale_plan_is_refused_by_default_and_allow_drift_goes_on(
+    planned: Project,
+    sessions: list[object],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    a_writer_starts(planned.table)
+    before = files_below(planned.table)
+    monkeypatch.setenv("CI", "true")
+    capsys.readouterr()
+    assert planned.cli("apply") == 1
+    assert "is stale: 1 table(s) changed since it was planned" in capsys.readouterr().err
+    assert files_below(planned.table) == before
+
+    assert planned.cli("apply", "--allow-drift") in (0, 1)  # drift never fails the run with it
+    assert "the plan is stale for table t" in capsys.readouterr().err
     assert sessions == []

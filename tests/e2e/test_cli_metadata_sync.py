@@ -285,7 +285,7 @@ def test_a_file_the_metadata_table_lists_but_storage_lost_is_drift_and_nothing_e
     node = planned_synced_node(project, "clean")
     gone = next(a["target"] for a in node["actions"] if a["kind"] == "delete_file")
     (path / gone).unlink()
-    assert project.cli("apply") == 0, project.results()
+    assert project.cli("apply", "--allow-drift") == 0, project.results()
     assert [d["path"] for d in project.results()["t.clean"]["drift"]] == [gone]
     table = open_table(str(path), verify=False)
     mdt = open_metadata_table(table)

@@ -62,7 +62,7 @@ def test_init_copies_the_template(isolated: Path, capsys: pytest.CaptureFixture[
     assert "name: my_lake" in (project / "maintainer_project.yml").read_text()
     assert (project / "profiles.yml").read_text().count("my_lake:") == 1
     workflow = (project / ".github/workflows/maintainer.yml").read_text()
-    assert set(yaml.safe_load(workflow)["jobs"]) == {"plan", "apply"}
+    assert set(yaml.safe_load(workflow)["jobs"]) == {"plan", "apply", "scheduled"}
     assert "maintainer show target/plan --format markdown" in workflow
     assert "maintainer apply" in workflow and "pull_request" in workflow
     assert "created project 'my_lake'" in capsys.readouterr().out

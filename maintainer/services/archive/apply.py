@@ -8,9 +8,9 @@ from typing import Any
 from maintainer.hudi.table import load_timeline
 from maintainer.plan.model import ArchiveInstant
 from maintainer.services.archive.node import apply_archive_node
-from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
+from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
-from maintainer.services.common.outcome import drift, summary
+from maintainer.services.common.outcome import summary
 
 
 def execute_archive(ctx: NodeContext) -> NodeOutcome:
@@ -22,7 +22,8 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     approved = [a.target for a in ctx.node.actions_of(ArchiveInstant)]
     before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
     fault = functools.partial(maybe_fail, "archive")
-    outcome = apply_archive_node(table, ctx.spec, ctx.node, ctx.clock(), fault=fault)
+    applied = apply_archive_node(table, ctx.spec, ctx.node, fault=fault)
+    outcome = applied.outcome
     after = load_timeline(table.storage, table.snapshot.config)  # the timeline only: no listing
     still_active = {i.timestamp for i in after.instants if i.is_completed}
     archived = [t for t in approved if t in before and t not in still_active]
@@ -34,10 +35,10 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
         already_archived=gone_before,
         deleted_files=list(outcome.deleted_files),
     )
-    drifted = drift(
-        [t for t in approved if t in before],
-        archived,
-        "no longer archivable (a pending write, savepoint or clean since the plan)",
+    drifted = tuple(
+        Drift(t, f"not archived: {applied.refused.get(t, 'no longer archivable')}")
+        for t in approved
+        if t in before and t not in archived
     )
     message = summary(len(archived), "instant(s) archived", drifted)
     if gone_before:

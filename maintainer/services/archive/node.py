@@ -8,7 +8,8 @@ archival never goes past the approved range.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from maintainer.hudi.loading import TableState
@@ -59,11 +60,34 @@ def plan_archive_service(table: TableState, spec: TableSpec, now: datetime) -> N
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ArchiveApplied:
+    """What applying an archive node did, and why each approved instant left on the active
+    timeline is not archivable now (the boundary or rule that keeps it)."""
+
+    outcome: ArchiveOutcome
+    refused: Mapping[str, str]
+
+
+def why_kept(current: ArchivePlanResult, timestamp: str) -> str:
+    """Why the current plan keeps an instant active: the first boundary at or before it, else
+    the count rule (keep_min/keep_max commits)."""
+    stops = [b for b in current.boundaries if b.timestamp <= timestamp]
+    if stops:
+        return f"archival now stops before {stops[0].reason}"
+    return f"kept by the current timeline: {current.reasons[0]}" if current.reasons else "kept"
+
+
 def apply_archive_node(
-    table: TableState, spec: TableSpec, node: NodePlan, now: datetime, *, fault: Fault = no_fault
-) -> ArchiveOutcome:
+    table: TableState, spec: TableSpec, node: NodePlan, *, fault: Fault = no_fault
+) -> ArchiveApplied:
     """Archive the approved instants that are still archivable; the others are drift."""
     approved = {a.target for a in node.actions_of(ArchiveInstant)}
     current = plan_archive_result(table, spec)
     chosen = tuple(i for i in current.instants if i.timestamp in approved)
-    return run_archive(table.storage, table.snapshot.config, replace(current, instants=chosen), fault=fault)
+    outcome = run_archive(
+        table.storage, table.snapshot.config, replace(current, instants=chosen), fault=fault
+    )
+    taken = {i.timestamp for i in chosen}
+    refused = {t: why_kept(current, t) for t in sorted(approved - taken)}
+    return ArchiveApplied(outcome, refused)

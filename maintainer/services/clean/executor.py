@@ -28,7 +28,7 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CleanEffect, FinishPendingClean, SyncMetadataTable
+from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
@@ -255,12 +255,25 @@ class CleanExecutor:
             self.new_clean(table, approved)
         return self.outcome()
 
+    def bytes_deleted(self) -> int:
+        """The planned sizes of the files this run deleted (a file a pending clean deleted, not
+        in this plan's list, counts 0: its size was never read)."""
+        sizes = {a.target: a.size for a in self.ctx.node.actions_of(DeleteFile)}
+        return sum(
+            sizes.get(f"{r.partition}/{name}" if r.partition else name, 0)
+            for run in self.runs
+            for r in run.results
+            for name in r.deleted
+            if name not in r.already_gone
+        )
+
     def outcome(self) -> NodeOutcome:
         failed = [path for run in self.runs for path in run.failed]
         effects = {
             **self.effects,
             "cleans": [run.instant.timestamp for run in self.runs],
             "files_deleted": sum(run.files_deleted for run in self.runs),
+            "bytes_deleted": self.bytes_deleted(),
             "partitions_deleted": [
                 r.partition for run in self.runs for r in run.results if r.partition_deleted
             ],
@@ -303,8 +316,6 @@ def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
     text = (
         f"{effects['files_deleted']} files deleted in {len(cleans)} clean(s)" if cleans else "nothing to do"
     )
-    if effects.get("metadata_table_dropped") is not None:
-        text = "metadata table dropped; " + text
     return text + (f", {len(drift)} drifted" if drift else "")
 
 

@@ -22,6 +22,7 @@ from datetime import date
 from maintainer.plan.model import CompactSlice
 from maintainer.services.compaction.model import SkippedSlice
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
+from maintainer.units import human_bytes
 
 _DATE_RE = re.compile(r"^(\d{4})/(\d{1,2})/(\d{1,2})$")
 
@@ -90,10 +91,6 @@ def _skip(op: CompactSlice, reason: str) -> SkippedSlice:
     return SkippedSlice(op.partition, op.file_id, reason)
 
 
-def _mb(size: int) -> str:
-    return f"{size / (1024 * 1024):.2f} MB"
-
-
 def order_and_filter(
     ops: Sequence[CompactSlice], settings: CompactionSettings
 ) -> tuple[list[CompactSlice], list[SkippedSlice]]:
@@ -102,14 +99,15 @@ def order_and_filter(
     if strategy is StrategyName.LOG_FILE_SIZE:
         threshold = settings.log_file_size_threshold
         keep = [op for op in ops if op.log_bytes >= threshold]
+        limit = human_bytes(threshold)
         dropped = [
-            _skip(op, f"log files {op.log_bytes} B below log_file_size_threshold {threshold} B")
+            _skip(op, f"log files {human_bytes(op.log_bytes)} below log_file_size_threshold {limit}")
             for op in ops
             if op.log_bytes < threshold
         ]
         keep.sort(key=lambda op: op.log_bytes, reverse=True)
         why = [
-            f"log files {_mb(op.log_bytes)} >= threshold {threshold} B (largest log size first)"
+            f"log files {human_bytes(op.log_bytes)} >= threshold {limit} (largest log size first)"
             for op in keep
         ]
         chosen, cut = _bounded_io(keep, settings, why)

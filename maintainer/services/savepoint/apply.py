@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from maintainer.plan.model import CreateSavepoint, DeleteSavepoint
-from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
+from maintainer.plan.model import DeleteSavepoint
+from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.savepoint.node import apply_savepoint_create_node, apply_savepoint_delete_node
@@ -17,16 +17,10 @@ def execute_savepoint_create(ctx: NodeContext) -> NodeOutcome:
     effects: dict[str, Any] = {}
     table = open_for_apply(ctx, effects)
     fault = functools.partial(maybe_fail, "savepoint_create")
-    created = apply_savepoint_create_node(
-        table, ctx.spec, ctx.node, ctx.clock(), plan_id=ctx.plan_id, fault=fault
-    )
-    done = [instant.timestamp for instant in created]
+    made = apply_savepoint_create_node(table, ctx.spec, ctx.node, plan_id=ctx.plan_id, fault=fault)
+    done = [instant.timestamp for instant in made.created]
     effects["savepoints_created"] = done
-    drifted = drift(
-        [a.target for a in ctx.node.actions_of(CreateSavepoint)],
-        done,
-        "no longer savepointable (cleaned or archived since the plan)",
-    )
+    drifted = tuple(Drift(target, f"not savepointed: {why}") for target, why in sorted(made.refused.items()))
     return NodeOutcome(effects, drifted, summary(len(done), "savepoint(s) created", drifted))
 
 

@@ -52,7 +52,7 @@ def _clean_floor(inputs: SavepointInputs) -> str | None:
     return max(floors) if floors else None
 
 
-def _why_not(inputs: SavepointInputs, instant_time: str) -> str | None:
+def why_not_savepointable(inputs: SavepointInputs, instant_time: str) -> str | None:
     """Why a savepoint cannot be created at ``instant_time`` (None: it can)."""
     if instant_time not in inputs.timeline.completed_commit_times():
         return f"{instant_time} is not a completed commit of the active timeline (never written, or archived)"
@@ -89,7 +89,7 @@ def _rolling(
         and latest not in create
         and latest not in settings.instants
         and _rolling_due(inputs, newest, every, now)
-    ) and _why_not(inputs, latest) is None:
+    ) and why_not_savepointable(inputs, latest) is None:
         since = f"the newest rolling savepoint {newest} is {every} old" if newest else "there is none yet"
         created.append(SavepointAction(latest, f"rolling savepoint at the latest completed commit: {since}"))
     candidates = sorted({*rolling, *(c.instant_time for c in created)}, reverse=True)
@@ -105,7 +105,7 @@ def plan_savepoints(inputs: SavepointInputs, settings: SavepointsSpec, now: date
     for instant_time in settings.instants:
         if instant_time in existing:
             continue
-        why_not = _why_not(inputs, instant_time)
+        why_not = why_not_savepointable(inputs, instant_time)
         if why_not is not None:
             blocked.append(SavepointAction(instant_time, why_not))
         else:

@@ -109,6 +109,8 @@ def test_datagen_cow_table_with_many_commits(tmp_path: Path, spark: Any, version
     node = only_node(run(saved, spark, spec))
     assert node.status is NodeRunStatus.SUCCESS, node.message
     assert node.effects["files_deleted"] == len(planned(saved, "t")) and not node.drift
+    deletions = [a for n in saved.plan.nodes() for a in n.actions_of(DeleteFile)]
+    assert node.effects["bytes_deleted"] == sum(a.size for a in deletions) > 0
     check_applied(saved, table, "t", before_files, before_reads, ectr)
 
 

@@ -17,9 +17,10 @@ from maintainer.hudi.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, RollbackSpec, SavepointsSpec
+from maintainer.project.services import ArchiveSpec, RollbackSpec, RollingSavepoints, SavepointsSpec
 from maintainer.services.archive.node import apply_archive_node, plan_archive_service
 from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service, rollback_payloads
+from maintainer.services.savepoint.executor import create_savepoint
 from maintainer.services.savepoint.node import (
     apply_savepoint_create_node,
     apply_savepoint_delete_node,
@@ -95,10 +96,27 @@ def test_archive_node_never_archives_past_the_approved_range(tmp_path: Path) -> 
     node = plan_archive_service(open_table(str(path)), table_spec, now())
     assert [a.target for a in node.actions] == list(table.completed[:8])
     approved = replace(node, actions=node.actions[:3])
-    outcome = apply_archive_node(open_table(str(path)), table_spec, approved, now())
+    outcome = apply_archive_node(open_table(str(path)), table_spec, approved).outcome
     assert outcome.records_written == 3
     active = [i.timestamp for i in open_table(str(path)).snapshot.timeline.completed_commits()]
     assert active == list(table.completed[3:])
+
+
+def test_archive_drift_names_the_savepoint_that_now_stops_it(tmp_path: Path) -> None:
+    path = tmp_path / "t"
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 8, WorkloadSpec(partitions=1, commits=10, rows_per_commit=4))
+    )
+    table_spec = spec(path, archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=4))
+    node = plan_archive_service(open_table(str(path)), table_spec, now())
+    savepointed = table.completed[3]
+    create_savepoint(open_table(str(path)), savepointed, comments="since the plan")
+
+    applied = apply_archive_node(open_table(str(path)), table_spec, node)
+    assert applied.outcome.records_written == 3
+    refused = set(table.completed[3:8])
+    assert set(applied.refused) == refused
+    assert all(f"the savepoint {savepointed}" in why for why in applied.refused.values())
 
 
 def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: Path) -> None:
@@ -111,8 +129,14 @@ def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: 
     create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
     assert [a.target for a in create.actions] == [first, second]
     assert any("20000101000000000" in r for r in create.reasons)
-    created = apply_savepoint_create_node(open_table(str(path)), wanted, create, now(), plan_id="p1")
-    assert [i.timestamp for i in created] == [first, second]
+    made = apply_savepoint_create_node(open_table(str(path)), wanted, create, plan_id="p1")
+    assert [i.timestamp for i in made.created] == [first, second]
+    assert made.refused == {}
+    again = apply_savepoint_create_node(open_table(str(path)), wanted, create, plan_id="p1")
+    assert again.created == ()
+    assert again.refused == {
+        t: f"{t} already has a savepoint (made by another writer since the plan)" for t in (first, second)
+    }
 
     fewer = spec(path, savepoints=SavepointsSpec(instants=(second,)))
     delete = plan_savepoint_delete_service(open_table(str(path)), fewer, now())
@@ -126,6 +150,25 @@ def test_savepoint_nodes_create_listed_and_delete_unlisted_savepoints(tmp_path: 
     assert blocked.status is NodeStatus.BLOCKED
 
 
+def test_an_approved_rolling_savepoint_is_made_after_a_newer_commit_lands(tmp_path: Path) -> None:
+    """The plan approved a savepoint at the then-latest commit; a newer commit since (this plan's
+    compaction, say) does not make it invalid: the approved instant is savepointed."""
+    path = tmp_path / "t"
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 6, WorkloadSpec(partitions=1, commits=3, rows_per_commit=4))
+    )
+    newest = path / ".hoodie" / f"{table.completed[-1]}.commit"
+    hidden = newest.read_bytes()
+    newest.unlink()  # the plan sees the second commit as the latest
+    wanted = spec(path, savepoints=SavepointsSpec(rolling=RollingSavepoints(every=timedelta(hours=1))))
+    create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
+    assert [a.target for a in create.actions] == [table.completed[1]]
+    newest.write_bytes(hidden)
+
+    made = apply_savepoint_create_node(open_table(str(path)), wanted, create, plan_id="p1")
+    assert [i.timestamp for i in made.created] == [table.completed[1]]
+
+
 def test_created_savepoints_record_the_plan_id(tmp_path: Path) -> None:
     path = tmp_path / "t"
     table = generate(
@@ -133,7 +176,7 @@ def test_created_savepoints_record_the_plan_id(tmp_path: Path) -> None:
     )
     wanted = spec(path, savepoints=SavepointsSpec(instants=(table.completed[0],)))
     create = plan_savepoint_create_service(open_table(str(path)), wanted, now())
-    apply_savepoint_create_node(open_table(str(path)), wanted, create, now(), plan_id="abc123")
+    apply_savepoint_create_node(open_table(str(path)), wanted, create, plan_id="abc123")
     loaded = open_table(str(path))
     (savepoint,) = loaded.snapshot.timeline.savepoints()
     data = (path / loaded.snapshot.timeline.file_path(savepoint)).read_bytes()

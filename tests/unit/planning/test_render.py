@@ -8,7 +8,6 @@ from pathlib import Path
 from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
 from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan
 from maintainer.planning.render import (
-    human_bytes,
     render,
     render_json,
     render_markdown,
@@ -53,13 +52,6 @@ def sample() -> Plan:
         fingerprint=NO_FINGERPRINT,
     )
     return plan(broken, quiet, trips)
-
-
-def test_human_bytes() -> None:
-    assert human_bytes(0) == "0 B"
-    assert human_bytes(1023) == "1023 B"
-    assert human_bytes(1536) == "1.5 KiB"
-    assert human_bytes(5 * 1024**3) == "5.0 GiB"
 
 
 def test_summary_counts_what_changes_and_what_is_blocked() -> None:
