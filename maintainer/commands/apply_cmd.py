@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
+from maintainer.commands.review import keep_last_applied, review_context
 from maintainer.console import print_error, print_warning, stderr, stdout
 from maintainer.errors import UsageError
 from maintainer.graph import NodeId
@@ -37,10 +38,12 @@ _STYLE = {
 }
 
 
-def _plan_now(loaded: LoadedProject) -> Path:
-    built = make_plan(loaded, utc_now())
+def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
+    now = utc_now()
+    review = review_context(loaded, options, now)
+    built = make_plan(loaded, now)
     directory = loaded.project.target_dir / PLAN_DIR
-    save(built, directory)
+    save(built, directory, loaded, review)
     stdout.print(
         f"planned {escape(str(directory))} (plan {built.plan_id[:12]}), applying it (--auto-approve)"
     )
@@ -146,10 +149,16 @@ def command(
             hint="a saved plan is applied whole, as reviewed",
         )
     loaded = load_from_options(options)
-    plan_dir = _plan_now(loaded) if auto_approve else Path(directory or loaded.project.target_dir / PLAN_DIR)
+    plan_dir = (
+        _plan_now(loaded, options)
+        if auto_approve
+        else Path(directory or loaded.project.target_dir / PLAN_DIR)
+    )
     saved = read_plan(plan_dir, plan_key())
     results = run(saved, loaded, fail_fast, stale_refused(refuse_stale, allow_drift))
     path = write_run_results(loaded.project.target_dir, results)
+    if not results.failed:
+        keep_last_applied(loaded.project.target_dir, plan_dir, saved.plan_id, results.finished_at)
     stdout.print(escape(closing_line(results)))
     stdout.print(f"results in {escape(str(path))}")
     return exit_code(results, allow_drift)

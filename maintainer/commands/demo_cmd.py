@@ -14,6 +14,7 @@ from maintainer.commands.apply_cmd import run as run_plan
 from maintainer.commands.init_cmd import create_project
 from maintainer.commands.options import CommonOptions, LoadedProject, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
+from maintainer.commands.review import review_context
 from maintainer.console import stdout
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, write_expected
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
@@ -149,11 +150,13 @@ def _plan_show_apply(loaded: LoadedProject, generated: list[GeneratedTable]) -> 
     loaded = _applicable(loaded)
     services = ", ".join(sorted({n.service for n in loaded.selected}))
     plan_dir = loaded.project.target_dir / PLAN_DIR
-    built = make_plan(loaded, utc_now())
-    save(built, plan_dir)
+    now = utc_now()
+    review = review_context(loaded, CommonOptions(project_dir=loaded.project.root), now)
+    built = make_plan(loaded, now)
+    save(built, plan_dir, loaded, review)
     stdout.print(f"[bold]5.[/bold] maintainer plan ({services}) -> {escape(str(plan_dir))}, "
                  f"shown as the pull-request comment (maintainer show --format markdown):")  # fmt: skip
-    stdout.out(render_markdown(built.plan, built.plan_id), highlight=False)
+    stdout.out(render_markdown(built.plan, built.plan_id, review), highlight=False)
     stdout.print("[bold]6.[/bold] maintainer apply: the reviewed plan, on Spark")
     results = run_plan(read_plan(plan_dir), loaded, fail_fast=False)
     path = write_run_results(loaded.project.target_dir, results)

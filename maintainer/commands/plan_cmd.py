@@ -16,13 +16,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from maintainer import __version__
 from maintainer.clock import utc_now
+from maintainer.commands.compile_cmd import write_compiled
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
+from maintainer.commands.review import MANIFEST_FILE, review_context
 from maintainer.console import print_error, stderr, stdout
 from maintainer.errors import MaintainerError
 from maintainer.plan.artifact import plan_key, write_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
 from maintainer.planning.render import render_markdown, render_text
+from maintainer.planning.review import ReviewContext
 
 PLAN_DIR = "plan"
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
@@ -59,17 +62,21 @@ def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
         )
 
 
-def save(built: BuiltPlan, directory: Path) -> None:
-    """Write the plan directory, signed when a plan key is set (the key itself goes nowhere)."""
+def save(built: BuiltPlan, directory: Path, loaded: LoadedProject, review: ReviewContext) -> None:
+    """Write the plan directory, signed when a plan key is set (the key itself goes nowhere):
+    plan.json, plan.md, the payloads, plan_meta.json (with the review context) and the
+    manifest.json of the planned tables (apply keeps it as the last applied state)."""
     key = plan_key()
     meta = {
         "maintainer_version": __version__,
         "format": "maintainer plan directory",
         "signed": key is not None,
+        **review.to_json(),
     }
-    review = render_markdown(built.plan, built.plan_id)
+    markdown = render_markdown(built.plan, built.plan_id, review)
     try:
-        write_plan(directory, built.plan, built.payloads, review, meta, key)
+        write_plan(directory, built.plan, built.payloads, markdown, meta, key)
+        write_compiled(loaded, directory / MANIFEST_FILE)
     except OSError as exc:
         raise MaintainerError(
             f"cannot write the plan to {directory}: {exc}",
@@ -104,9 +111,11 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     """
     loaded = load_from_options(options)
     directory = Path(out) if out else loaded.project.target_dir / PLAN_DIR
-    built = make_plan(loaded, utc_now())
-    save(built, directory)
-    stdout.out(render_text(built.plan, built.plan_id), highlight=False, end="")
+    now = utc_now()
+    review = review_context(loaded, options, now)
+    built = make_plan(loaded, now)
+    save(built, directory, loaded, review)
+    stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
     stdout.print(f"wrote {escape(str(directory))}")
     for message in built.errors:
         print_error(message)

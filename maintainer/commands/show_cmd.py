@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from maintainer.console import stdout
-from maintainer.plan.artifact import read_plan
+from maintainer.plan.artifact import read_meta, read_plan
 from maintainer.planning.render import render
+from maintainer.planning.review import ReviewContext
 
 DEFAULT_PLAN_DIR = "target/plan"
 """Where ``maintainer plan`` writes by default (run from the project folder)."""
@@ -34,5 +35,7 @@ def command(directory: str, output_format: str) -> int:
       maintainer show target/plan --format markdown > comment.md
     """
     saved = read_plan(Path(directory))
-    stdout.out(render(saved.plan, saved.plan_id, saved.payloads, output_format), highlight=False, end="")
+    review = ReviewContext.from_json(read_meta(Path(directory)))
+    text = render(saved.plan, saved.plan_id, saved.payloads, output_format, review)
+    stdout.out(text, highlight=False, end="")
     return 0

@@ -158,6 +158,23 @@ def write_plan(
     return plan_id
 
 
+MAX_META_BYTES = 16 * 1024 * 1024
+
+
+def read_meta(directory: Path) -> dict[str, Any]:
+    """plan_meta.json: what the plan directory says of itself beyond the hashed body (version,
+    provenance, manifest changes). Informational only (apply never acts on it): missing,
+    unreadable or too large gives an empty mapping."""
+    path = directory / META_FILE
+    try:
+        if path.stat().st_size > MAX_META_BYTES:
+            return {}
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _load_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -1,213 +1,127 @@
 """Rendering a plan for people: plain text for the terminal, markdown for a pull-request
-comment, and the stored JSON. Everything is rendered from the same objects apply executes.
+comment (:mod:`maintainer.planning.markdown`), and the stored JSON. Everything is rendered from
+the same objects apply executes, plus the review context (provenance, manifest changes) kept
+beside the plan.
 
-Per table and node: what happens (status), how many files and bytes, why (the node's
-reasons), what is blocked; then a summary line in the spirit of Terraform's
-"Plan: N to add, ...".
+Text is plain (no markup, no HTML escapes); sizes are in one unit family (KiB, MiB, GiB).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from maintainer.catalog import ACTION_LABELS
 from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
-from maintainer.plan.model import Action, DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
-from maintainer.units import human_bytes
+from maintainer.plan.model import NodePlan, NodeStatus, Plan, TablePlan
+from maintainer.planning.changes import ChangeKind, SpecChange
+from maintainer.planning.describe import (
+    file_lines,
+    node_headline,
+    other_actions,
+    shared_block_reason,
+    summary_line,
+    table_title,
+)
+from maintainer.planning.markdown import render_markdown
+from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.risks import high_risks, node_risks
 
 FILES_SHOWN = 10
-"""Files listed per node in the text and markdown views (plan.json has them all)."""
-PARTITIONS_SHOWN = 20
+"""Files listed per node in the text view (plan.json has them all)."""
+IDLE_TABLES_LISTED = 20
+"""Tables with nothing to do get a line each up to this many, then one line for all."""
+CHANGES_SHOWN = 50
 
-_ACTION_LABELS = {label.kind: (label.one, label.many) for label in ACTION_LABELS}
-"""In summary order (the catalog's)."""
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
-def _action_counts(nodes: Iterable[NodePlan]) -> Counter[str]:
-    return Counter(a.kind for n in nodes if n.status is NodeStatus.CHANGES for a in n.actions)
-
-
-def _bytes_to_delete(nodes: Iterable[NodePlan]) -> int:
-    return sum(a.size for n in nodes if n.status is NodeStatus.CHANGES for a in n.actions_of(DeleteFile))
-
-
-def _describe_counts(counts: Counter[str], deleted_bytes: int) -> list[str]:
-    parts = []
-    for kind in sorted(
-        counts, key=lambda k: (list(_ACTION_LABELS).index(k) if k in _ACTION_LABELS else 99, k)
-    ):
-        one, many = _ACTION_LABELS.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
-        text = _plural(counts[kind], one, many)
-        if kind == "delete_file":
-            text += f" ({human_bytes(deleted_bytes)})"
-        parts.append(text)
-    return parts
-
-
-def summary_line(plan: Plan) -> str:
-    """One line: what the plan changes, what is blocked, what has nothing to do."""
-    nodes = plan.nodes()
-    statuses = Counter(n.status for n in nodes)
-    tail = (
-        f"{_plural(statuses[NodeStatus.BLOCKED], 'node', 'nodes')} blocked, "
-        f"{statuses[NodeStatus.NO_OP]} with nothing to do"
-    )
-    if not plan.has_changes:
-        if statuses[NodeStatus.BLOCKED]:  # never "No changes" while work is held back
-            return f"No changes can be made: {tail}. Blocked nodes are not maintained; see why below."
-        return f"No changes. {tail}."
-    changed_tables = sum(1 for t in plan.tables if any(n.status is NodeStatus.CHANGES for n in t.nodes))
-    parts = _describe_counts(_action_counts(nodes), _bytes_to_delete(nodes))
-    return f"Plan: {', '.join(parts)} in {_plural(changed_tables, 'table', 'tables')}; {tail}."
-
-
-def node_headline(node: NodePlan) -> str:
-    """What the node does, in a few words."""
-    if node.status is NodeStatus.BLOCKED:
-        return f"blocked: {node.reasons[0]}" if node.reasons else "blocked"
-    if node.status is NodeStatus.NO_OP:
-        return "nothing to do"
-    parts = _describe_counts(_action_counts([node]), _bytes_to_delete([node]))
-    return ", ".join(parts)
-
-
-def _file_lines(node: NodePlan, limit: int) -> list[str]:
-    files = node.actions_of(DeleteFile)
-    lines = [f"{a.target} ({human_bytes(a.size)}): {a.reason}" for a in files[:limit]]
-    if len(files) > limit:
-        lines.append(f"... and {len(files) - limit} more (all listed in plan.json)")
-    return lines
-
-
-def _other_actions(actions: Iterable[Action]) -> list[str]:
-    return [f"{a.kind} {a.target}: {a.reason}" for a in actions if not isinstance(a, DeleteFile)]
-
-
-def _partition_counts(node: NodePlan) -> list[tuple[str, int, int]]:
-    files: Counter[str] = Counter()
-    sizes: Counter[str] = Counter()
-    for action in node.actions_of(DeleteFile):
-        files[action.partition] += 1
-        sizes[action.partition] += action.size
-    return [(p, files[p], sizes[p]) for p in sorted(files)]
-
-
-def shared_block_reason(table: TablePlan) -> str | None:
-    """The one reason every node of the table is blocked for (an unreadable table, a metadata
-    table), else None."""
-    reasons = {n.reasons for n in table.nodes}
-    blocked = all(n.status is NodeStatus.BLOCKED for n in table.nodes)
-    if table.nodes and blocked and len(reasons) == 1 and len(table.nodes) > 1:
-        only = next(iter(reasons))
-        return "; ".join(only) if only else None
-    return None
-
-
-def _table_title(table: TablePlan) -> str:
-    kind = table.table_type if table.version == 0 else f"{table.table_type}, table version {table.version}"
-    return f"{table.name} ({kind}) {table.path}"
-
-
-# -- text ------------------------------------------------------------------------------------
+__all__ = ["render", "render_json", "render_markdown", "render_text", "summary_line"]
 
 
 def _text_node(node: NodePlan) -> list[str]:
-    lines = [f"  {node.id}: {node_headline(node)}"]
+    risks = node_risks(node)
+    flags = f" [risk: {'; '.join(r.marked for r in risks)}]" if risks else ""
+    lines = [f"  {node.id}: {node_headline(node)}{flags}"]
     shown = node.reasons[1:] if node.status is NodeStatus.BLOCKED else node.reasons
     lines += [f"      - {reason}" for reason in shown]
-    lines += [f"      * {line}" for line in _other_actions(node.actions)]
-    lines += [f"      - delete {line}" for line in _file_lines(node, FILES_SHOWN)]
+    lines += [f"      * {line}" for line in other_actions(node.actions)]
+    lines += [f"      - delete {line}" for line in file_lines(node, FILES_SHOWN)]
     return lines
 
 
-def render_text(plan: Plan, plan_id: str) -> str:
-    lines = [f"plan {plan_id[:12]} (project {plan.project}, target {plan.target})", ""]
-    for table in plan.tables:
-        lines.append(_table_title(table))
-        shared = shared_block_reason(table)
-        if shared is not None:
-            lines.append(f"  every node blocked ({', '.join(n.service for n in table.nodes)}): {shared}")
-        else:
-            for node in table.nodes:
-                lines += _text_node(node)
-        lines.append("")
-    lines.append(summary_line(plan))
-    return "\n".join(lines) + "\n"
+def _idle(table: TablePlan) -> bool:
+    return all(node.status is NodeStatus.NO_OP for node in table.nodes)
 
 
-# -- markdown --------------------------------------------------------------------------------
-
-
-def _md(text: str) -> str:
-    """Escape what would break a markdown table cell or render as markup."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
-
-
-def _md_status(node: NodePlan) -> str:
-    return {NodeStatus.CHANGES: "changes", NodeStatus.NO_OP: "no-op", NodeStatus.BLOCKED: "**blocked**"}[
-        node.status
-    ]
-
-
-def _md_node_details(node: NodePlan) -> list[str]:
-    lines = [f"#### `{node.id}`: {_md(node_headline(node))}", ""]
-    lines += [f"- {_md(reason)}" for reason in node.reasons]
-    lines += [
-        f"- `{_md(a.kind)}` `{_md(a.target)}`: {_md(a.reason)}"
-        for a in node.actions
-        if not isinstance(a, DeleteFile)
-    ]
-    partitions = _partition_counts(node)
-    if partitions:
-        lines += ["", "| partition | files | bytes |", "|---|---:|---:|"]
-        lines += [
-            f"| `{_md(p) or '(table root)'}` | {n} | {human_bytes(b)} |"
-            for p, n, b in partitions[:PARTITIONS_SHOWN]
-        ]
-        if len(partitions) > PARTITIONS_SHOWN:
-            lines.append(f"| ... {len(partitions) - PARTITIONS_SHOWN} more partitions | | |")
-        files = _file_lines(node, FILES_SHOWN)
-        lines += ["", "<details><summary>files to delete</summary>", "", *[f"- `{_md(f)}`" for f in files]]
-        lines += ["", "</details>"]
+def _text_table(table: TablePlan) -> list[str]:
+    lines = [table_title(table)]
+    shared = shared_block_reason(table)
+    if shared is not None:
+        lines.append(f"  every node blocked ({', '.join(n.service for n in table.nodes)}): {shared}")
+    else:
+        for node in table.nodes:
+            lines += _text_node(node)
     return [*lines, ""]
 
 
-def _md_table(table: TablePlan) -> list[str]:
-    lines = [
-        f"### {_md(table.name)}",
-        "",
-        f"`{_md(table.path)}` · {table.table_type} · table version {table.version}",
+def _text_idle(tables: list[TablePlan]) -> list[str]:
+    if not tables:
+        return []
+    if len(tables) <= IDLE_TABLES_LISTED:
+        return [f"{t.name}: nothing to do ({', '.join(n.service for n in t.nodes)})" for t in tables] + [""]
+    names = ", ".join(t.name for t in tables[:IDLE_TABLES_LISTED])
+    return [
+        f"{len(tables):,} tables with nothing to do: {names} and {len(tables) - IDLE_TABLES_LISTED:,} more",
         "",
     ]
-    lines += ["| node | status | what happens |", "|---|---|---|"]
-    lines += [f"| `{n.id}` | {_md_status(n)} | {_md(node_headline(n))} |" for n in table.nodes]
+
+
+def provenance_line(provenance: Provenance) -> str:
+    commit = provenance.commit()
+    made = f"made {provenance.made_at} by maintainer {provenance.maintainer_version}"
+    return made + (f" from commit {commit}" if commit else "") + f"; selection: {provenance.selection()}"
+
+
+def change_line(change: SpecChange) -> str:
+    if change.option == "(table)":
+        return f"{change.kind.value:<13} {change.table}: {change.why}"
+    return (
+        f"{change.kind.value:<13} {change.table} {change.option}: {_value(change.before)} -> "
+        f"{_value(change.after)} ({change.why})"
+    )
+
+
+def _value(value: object) -> str:
+    return "(unset)" if value is None else str(value)
+
+
+def _text_changes(review: ReviewContext) -> list[str]:
+    if review.baseline is None:
+        return []
+    if not review.changes:
+        return [f"No manifest changes since {review.baseline}.", ""]
+    order = {ChangeKind.DESTRUCTIVE: 0, ChangeKind.REWRITE: 1, ChangeKind.METADATA: 2}
+    changes = sorted(review.changes, key=lambda c: (order[c.kind], c.table, c.option))
+    lines = [f"Manifest changes since {review.baseline}:"]
+    lines += [f"  {change_line(c)}" for c in changes[:CHANGES_SHOWN]]
+    if len(changes) > CHANGES_SHOWN:
+        lines.append(f"  ... and {len(changes) - CHANGES_SHOWN:,} more (plan_meta.json has them all)")
+    return [*lines, ""]
+
+
+def render_text(plan: Plan, plan_id: str, review: ReviewContext | None = None) -> str:
+    review = review or ReviewContext()
+    lines = [f"plan {plan_id[:12]} (project {plan.project}, target {plan.target})"]
+    if review.provenance is not None:
+        lines.append(provenance_line(review.provenance))
     lines.append("")
-    shared = shared_block_reason(table)
-    if shared is not None:
-        return [*lines, f"Every node is **blocked**: {_md(shared)}", ""]
-    for node in table.nodes:
-        lines += _md_node_details(node)
-    return lines
-
-
-def render_markdown(plan: Plan, plan_id: str) -> str:
-    lines = [
-        f"## maintainer plan `{plan_id[:12]}`",
-        "",
-        f"**{_md(summary_line(plan))}**",
-        "",
-        f"Project `{_md(plan.project)}`, target `{_md(plan.target)}`; plan id `{plan_id}`.",
-        "",
-    ]
+    lines += _text_changes(review)
+    idle = [t for t in plan.tables if _idle(t)]
     for table in plan.tables:
-        lines += _md_table(table)
-    return "\n".join(lines).rstrip("\n") + "\n"
+        if not _idle(table):
+            lines += _text_table(table)
+    lines += _text_idle(idle)
+    risks = high_risks(plan.nodes())
+    lines += [f"risk: {r.node} {r.marked}: {r.detail}" for r in risks] + ([""] if risks else [])
+    lines.append(summary_line(plan))
+    return "\n".join(lines) + "\n"
 
 
 # -- json ------------------------------------------------------------------------------------
@@ -219,9 +133,15 @@ def render_json(plan: Plan, plan_id: str, payloads: Mapping[str, bytes]) -> str:
     return pretty_json({**plan.body(), PLAN_ID_FIELD: plan_id, PAYLOAD_HASHES_FIELD: hashes})
 
 
-def render(plan: Plan, plan_id: str, payloads: Mapping[str, bytes], output_format: str) -> str:
+def render(
+    plan: Plan,
+    plan_id: str,
+    payloads: Mapping[str, bytes],
+    output_format: str,
+    review: ReviewContext | None = None,
+) -> str:
     if output_format == "markdown":
-        return render_markdown(plan, plan_id)
+        return render_markdown(plan, plan_id, review)
     if output_format == "json":
         return render_json(plan, plan_id, payloads)
-    return render_text(plan, plan_id)
+    return render_text(plan, plan_id, review)

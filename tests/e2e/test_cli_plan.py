@@ -84,7 +84,7 @@ def test_plan_writes_the_plan_directory_and_show_renders_it(
     assert main(["show", str(directory), "--format", "markdown"]) == 0
     markdown = capsys.readouterr().out
     assert markdown == (directory / "plan.md").read_text()
-    assert "| `cow.clean` | changes |" in markdown
+    assert "| `cow` | 66 (" in markdown and "**`cow.clean`**: 66 files to delete" in markdown
     assert main(["show", str(directory), "--format", "json"]) == 0
     assert capsys.readouterr().out == (directory / "plan.json").read_text()
     assert main(["show", str(directory)]) == 0
@@ -113,9 +113,20 @@ def test_same_state_gives_a_byte_identical_plan_directory(project: Path, tmp_pat
     assert plan(project, "--out", str(tmp_path / "b")) == 0
     first = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     second = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
-    assert first == second and len(first) == 5  # plan.json, plan.md, plan_meta.json, 2 payloads
+    # plan.json, plan.md, plan_meta.json, manifest.json, 2 payloads
+    assert first == second and len(first) == 6
     for name in first:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+        if name.name not in ("plan_meta.json", "plan.md", "manifest.json"):  # provenance: when it was made
+            assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+    def reviewed(directory: str) -> list[str]:
+        return [
+            line
+            for line in (tmp_path / directory / "plan.md").read_text().splitlines()
+            if "| made |" not in line
+        ]
+
+    assert reviewed("a") == reviewed("b")
 
 
 def test_detailed_exitcode_is_0_without_changes_and_2_with(project: Path) -> None:
@@ -135,6 +146,10 @@ def test_metadata_table_is_dropped_first_when_the_manifest_says_so(
     assert isinstance(actions, list)
     assert actions[0]["kind"] == "drop_metadata_table"
     assert actions[0]["target"] == ".hoodie/metadata"
+    review = (project / "target" / "plan" / "plan.md").read_text()
+    assert "> [!CAUTION]" in review  # a risk a reviewer must not miss, at the top
+    assert "> - `m.clean` ⚠ drops the metadata table: metadata table (" in review
+    assert "record_index" in review and "writers that use them re-index every base file" in review
 
 
 def test_unreadable_table_is_blocked_and_plan_exits_1_after_writing(isolated: Path) -> None:

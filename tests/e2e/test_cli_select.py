@@ -99,7 +99,7 @@ def test_apply_takes_several_selectors_with_auto_approve(
 ) -> None:
     planned: list[set[str]] = []
 
-    def plan_now(loaded: LoadedProject) -> Path:
+    def plan_now(loaded: LoadedProject, options: object) -> Path:
         planned.append({node.table for node in loaded.selected})
         raise SystemExit(0)
 

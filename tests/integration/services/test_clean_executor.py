@@ -22,7 +22,7 @@ from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.properties import parse_java_properties
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.model import FinishPendingClean
+from maintainer.plan.model import DeleteFile, FinishPendingClean
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
 from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan
+from maintainer.planning.changes import ChangeKind, SpecChange
+from maintainer.planning.markdown import COMMENT_LIMIT
 from maintainer.planning.render import (
     render,
     render_json,
@@ -14,6 +16,7 @@ from maintainer.planning.render import (
     render_text,
     summary_line,
 )
+from maintainer.planning.review import Provenance, ReviewContext
 from tests.support.plans import NO_FINGERPRINT, blocked, clean_effect, delete_file, node, plan, table_plan
 
 
@@ -71,29 +74,128 @@ def test_text_shows_each_node_its_reasons_and_a_few_files() -> None:
     assert text.startswith("plan abababababab (project proj, target dev)")
     assert "trips (COPY_ON_WRITE, table version 6) /lake/trips" in text
     assert "trips.clean: 12 files to delete (12.0 KiB), 1 metadata table to drop" in text
+    assert "[risk: ⚠ drops the metadata table; deletes 12 files (12.0 KiB)]" in text
     assert "- earliest commit to retain: 3" in text
     assert "drop_metadata_table .hoodie/metadata: metadata_table: drop" in text
     assert "delete p0/f000.parquet (1.0 KiB): older than the ECTR" in text
     assert "... and 2 more (all listed in plan.json)" in text
-    assert "quiet.clean: nothing to do" in text
+    assert "quiet: nothing to do (clean)" in text  # an idle table is one line
     assert "every node blocked (clean, archive): not a Hudi table" in text
+    assert "risk: trips.clean ⚠ drops the metadata table: metadata table (files)" in text
     assert text.rstrip().endswith(summary_line(sample()))
+
+
+def test_text_is_plain_text_never_html_escaped() -> None:
+    escaped = plan(table_plan("t", (blocked("t", "clean", "log files 1.0 KiB >= threshold <0 B>"),)))
+    text = render_text(escaped, "0" * 64)
+    assert "blocked: log files 1.0 KiB >= threshold <0 B>" in text
+    assert "&gt;" not in text and "&lt;" not in text
 
 
 def test_markdown_for_a_pull_request_comment() -> None:
     md = render_markdown(sample(), "cd" * 32)
     assert md.startswith("## maintainer plan `cdcdcdcdcdcd`")
     assert f"**{summary_line(sample())}**" in md
-    assert "| `trips.rollback` | **blocked** | blocked: rollback is not supported yet |" in md
-    assert "| `trips.clean` | changes | 12 files to delete (12.0 KiB), 1 metadata table to drop |" in md
+    assert "| project / target | `proj` / `dev` |" in md
+    assert (
+        "> [!CAUTION]" in md and "> - `trips.clean` ⚠ drops the metadata table: metadata table (files)" in md
+    )
+    assert (
+        "| `trips` | 12 (12.0 KiB) |  | 1 metadata table to drop · 1 blocked | ⚠ drops the metadata table |"
+        in md
+    )
+    assert "- `trips.rollback`: rollback is not supported yet" in md
+    assert "- `broken (every node)`: not a Hudi table" in md
+    assert "**Nothing to do** in 1 table: `quiet`." in md
+    summary = "<summary><code>trips</code>: 12 files to delete (12.0 KiB), 1 metadata table to drop</summary>"
+    assert f"<details>{summary}" in md
     assert "| `p0` | 6 | 6.0 KiB |" in md
-    assert "Every node is **blocked**: not a Hudi table" in md
-    assert "<details><summary>files to delete</summary>" in md
+    assert "First 10 of 12 files (all in plan.json):" in md
 
 
 def test_markdown_escapes_table_breaking_text() -> None:
     escaped = plan(table_plan("t", (blocked("t", "clean", "a | b <c>"),)))
-    assert "blocked: a \\| b &lt;c&gt;" in render_markdown(escaped, "0" * 64)
+    assert "a \\| b &lt;c>" in render_markdown(escaped, "0" * 64)
+
+
+def test_markdown_names_where_the_plan_comes_from_and_a_partial_selection() -> None:
+    made = Provenance(
+        made_at="2026-11-26 10:00:00 UTC",
+        maintainer_version="0.1.0",
+        git_commit="0123456789abcdef0123",
+        git_branch="main",
+        git_dirty=True,
+        select=("tag:nightly", "trips"),
+        tables_selected=2,
+        tables_in_project=40,
+    )
+    md = render_markdown(sample(), "cd" * 32, ReviewContext(made))
+    assert "| made | 2026-11-26 10:00:00 UTC by maintainer 0.1.0 |" in md
+    assert "| from commit | `0123456789ab (main), with uncommitted changes` |" in md
+    assert "| selection | **partial**: --select tag:nightly trips: 2 of 40 tables |" in md
+    text = render_text(sample(), "cd" * 32, ReviewContext(made))
+    assert "made 2026-11-26 10:00:00 UTC by maintainer 0.1.0 from commit 0123456789ab (main)" in text
+
+
+def test_markdown_lists_manifest_changes_by_kind() -> None:
+    changes = (
+        SpecChange(
+            "trips", "clean.commits_retained", 10, 5, ChangeKind.DESTRUCTIVE, "less retention (commits)"
+        ),
+        SpecChange(
+            "trips", "tags", ["a"], ["a", "b"], ChangeKind.METADATA, "does not change what is deleted"
+        ),
+        SpecChange("orders", "compaction.strategy.name", "a", "b", ChangeKind.REWRITE, "compaction settings"),
+    )
+    review = ReviewContext(None, "the last applied plan abcdefabcdef", changes)
+    md = render_markdown(sample(), "cd" * 32, review)
+    section = md.split("### What changed in the manifests since the last applied plan abcdefabcdef")[1]
+    assert (
+        section.index("clean.commits_retained")
+        < section.index("compaction.strategy.name")
+        < section.index("tags")
+    )
+    assert "| `trips` | `clean.commits_retained`: 10 → 5 | **destructive**: less retention (commits) |" in md
+    assert "1 destructive, 1 rewrite, 1 metadata-only" in md
+    text = render_text(sample(), "cd" * 32, review)
+    assert "destructive   trips clean.commits_retained: 10 -> 5 (less retention (commits))" in text
+
+
+def lake(tables: int, files_per_table: int) -> Plan:
+    """A lake: every tenth table deletes files in 20 partitions, the others are idle."""
+    planned = []
+    for index in range(tables):
+        name = f"warehouse_table_{index:04d}"
+        files = files_per_table if index % 10 == 0 else 0
+        actions: tuple[Action, ...] = tuple(
+            delete_file(
+                f"event_date=2026-01-{i % 20 + 1:02d}/{name}-{i:06d}_0-1-0_20260101000000000.parquet", 4096
+            )
+            for i in range(files)
+        )
+        cleaned = node(name, "clean", actions, reasons=("policy KEEP_LATEST_COMMITS",),
+                       effect=clean_effect(files, 4096 * files))  # fmt: skip
+        archived = node(
+            name, "archive", reasons=("20 completed commits, not more than keep_max_commits (30)",)
+        )
+        planned.append(table_plan(name, (cleaned, archived), path=f"s3://bucket/lake/{name}"))
+    return plan(*planned)
+
+
+def test_a_lake_of_1000_tables_and_100000_deletions_fits_a_pull_request_comment() -> None:
+    md = render_markdown(lake(1000, 1000), "ef" * 32)
+    assert len(md) < COMMENT_LIMIT, len(md)
+    assert "Plan: 100,000 files to delete (390.6 MiB) in 100 tables" in md
+    assert "### Tables with changes (100)" in md
+    assert "**Nothing to do** in 900 tables: `warehouse_table_0001`" in md and "and 850 more." in md
+    assert "Details of " in md and "`maintainer show` prints them, plan.json has everything." in md
+    assert md.count("<details>") == md.count("</details>") > 0
+
+
+def test_many_tables_with_changes_are_summed_past_the_rows_shown() -> None:
+    md = render_markdown(lake(3000, 10), "ef" * 32)
+    assert len(md) < COMMENT_LIMIT, len(md)
+    assert "| ... 200 more tables | 2,000 (7.8 MiB) | 0 slices | all in plan.json | |" in md
 
 
 def test_json_is_the_stored_plan_json(tmp_path: Path) -> None:
@@ -104,4 +206,6 @@ def test_json_is_the_stored_plan_json(tmp_path: Path) -> None:
     assert render_json(made, plan_id, payloads) == (tmp_path / PLAN_FILE).read_text()
     assert render(made, plan_id, payloads, "json") == render_json(made, plan_id, payloads)
     assert render(made, plan_id, payloads, "markdown") == render_markdown(made, plan_id)
+    review = ReviewContext(Provenance(made_at="now", tables_selected=3, tables_in_project=3))
+    assert render(made, plan_id, payloads, "markdown", review) == render_markdown(made, plan_id, review)
     assert render(made, plan_id, payloads, "text") == render_text(made, plan_id)

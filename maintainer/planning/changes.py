@@ -1,0 +1,242 @@
+"""What changed in the manifests since a baseline (the last applied plan's ``manifest.json``),
+for the reviewer: each changed option of each table, classified as
+
+* **destructive**: the next runs may delete more or protect less (less retention, a clean
+  or rollback switched on, savepoints or readers removed, a gate raised, a metadata table
+  to drop, a table that starts being maintained);
+* **rewrite**: compaction settings (files are rewritten, nothing is lost);
+* **metadata-only**: everything else (tags, descriptions, more retention, a table dropped from
+  the project, which is then simply no longer maintained).
+
+Pure: two mappings of table name -> resolved spec (``TableSpec.model_dump(mode="json")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from maintainer.project.durations import parse_duration
+
+LOCATION_FIELDS = frozenset({"manifest", "line"})
+"""Where a table is written, not what it is: moving it to another file changes nothing."""
+
+
+class ChangeKind(str, Enum):
+    DESTRUCTIVE = "destructive"
+    REWRITE = "rewrite"
+    METADATA = "metadata-only"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecChange:
+    """One option of one table, before and after (None: not set), and what kind of change."""
+
+    table: str
+    option: str
+    before: Any
+    after: Any
+    kind: ChangeKind
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "option": self.option,
+            "before": self.before,
+            "after": self.after,
+            "kind": self.kind.value,
+            "why": self.why,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SpecChange:
+        return cls(
+            str(data["table"]),
+            str(data["option"]),
+            data.get("before"),
+            data.get("after"),
+            ChangeKind(data["kind"]),
+            str(data.get("why", "")),
+        )
+
+
+Classifier = Callable[[Any, Any], tuple[ChangeKind, str]]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return parse_duration(value).total_seconds()
+    except ValueError:
+        return None
+
+
+def less_is_destructive(what: str) -> Classifier:
+    """A retention-like option: lowering it deletes sooner or keeps less."""
+
+    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
+        old, new = _number(before), _number(after)
+        if old is not None and new is not None and new >= old:
+            return ChangeKind.METADATA, f"more {what}"
+        return ChangeKind.DESTRUCTIVE, f"less {what}"
+
+    return classify
+
+
+def more_is_destructive(what: str) -> Classifier:
+    """A limit that protects: raising (or removing) it lets a plan do more."""
+
+    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
+        old, new = _number(before), _number(after)
+        if new is not None and (old is None or new > old):
+            return (ChangeKind.DESTRUCTIVE, f"a higher {what}") if old is not None else _set_limit(what)
+        if new is None and old is not None:
+            return ChangeKind.DESTRUCTIVE, f"no {what} any more"
+        return ChangeKind.METADATA, f"a lower {what}"
+
+    return classify
+
+
+def _set_limit(what: str) -> tuple[ChangeKind, str]:
+    return ChangeKind.METADATA, f"a new {what}"
+
+
+def switched_on(service: str) -> Classifier:
+    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
+        if after is True:
+            return ChangeKind.DESTRUCTIVE, f"{service} switched on"
+        return ChangeKind.METADATA, f"{service} switched off"
+
+    return classify
+
+
+def always(kind: ChangeKind, why: str) -> Classifier:
+    return lambda before, after: (kind, why)
+
+
+def fewer_items(what: str) -> Classifier:
+    """A list whose removed items lose protection (savepointed instants)."""
+
+    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
+        removed = set(before or ()) - set(after or ())
+        if removed:
+            return ChangeKind.DESTRUCTIVE, f"{what} removed: {', '.join(sorted(map(str, removed)))}"
+        return ChangeKind.METADATA, f"{what} added"
+
+    return classify
+
+
+def _true_is_destructive(why: str) -> Classifier:
+    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
+        return (ChangeKind.DESTRUCTIVE, why) if after is True else (ChangeKind.METADATA, f"no longer: {why}")
+
+    return classify
+
+
+def _metadata_table(before: Any, after: Any) -> tuple[ChangeKind, str]:
+    if after == "drop":
+        return ChangeKind.DESTRUCTIVE, "the metadata table is to be dropped"
+    return ChangeKind.REWRITE, "how the metadata table is kept in step"
+
+
+RULES: dict[str, Classifier] = {
+    "path": always(ChangeKind.DESTRUCTIVE, "another table is maintained under this name"),
+    "clean.enabled": switched_on("clean"),
+    "clean.policy": always(ChangeKind.DESTRUCTIVE, "another retention policy: may delete other files"),
+    "clean.commits_retained": less_is_destructive("retention (commits)"),
+    "clean.file_versions_retained": less_is_destructive("retention (file versions)"),
+    "clean.hours_retained": less_is_destructive("retention (hours)"),
+    "archive.enabled": switched_on("archive"),
+    "archive.keep_min_commits": less_is_destructive("active timeline kept"),
+    "archive.keep_max_commits": less_is_destructive("active timeline kept"),
+    "archive.archive_beyond_savepoint": _true_is_destructive("archival goes past savepoints"),
+    "rollback.enabled": switched_on("rollback"),
+    "rollback.min_age": less_is_destructive("time before a failed write is rolled back"),
+    "rollback.failed_writes_policy": always(ChangeKind.DESTRUCTIVE, "failed writes handled otherwise"),
+    "rollback.heartbeat_interval_ms": less_is_destructive("heartbeat time before a writer counts as dead"),
+    "rollback.heartbeat_tolerable_misses": less_is_destructive("heartbeat misses tolerated"),
+    "savepoints.enabled": always(ChangeKind.DESTRUCTIVE, "savepoints managed otherwise"),
+    "savepoints.instants": fewer_items("savepointed instants"),
+    "savepoints.rolling.keep": less_is_destructive("rolling savepoints kept"),
+    "savepoints.rolling.every": always(ChangeKind.METADATA, "rolling savepoint cadence"),
+    "gates.max_delete_files": more_is_destructive("delete gate (files)"),
+    "gates.max_delete_bytes": more_is_destructive("delete gate (bytes)"),
+    "gates.max_compaction_bytes": more_is_destructive("compaction gate (bytes)"),
+    "metadata_table": _metadata_table,
+}
+"""By option (dotted path); options under ``compaction`` are rewrites; the rest metadata-only."""
+
+
+def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, Mapping) and value:
+        for key in sorted(value):
+            yield from _flatten(value[key], f"{prefix}.{key}" if prefix else str(key))
+    else:
+        yield prefix, value
+
+
+def _classify(option: str, before: Any, after: Any) -> tuple[ChangeKind, str]:
+    rule = RULES.get(option)
+    if rule is not None:
+        return rule(before, after)
+    if option.startswith("compaction"):
+        return ChangeKind.REWRITE, "compaction settings"
+    if option == "readers":
+        return _readers(before, after)
+    if option.startswith(("clean", "archive", "rollback", "savepoints")) and after is None:
+        return ChangeKind.METADATA, "service settings removed"
+    return ChangeKind.METADATA, "does not change what is deleted"
+
+
+def _readers(before: Any, after: Any) -> tuple[ChangeKind, str]:
+    def horizons(readers: Any) -> dict[str, float]:
+        found = {}
+        for reader in readers or ():
+            value = _number(reader.get("lag") if reader.get("lag") is not None else reader.get("keep"))
+            found[str(reader.get("name"))] = value if value is not None else 0.0
+        return found
+
+    old, new = horizons(before), horizons(after)
+    lost = sorted(name for name in old if name not in new or new[name] < old[name])
+    if lost:
+        return ChangeKind.DESTRUCTIVE, f"less protection for the readers {', '.join(lost)}"
+    return ChangeKind.METADATA, "readers added or given more time"
+
+
+def _table_changes(table: str, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SpecChange]:
+    old = {k: v for k, v in before.items() if k not in LOCATION_FIELDS and k != "readers"}
+    new = {k: v for k, v in after.items() if k not in LOCATION_FIELDS and k != "readers"}
+    flat_old, flat_new = dict(_flatten(old)), dict(_flatten(new))
+    changes = []
+    for option in sorted(set(flat_old) | set(flat_new)):
+        was, now = flat_old.get(option), flat_new.get(option)
+        if was != now:
+            changes.append(SpecChange(table, option, was, now, *_classify(option, was, now)))
+    if before.get("readers") != after.get("readers"):
+        was, now = before.get("readers"), after.get("readers")
+        changes.append(SpecChange(table, "readers", was, now, *_readers(was, now)))
+    return changes
+
+
+def compare_specs(
+    previous: Mapping[str, Mapping[str, Any]], current: Mapping[str, Mapping[str, Any]]
+) -> list[SpecChange]:
+    """Every changed option of every table, tables in name order; a new table is one
+    destructive change (its maintenance starts), a removed one a metadata-only change."""
+    changes: list[SpecChange] = []
+    for table in sorted(set(previous) | set(current)):
+        if table not in previous:
+            why = "a new table: its maintenance starts (cleans and rollbacks delete files)"
+            changes.append(SpecChange(table, "(table)", None, "added", ChangeKind.DESTRUCTIVE, why))
+        elif table not in current:
+            why = "no longer in the project: no longer maintained"
+            changes.append(SpecChange(table, "(table)", "present", None, ChangeKind.METADATA, why))
+        else:
+            changes += _table_changes(table, previous[table], current[table])
+    return changes

@@ -1,0 +1,282 @@
+"""The plan as a pull-request comment (plan.md): it fits GitHub's 65,536-character limit for a
+lake of any size, most important first:
+
+1. the summary line, and where the plan comes from (when, commit, version, selection, target);
+2. high risks (a metadata table dropped, savepoints deleted);
+3. what changed in the manifests since the last applied plan, by kind;
+4. one row per table with changes (capped; the rest summed), blocked nodes grouped by reason,
+   tables with nothing to do on one line;
+5. per-table details in ``<details>``, partitions and files capped, while room is left; the
+   whole list is in plan.json.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
+from maintainer.planning.changes import ChangeKind, SpecChange
+from maintainer.planning.describe import (
+    TableFigures,
+    node_headline,
+    other_actions,
+    partition_counts,
+    plural,
+    shared_block_reason,
+    summary_line,
+    table_figures,
+)
+from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.risks import RiskLevel, high_risks, node_risks
+from maintainer.units import human_bytes
+
+COMMENT_LIMIT = 65_536
+"""GitHub's limit for a comment body."""
+BUDGET = 58_000
+"""What plan.md may take, leaving room for the text a workflow puts around it."""
+TABLE_ROWS = 100
+RISKS_SHOWN = 10
+CHANGES_SHOWN = 30
+BLOCKED_REASONS_SHOWN = 20
+NAMES_SHOWN = 10
+IDLE_NAMES_SHOWN = 50
+PARTITIONS_SHOWN = 20
+FILES_SHOWN = 10
+ACTIONS_SHOWN = 10
+REASON_CHARS = 400
+
+
+def md(text: str) -> str:
+    """Escape what would break a markdown table cell or open HTML (``<``); a lone ``>`` (as in
+    ``>= threshold``) renders as itself and stays readable in the raw file."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+
+
+def _short(text: str, limit: int = REASON_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _code_list(names: Iterable[str], total: int, limit: int) -> str:
+    shown = [f"`{md(name)}`" for name in list(names)[:limit]]
+    return ", ".join(shown) + (f" and {total - limit:,} more" if total > limit else "")
+
+
+# -- head ------------------------------------------------------------------------------------
+
+
+def _provenance(plan: Plan, plan_id: str, provenance: Provenance | None) -> list[str]:
+    rows = [("project / target", f"`{md(plan.project)}` / `{md(plan.target)}`")]
+    if provenance is not None:
+        rows.append(("made", f"{md(provenance.made_at)} by maintainer {md(provenance.maintainer_version)}"))
+        commit = provenance.commit()
+        rows.append(("from commit", f"`{md(commit)}`" if commit else "not a git checkout"))
+        selection = md(provenance.selection())
+        rows.append(("selection", f"**partial**: {selection}" if provenance.partial else selection))
+    rows.append(("plan id", f"`{plan_id}`"))
+    return ["| | |", "|---|---|", *[f"| {name} | {value} |" for name, value in rows], ""]
+
+
+def _risks(plan: Plan) -> list[str]:
+    risks = high_risks(plan.nodes())
+    if not risks:
+        return []
+    lines = ["> [!CAUTION]", f"> **{plural(len(risks), 'high-risk change', 'high-risk changes')}**:"]
+    lines += [f"> - `{r.node}` {md(r.marked)}: {md(r.detail)}" for r in risks[:RISKS_SHOWN]]
+    if len(risks) > RISKS_SHOWN:
+        lines.append(f"> - ... and {len(risks) - RISKS_SHOWN:,} more (see the table below)")
+    return [*lines, ""]
+
+
+def _change_row(change: SpecChange) -> str:
+    kind = f"**{change.kind.value}**" if change.kind is ChangeKind.DESTRUCTIVE else change.kind.value
+    if change.option == "(table)":
+        what = md(change.why)
+    else:
+        before, after = md(_short(str(change.before), 80)), md(_short(str(change.after), 80))
+        what = f"`{md(change.option)}`: {before} → {after}"
+    why = md(change.why) if change.option != "(table)" else ""
+    return f"| `{md(change.table)}` | {what} | {kind}: {why} |"
+
+
+def _changes(review: ReviewContext) -> list[str]:
+    if review.baseline is None:
+        return []
+    title = f"### What changed in the manifests since {md(review.baseline)}"
+    if not review.changes:
+        return [title, "", "Nothing: the same manifests as then.", ""]
+    order = {ChangeKind.DESTRUCTIVE: 0, ChangeKind.REWRITE: 1, ChangeKind.METADATA: 2}
+    changes = sorted(review.changes, key=lambda c: (order[c.kind], c.table, c.option))
+    counts = {kind: sum(1 for c in changes if c.kind is kind) for kind in order}
+    line = ", ".join(f"{n:,} {kind.value}" for kind, n in counts.items() if n)
+    lines = [title, "", line, "", "| table | change | kind |", "|---|---|---|"]
+    lines += [_change_row(c) for c in changes[:CHANGES_SHOWN]]
+    if len(changes) > CHANGES_SHOWN:
+        lines.append(
+            f"| ... | {len(changes) - CHANGES_SHOWN:,} more changes (plan_meta.json has them all) | |"
+        )
+    return [*lines, ""]
+
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def _order(figures: TableFigures) -> tuple[bool, int, int, str]:
+    """High risks first, then the most bytes deleted, then the most compacted."""
+    return (not figures.high_risk, -figures.bytes_deleted, -figures.bytes_compacted, figures.table.name)
+
+
+def _deletes(f: TableFigures) -> str:
+    return f"{f.files_deleted:,} ({human_bytes(f.bytes_deleted)})" if f.files_deleted else ""
+
+
+def _compacts(f: TableFigures) -> str:
+    return f"{f.slices:,} slices ({human_bytes(f.bytes_compacted)})" if f.slices else ""
+
+
+def _row(f: TableFigures) -> str:
+    risk = "; ".join(md(r.marked) for r in f.risks if r.level.value == "high")
+    blocked = f" · {len(f.blocked)} blocked" if f.blocked else ""
+    other = md(", ".join(f.other)) + blocked
+    return f"| `{md(f.table.name)}` | {_deletes(f)} | {_compacts(f)} | {other} | {risk} |"
+
+
+def _changed_tables(changed: list[TableFigures]) -> list[str]:
+    if not changed:
+        return []
+    lines = [
+        f"### Tables with changes ({len(changed):,})",
+        "",
+        "| table | files deleted | compaction | other | risk |",
+        "|---|---:|---:|---|---|",
+    ]
+    lines += [_row(f) for f in changed[:TABLE_ROWS]]
+    rest = changed[TABLE_ROWS:]
+    if rest:
+        files, size = sum(f.files_deleted for f in rest), sum(f.bytes_deleted for f in rest)
+        slices = sum(f.slices for f in rest)
+        lines.append(
+            f"| ... {len(rest):,} more tables | {files:,} ({human_bytes(size)}) | {slices:,} slices | "
+            "all in plan.json | |"
+        )
+    return [*lines, ""]
+
+
+def _blocked(plan: Plan) -> list[str]:
+    by_reason: dict[str, list[str]] = defaultdict(list)
+    for table in plan.tables:
+        shared = shared_block_reason(table)
+        if shared is not None:
+            by_reason[shared].append(f"{table.name} (every node)")
+            continue
+        for node in table.nodes:
+            if node.status is NodeStatus.BLOCKED:
+                by_reason["; ".join(node.reasons) or "blocked"].append(node.id)
+    if not by_reason:
+        return []
+    total = sum(len(nodes) for nodes in by_reason.values())
+    lines = [f"### Blocked ({total:,}): not maintained until fixed", ""]
+    ranked = sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
+    for reason, nodes in ranked[:BLOCKED_REASONS_SHOWN]:
+        lines.append(f"- {_code_list(nodes, len(nodes), NAMES_SHOWN)}: {md(_short(reason))}")
+    if len(ranked) > BLOCKED_REASONS_SHOWN:
+        more = sum(len(nodes) for _, nodes in ranked[BLOCKED_REASONS_SHOWN:])
+        lines.append(
+            f"- ... {more:,} more blocked, for {len(ranked) - BLOCKED_REASONS_SHOWN:,} other reasons"
+        )
+    return [*lines, ""]
+
+
+def _idle(idle: list[TableFigures]) -> list[str]:
+    if not idle:
+        return []
+    names = _code_list((f.table.name for f in idle), len(idle), IDLE_NAMES_SHOWN)
+    return [f"**Nothing to do** in {plural(len(idle), 'table', 'tables')}: {names}.", ""]
+
+
+# -- details ---------------------------------------------------------------------------------
+
+
+def _partitions(node: NodePlan) -> list[str]:
+    partitions = partition_counts(node)
+    if not partitions:
+        return []
+    lines = ["", "| partition | files | bytes |", "|---|---:|---:|"]
+    lines += [
+        f"| `{md(p) or '(table root)'}` | {n:,} | {human_bytes(b)} |"
+        for p, n, b in partitions[:PARTITIONS_SHOWN]
+    ]
+    if len(partitions) > PARTITIONS_SHOWN:
+        rest = partitions[PARTITIONS_SHOWN:]
+        count, size = sum(n for _, n, _ in rest), sum(b for _, _, b in rest)
+        lines.append(f"| ... {len(rest):,} more partitions | {count:,} | {human_bytes(size)} |")
+    files = node.actions_of(DeleteFile)
+    lines += ["", f"First {min(FILES_SHOWN, len(files))} of {len(files):,} files (all in plan.json):", ""]
+    lines += [f"- `{md(a.target)}` ({human_bytes(a.size)})" for a in files[:FILES_SHOWN]]
+    return lines
+
+
+def _node_details(node: NodePlan) -> list[str]:
+    risks = node_risks(node)
+    high = [r.marked for r in risks if r.level is RiskLevel.HIGH]
+    flags = f" · {md('; '.join(high))}" if high else ""
+    lines = [f"**`{node.id}`**: {md(node_headline(node))}{flags}", ""]
+    lines += [f"- {md(_short(reason))}" for reason in node.reasons]
+    actions = other_actions(node.actions)
+    lines += [f"- {md(_short(a, 200))}" for a in actions[:ACTIONS_SHOWN]]
+    if len(actions) > ACTIONS_SHOWN:
+        lines.append(f"- ... and {len(actions) - ACTIONS_SHOWN:,} more actions (plan.json)")
+    lines += [f"- risk: {md(r.detail)}" for r in risks]
+    return [*lines, *_partitions(node), ""]
+
+
+def _table_details(figures: TableFigures) -> list[str]:
+    table: TablePlan = figures.table
+    summary = "; ".join(node_headline(n) for n in figures.changes) or "blocked"
+    lines = [
+        f"<details><summary><code>{md(table.name)}</code>: {md(_short(summary, 200))}</summary>",
+        "",
+        f"`{md(table.path)}` · {table.table_type} · table version {table.version}",
+        "",
+    ]
+    for node in table.nodes:  # the idle ones too: their reasons explain the rest
+        lines += _node_details(node)
+    return [*lines, "</details>", ""]
+
+
+def _details(figures: list[TableFigures], room: int) -> list[str]:
+    lines = ["### Details", ""]
+    used = len("\n".join(lines))
+    shown = 0
+    for f in figures:
+        block = _table_details(f)
+        size = len("\n".join(block)) + 1
+        if used + size > room:
+            break
+        lines += block
+        used += size
+        shown += 1
+    if shown < len(figures):
+        lines.append(
+            f"Details of {len(figures) - shown:,} more tables do not fit in a comment: "
+            "`maintainer show` prints them, plan.json has everything."
+        )
+    return lines if shown or len(figures) else []
+
+
+def render_markdown(plan: Plan, plan_id: str, review: ReviewContext | None = None) -> str:
+    review = review or ReviewContext()
+    figures = sorted((table_figures(t) for t in plan.tables), key=_order)
+    changed = [f for f in figures if f.changes]
+    idle = sorted((f for f in figures if f.idle), key=lambda f: f.table.name)
+    lines = [f"## maintainer plan `{plan_id[:12]}`", "", f"**{md(summary_line(plan))}**", ""]
+    lines += _provenance(plan, plan_id, review.provenance)
+    lines += _risks(plan)
+    lines += _changes(review)
+    lines += _changed_tables(changed)
+    lines += _blocked(plan)
+    lines += _idle(idle)
+    head = "\n".join(lines)
+    with_details = [f for f in figures if f.changes or (f.blocked and shared_block_reason(f.table) is None)]
+    lines += _details(with_details, BUDGET - len(head))
+    return "\n".join(lines).rstrip("\n") + "\n"
