@@ -154,9 +154,9 @@ def test_plan_show_apply_on_datagen_tables(
         check_exactly_planned(project, name, before[name])
     results = project.run_results()
     assert results["plan_id"] == project.plan_json()["plan_id"] and results["status"] == "success"
-    by_id = {n["id"]: n for n in results["nodes"]}
-    assert by_id["cow6.clean"]["effects"]["files_deleted"] == len(project.planned("cow6"))
-    assert set(by_id["cow6.clean"]) >= {"status", "started_at", "finished_at", "timing_s", "effects", "drift"}
+    by_id = {n["node"]: n for n in results["results"]}
+    assert by_id["cow6.clean"]["adapter_response"]["files_deleted"] == len(project.planned("cow6"))
+    assert set(by_id["cow6.clean"]) >= {"status", "timing", "execution_time", "adapter_response", "drift"}
 
     # applied twice: refused, nothing more happens
     files_now = data_files(project.tables["cow6"])
@@ -284,7 +284,7 @@ def test_a_savepoint_created_between_plan_and_apply_keeps_its_files(
     assert f"; {len(kept)} approved actions skipped as drift (t.clean: {len(kept)}; reasons above)." in out
     assert kept <= data_files(table)
     assert before - data_files(table) == planned - kept
-    (node,) = one_table.run_results()["nodes"]
+    (node,) = one_table.run_results()["results"]
     assert {d["path"] for d in node["drift"]} == kept
     (clean,) = decoded_cleans(table)
     assert deleted_by(clean) == planned - kept

@@ -58,7 +58,7 @@ class Project:
 
     def node_result(self, node: str) -> dict[str, Any]:
         results = artifacts.run_results(self.root / "target")
-        (found,) = [n for n in results["nodes"] if n["id"] == node]
+        (found,) = [n for n in results["results"] if n["node"] == node]
         assert found["status"] == "success", found["message"]
         return dict(found)
 
@@ -103,13 +103,13 @@ def test_archive_then_clean_with_a_concurrent_writer_loses_no_row(
 
     project.use(ARCHIVE_ONLY)
     project.plan_and_apply()
-    assert project.node_result("t.archive")["effects"]["instants_archived"]
+    assert project.node_result("t.archive")["adapter_response"]["instants_archived"]
     active = {i.timestamp for i in open_table(str(table.path)).snapshot.timeline.instants}
     assert d not in active and table.compaction.timestamp in active, "D archived, C still active"
 
     project.use(CLEAN_ONLY)
     project.plan_and_apply()
-    assert project.node_result("t.clean")["effects"]["files_deleted"] > 0, "the slices before C go"
+    assert project.node_result("t.clean")["adapter_response"]["files_deleted"] > 0, "the slices before C go"
     approved = files_to_delete(project.planned("t.clean"))
     assert not approved & d_logs, "D's log files are in C's slice, the latest: never deletable"
     assert d_logs <= data_files(table.path), "D's log files are still there"
@@ -119,5 +119,5 @@ def test_archive_then_clean_with_a_concurrent_writer_loses_no_row(
     slices = project.planned("t.compaction").actions_of(CompactSlice)
     compacted = {f.name for op in slices for f in op.log_files}
     assert {p.rsplit("/", 1)[-1] for p in d_logs} <= compacted, "the next compaction takes D's log files"
-    assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
+    assert project.node_result("t.compaction")["adapter_response"]["slices_compacted"] == 2
     assert hudi_rows(table.path) == generated_rows(table), "no row lost"

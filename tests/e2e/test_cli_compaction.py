@@ -85,14 +85,14 @@ def test_every_mor_fixture_is_compacted_through_the_cli(
     assert main(["plan", "--project-dir", str(root)]) == 0
     plan = artifacts.plan_json(root / "target" / "plan")
     assert main(["apply", "--project-dir", str(root), "--threads", "2"]) == 0
-    results = {n["id"]: n for n in artifacts.run_results(root / "target")["nodes"]}
+    results = {n["node"]: n for n in artifacts.run_results(root / "target")["results"]}
 
     compacted = set()
     for key, path in tables.items():
         after = reads(path)
         assert after["snapshot"] == before[key]["snapshot"], key
         assert all(after[instant] == rows for instant, rows in before[key].items()), key
-        for instant in results[f"{key}.compaction"]["effects"].get("compactions", []):
+        for instant in results[f"{key}.compaction"]["adapter_response"].get("compactions", []):
             commit = compaction_commit(path, instant)
             assert commit["compacted"] is True and commit["operationType"] == "COMPACT", key
             assert commit["extraMetadata"][PLAN_ID_KEY] == plan["plan_id"], key

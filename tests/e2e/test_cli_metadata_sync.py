@@ -83,7 +83,7 @@ def test_a_rollback_rolls_back_the_metadata_deltacommit_too(
     project = make_project(path, only("rollback"))
     sync = planned_synced_node(project, "rollback")["actions"][-1]
     assert sync["reason"].startswith(f"roll back its deltacommit {failed} with the rollback's instant time")
-    rollback = applied_in_step(project, tmp_path)["t.rollback"]["effects"]["rollbacks"][0]
+    rollback = applied_in_step(project, tmp_path)["t.rollback"]["adapter_response"]["rollbacks"][0]
 
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert not list(mdt_timeline.glob(f"{failed}*"))
@@ -130,7 +130,7 @@ def test_a_clean_writes_its_deletes_into_the_metadata_table(
     assert "files" in node["actions"][-1]["partitions"]
     retained_from = node["effect"]["earliest_commit_to_retain"]
     before = retained_reads(path, retained_from)
-    clean = applied_in_step(project, tmp_path)["t.clean"]["effects"]["cleans"][0]
+    clean = applied_in_step(project, tmp_path)["t.clean"]["adapter_response"]["cleans"][0]
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert len(list(mdt_timeline.glob(f"{clean}_*.deltacommit"))) == 1
     assert oracle.snapshot_rows(path) == latest
@@ -149,7 +149,7 @@ def test_a_compaction_writes_its_base_files_and_statistics_into_the_metadata_tab
     history = retained_reads(path, "0")
     project = make_project(path, only("compaction"))
     planned_synced_node(project, "compaction")
-    (compaction,) = applied_in_step(project, tmp_path)["t.compaction"]["effects"]["compactions"]
+    (compaction,) = applied_in_step(project, tmp_path)["t.compaction"]["adapter_response"]["compactions"]
     mdt_timeline = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
     assert len(list(mdt_timeline.glob(f"{compaction}_*.deltacommit"))) == 1
     assert oracle.snapshot_rows(path, drop=FILE_NAME) == latest

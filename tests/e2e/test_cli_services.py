@@ -60,11 +60,11 @@ class Project:
 
     def ran(self) -> list[tuple[str, str]]:
         """(node id, status) of the last apply, in the order the nodes started."""
-        nodes = sorted(self.run_results()["nodes"], key=lambda n: n["started_at"] or "")
-        return [(n["id"], n["status"]) for n in nodes]
+        nodes = sorted(self.run_results()["results"], key=lambda n: [t["started_at"] for t in n["timing"]])
+        return [(n["node"], n["status"]) for n in nodes]
 
     def node_result(self, node: str) -> dict[str, Any]:
-        (found,) = [n for n in self.run_results()["nodes"] if n["id"] == node]
+        (found,) = [n for n in self.run_results()["results"] if n["node"] == node]
         return dict(found)
 
 
@@ -139,18 +139,18 @@ def test_one_apply_compacts_then_cleans_the_superseded_slices(
     assert [node for node, status in project.ran() if status == "success"] == [
         "t.rollback", "t.compaction", "t.clean"
     ]  # fmt: skip
-    assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
+    assert project.node_result("t.compaction")["adapter_response"]["slices_compacted"] == 2
     clean = project.node_result("t.clean")
-    assert clean["effects"]["files_deleted"] == len(files_before) and not clean["drift"]
+    assert clean["adapter_response"]["files_deleted"] == len(files_before) and not clean["drift"]
     assert hudi_reads(path) == before
     assert not files_before & data_files(path), "the superseded slices are gone in the same apply"
     for group in open_table(str(path)).view.file_groups():
         assert len(group.slices) == 1 and not group.slices[0].log_files, group.file_id
 
     # the clean recorded the compaction's real instant, not the projected one
-    (compaction_instant,) = project.node_result("t.compaction")["effects"]["compactions"]
+    (compaction_instant,) = project.node_result("t.compaction")["adapter_response"]["compactions"]
     assert last_clean_plan(path).last_completed_commit_timestamp == compaction_instant
-    resolved = clean["effects"]["resolved_instants"]
+    resolved = clean["adapter_response"]["resolved_instants"]
     assert list(resolved.values()) == [compaction_instant]
 
     assert project.plan_and_apply() == 0
@@ -175,7 +175,7 @@ def test_one_apply_on_a_v6_table_with_a_failed_write_rolls_back_compacts_and_cle
     assert "after this plan's rollback of failed write(s)" in review
     assert project.cli("apply") == 0
     assert [n for n, s in project.ran() if s == "success"] == ["t.rollback", "t.compaction", "t.clean"]
-    assert project.node_result("t.compaction")["effects"]["slices_compacted"] == 2
+    assert project.node_result("t.compaction")["adapter_response"]["slices_compacted"] == 2
     assert not any(project.node_result(f"t.{s}")["drift"] for s in ("rollback", "compaction", "clean"))
     assert planned_deletions(project, "t.clean") and not planned_deletions(project, "t.clean") & data_files(
         path
@@ -223,12 +223,12 @@ def test_one_apply_runs_rollback_compaction_clean_and_archive_in_order(
         ("t.clean", "success"),
         ("t.archive", "success"),
     ]
-    assert project.node_result("t.rollback")["effects"]["rolled_back"] == [generated.failed_instant]
-    assert pending in project.node_result("t.compaction")["effects"]["compactions"]
-    assert project.node_result("t.clean")["effects"]["files_deleted"] > 0, (
+    assert project.node_result("t.rollback")["adapter_response"]["rolled_back"] == [generated.failed_instant]
+    assert pending in project.node_result("t.compaction")["adapter_response"]["compactions"]
+    assert project.node_result("t.clean")["adapter_response"]["files_deleted"] > 0, (
         "slices the first compaction superseded"
     )
-    assert project.node_result("t.archive")["effects"]["instants_archived"]
+    assert project.node_result("t.archive")["adapter_response"]["instants_archived"]
     assert_reads_committed_rows(path, generated)
     timeline = open_table(str(path)).snapshot.timeline
     assert not timeline.pending_compactions()
@@ -253,7 +253,7 @@ def assert_maintained(path: Path, generated: GeneratedTable, savepoint: str | No
 def recover(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """The next apply, of the approved plan: it finishes what the crash interrupted."""
     monkeypatch.delenv(FAULT_ENV)
-    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["results"]]
 
 
 RESUMABLE = [
@@ -338,9 +338,9 @@ def test_a_savepoint_made_by_apply_keeps_its_files_through_later_cleans(
     assert planned and not planned & savepointed, "the clean is planned with the plan's savepoint"
     assert project.cli("apply") == 0
     assert [n for n, s in project.ran() if s == "success"][1:3] == ["t.savepoint_create", "t.clean"]
-    assert project.node_result("t.savepoint_create")["effects"]["savepoints_created"] == [savepoint]
+    assert project.node_result("t.savepoint_create")["adapter_response"]["savepoints_created"] == [savepoint]
     clean = project.node_result("t.clean")
-    assert clean["effects"]["files_deleted"] == len(planned) and not clean["drift"]
+    assert clean["adapter_response"]["files_deleted"] == len(planned) and not clean["drift"]
     assert project.plan_and_apply() == 0  # a later clean keeps them too
     existing = {name.rsplit("/", 1)[-1] for name in data_files(path)}
     assert savepointed <= existing
@@ -364,9 +364,9 @@ def test_the_first_node_to_run_drops_the_metadata_table(
     assert nodes["t.rollback"]["actions"][0]["kind"] == "drop_metadata_table"
     assert all(a["kind"] != "drop_metadata_table" for n in list(nodes.values())[1:] for a in n["actions"])
 
-    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
-    assert project.node_result("t.rollback")["effects"]["metadata_table_dropped"]
-    assert project.node_result("t.compaction")["effects"]["slices_compacted"] > 0
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["results"]]
+    assert project.node_result("t.rollback")["adapter_response"]["metadata_table_dropped"]
+    assert project.node_result("t.compaction")["adapter_response"]["slices_compacted"] > 0
     assert not (path / ".hoodie" / "metadata").exists()
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
 
@@ -425,11 +425,11 @@ def test_an_inflight_compaction_is_left_by_the_rollback_node_and_redone_by_the_c
     review = (project.root / "target" / "plan" / "plan.md").read_text()
     assert "inflight compaction is a table service" in review
 
-    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["nodes"]]
-    result = project.node_result("t.compaction")["effects"]
+    assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["results"]]
+    result = project.node_result("t.compaction")["adapter_response"]
     assert result["compactions"] == [instant] and result["rolled_back_files"] == partial
     (rollback_instant,) = result["rollbacks"]
-    assert not project.node_result("t.rollback")["effects"].get("rolled_back")
+    assert not project.node_result("t.rollback")["adapter_response"].get("rolled_back")
     timeline = open_table(str(path)).snapshot.timeline
     assert not timeline.pending_compactions()
     assert {i.timestamp for i in timeline.of_action(Action.ROLLBACK)} == {rollback_instant}

@@ -49,7 +49,7 @@ class S3Project:
 
     def results(self) -> dict[str, dict[str, Any]]:
         data = json.loads((self.root / "target" / "run_results.json").read_text())
-        return {node["id"]: node for node in data["nodes"]}
+        return {node["node"]: node for node in data["results"]}
 
     def outside_objects(self) -> dict[str, bytes]:
         client = self.server.client()
@@ -175,7 +175,7 @@ def test_plan_and_apply_on_an_s3_server(
 
     results = project.results()
     assert {node: result["status"] for node, result in results.items() if result["status"] != "success"} == {}
-    assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
+    assert results["t.compaction"]["adapter_response"]["compactions"], results["t.compaction"]
     assert s3_rows(project.table, server) == expected
     assert project.outside_objects() == outside
     if isinstance(server, S3Server):

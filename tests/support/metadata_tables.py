@@ -4,7 +4,6 @@ maintained table must pass, and the states tests put a table in."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +49,8 @@ class Project:
         return {f"{n['table']}.{n['service']}": n for t in plan["tables"] for n in t["nodes"]}
 
     def results(self) -> dict[str, dict[str, Any]]:
-        data = json.loads((self.root / "target" / "run_results.json").read_text())
-        return {n["id"]: n for n in data["nodes"]}
+        data = artifacts.run_results(self.root / "target")
+        return {n["node"]: n for n in data["results"]}
 
 
 def assert_metadata_in_step(path: Path) -> None:

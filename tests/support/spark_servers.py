@@ -396,7 +396,7 @@ class CliProject:
 
     def results(self) -> dict[str, dict[str, Any]]:
         data = json.loads((self.root / "target" / "run_results.json").read_text())
-        return {node["id"]: node for node in data["nodes"]}
+        return {node["node"]: node for node in data["results"]}
 
     def has_logs(self) -> bool:
         from maintainer.hudi.loading import open_table
@@ -424,7 +424,7 @@ class CliProject:
         assert applied.code == 0, (applied, server_logs())
         results = self.results()
         assert results["t.rollback"]["status"] == results["t.compaction"]["status"] == "success", results
-        assert results["t.compaction"]["effects"]["compactions"], results["t.compaction"]
+        assert results["t.compaction"]["adapter_response"]["compactions"], results["t.compaction"]
         assert not self.has_logs()
         assert self.data_rows() == oracle.rows_of(self.expected_rows())
 
