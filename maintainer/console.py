@@ -1,18 +1,145 @@
-"""Shared rich consoles: results on stdout, diagnostics on stderr."""
+"""Shared rich consoles: results on stdout, diagnostics on stderr, and how they print.
+
+The command line's global options set the output once per invocation (:func:`configure`):
+
+* ``--quiet``: only errors, warnings and each command's closing line (:func:`summary`);
+* ``--no-color`` (or ``$NO_COLOR``): no colours or styles;
+* ``--log-format json``: every line becomes one JSON object on stdout (``ts``, ``level``,
+  ``msg``, and the fields of structured events such as a node's start and end), for log
+  collectors; nothing else is printed.
+
+:func:`event` is how long-running work reports (a node starting or ending, Spark starting):
+a line of text, or a JSON object with its fields.
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, TextIO
+
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
+LOG_FORMATS = ("text", "json")
+
+
+@dataclass
+class OutputSettings:
+    quiet: bool = False
+    log_format: str = "text"
+    color: bool = True
+
+    @property
+    def json(self) -> bool:
+        return self.log_format == "json"
+
+
+settings = OutputSettings()
+
+
+def _timestamp() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _json_line(stream: TextIO, record: dict[str, Any]) -> None:
+    stream.write(json.dumps({"ts": _timestamp(), **record}, default=str) + "\n")
+    stream.flush()
+
+
+class JsonLines(io.TextIOBase):
+    """A text stream that turns each line written into a JSON object on ``sys.stdout``."""
+
+    def __init__(self, level: str) -> None:
+        self.level = level
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            if line.strip():
+                _json_line(sys.stdout, {"level": self.level, "msg": line.rstrip()})
+        return len(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+
+def configure(*, quiet: bool = False, log_format: str = "text", color: bool = True) -> None:
+    """Set how this invocation prints (the consoles are shared by every module)."""
+    settings.quiet, settings.log_format, settings.color = quiet, log_format, color
+    json_mode = log_format == "json"
+    for console, level in ((stdout, "info"), (stderr, "warn")):
+        console.file = JsonLines(level) if json_mode else None  # type: ignore[assignment]
+        console.no_color = json_mode or not color
+        console.quiet = False
+    for console in (stdout, stderr):
+        _set_colors(console, enabled=not json_mode and color)
+    stdout.quiet = quiet and not json_mode
+
+
+def _set_colors(console: Console, *, enabled: bool) -> None:
+    """Colours and styles on (as detected for the stream) or off: rich decides its colour system
+    when a console is made and offers no setter, so the attribute is set here, in one place."""
+    console._color_system = console._detect_color_system() if enabled else None
+
+
+def interactive() -> bool:
+    """Is a person watching a terminal (progress bars), or is this a log (CI, a file)?"""
+    return not settings.json and not settings.quiet and stderr.is_terminal
+
 
 def print_error(message: str) -> None:
     """Print an error for a person: red 'error:' prefix, the message as given."""
+    if settings.json:
+        _json_line(sys.stdout, {"level": "error", "msg": message})
+        return
     stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
 
 
 def print_warning(message: str) -> None:
+    if settings.json:
+        _json_line(sys.stdout, {"level": "warn", "msg": message})
+        return
     stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
+
+
+def event(kind: str, text: str, **fields: Any) -> None:
+    """A structured progress event: ``text`` (rich markup) for people, the fields in JSON."""
+    if settings.json:
+        plain = Text.from_markup(text).plain
+        _json_line(sys.stdout, {"level": "info", "event": kind, "msg": plain, **fields})
+        return
+    stdout.print(text)
+
+
+def summary(text: str, **fields: Any) -> None:
+    """A command's closing line: printed even with --quiet."""
+    if settings.json:
+        _json_line(sys.stdout, {"level": "info", "event": "summary", "msg": text, **fields})
+        return
+    with _loud():
+        stdout.print(escape(text))
+
+
+@contextmanager
+def _loud() -> Iterator[None]:
+    quiet = stdout.quiet
+    stdout.quiet = False
+    try:
+        yield
+    finally:
+        stdout.quiet = quiet

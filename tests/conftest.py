@@ -96,3 +96,14 @@ def _not_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands behave as on a workstation (``apply`` refuses stale plans by default only where
     $CI is set); a test that wants CI's defaults sets $CI itself."""
     monkeypatch.delenv("CI", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _text_output() -> Iterator[None]:
+    """Each test starts and ends with the default output (a CLI test may choose --log-format
+    json or --quiet for its invocation; the consoles are shared by the process)."""
+    from maintainer.console import configure
+
+    configure()
+    yield
+    configure()

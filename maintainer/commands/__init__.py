@@ -27,6 +27,11 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def register_commands(group: click.Group) -> None:
+    """Add every command to ``group``; the group and each command take the output options."""
+    from maintainer.commands.output import add_output_options
+
+    add_output_options(group)
     for module_name in COMMAND_MODULES:
         module = importlib.import_module(f"maintainer.commands.{module_name}")
+        add_output_options(module.command)
         group.add_command(module.command)

@@ -7,23 +7,25 @@ What happened to each node goes to the terminal and to ``<target_path>/run_resul
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
+from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import keep_last_applied, review_context
-from maintainer.console import print_error, print_warning, stderr, stdout
+from maintainer.console import event, print_error, print_warning, stdout, summary
 from maintainer.errors import UsageError
-from maintainer.graph import NodeId
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
-from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, write_run_results
+from maintainer.runner.results import RunResults, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.runner.summary import closing_line
 from maintainer.spark.session import create_session
@@ -31,11 +33,7 @@ from maintainer.spark.session import create_session
 EXIT_OK, EXIT_FAILURE, EXIT_DRIFT = 0, 1, 2
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
-_STYLE = {
-    NodeRunStatus.SUCCESS: "[green]OK[/green]",
-    NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
-    NodeRunStatus.SKIPPED: "[yellow]SKIP[/yellow]",
-}
+SPARK_LOG = "spark.log"
 
 
 def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
@@ -52,20 +50,32 @@ def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
     return directory
 
 
-def print_node(result: NodeResult) -> None:
-    timing = f"[dim]({result.timing_s:.1f}s)[/dim]"
-    stdout.print(f"{_STYLE[result.status]} {escape(result.id)} {timing} {escape(result.message)}")
-    for drift in result.drift:
-        stdout.print(f"    [yellow]drift[/yellow] {escape(drift.path)}: {escape(drift.reason)}")
+def spark_factory(loaded: LoadedProject) -> Callable[[], Any]:
+    """Starts the session on first use, saying so (a JVM takes seconds); the JVM's console
+    output goes to ``<target_path>/logs/spark.log``, not among maintainer's lines."""
+    settings = loaded.project.target.settings.spark
+    log = loaded.project.target_dir / "logs" / SPARK_LOG
+
+    def start() -> Any:
+        where = settings.remote or settings.master or "local[*]"
+        event("spark_start", f"starting Spark ({escape(where)}); its console output: {escape(str(log))}",
+              spark=where, log=str(log))  # fmt: skip
+        began = time.monotonic()
+        session = create_session(settings, log_path=log)
+        event(
+            "spark_ready", f"Spark ready in {time.monotonic() - began:.1f}s", seconds=time.monotonic() - began
+        )
+        return session
+
+    return start
 
 
 def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: bool = False) -> RunResults:
     project = loaded.project
-    spark = LazySpark(lambda: create_session(project.target.settings.spark))
     settings = project.target.settings
     runner = PlanRunner(
-        saved, project.tables_by_name, spark, settings.storage_options, engine=settings.engine,
-        refuse_stale=refuse_stale,
+        saved, project.tables_by_name, LazySpark(spark_factory(loaded)), settings.storage_options,
+        engine=settings.engine, refuse_stale=refuse_stale,
     )  # fmt: skip
     refuse_other_target(saved, project.config.name, project.target.name)
     for warning in saved.warnings:
@@ -75,27 +85,11 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
         names = ", ".join(str(node) for node in sorted(done))
         stdout.print(f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {escape(names)}")
     total = len(saved.plan.nodes())
-    with Progress(
-        TextColumn("applying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), console=stderr, transient=True,
-    ) as progress:  # fmt: skip
-        task = progress.add_task("", total=total)
-        running: set[str] = set()
-
-        def on_event(event: str, node: NodeId, result: NodeResult | None) -> None:
-            if event == "start":
-                running.add(str(node))
-            else:
-                running.discard(str(node))
-                progress.advance(task)
-                if result is not None:
-                    print_node(result)
-            progress.update(task, description=escape(", ".join(sorted(running))))
-
-        if any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes()):
-            stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
+    if any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes()):
+        stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
+    with NodeProgress(total).shown() as progress:
         return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
-                          events=on_event, checked=True)  # fmt: skip
+                          events=progress, checked=True)  # fmt: skip
 
 
 @click.command("apply")
@@ -155,13 +149,34 @@ def command(
         else Path(directory or loaded.project.target_dir / PLAN_DIR)
     )
     saved = read_plan(plan_dir, plan_key())
-    results = run(saved, loaded, fail_fast, stale_refused(refuse_stale, allow_drift))
-    path = write_run_results(loaded.project.target_dir, results)
-    if not results.failed:
-        keep_last_applied(loaded.project.target_dir, plan_dir, saved.plan_id, results.finished_at)
-    stdout.print(escape(closing_line(results)))
-    stdout.print(f"results in {escape(str(path))}")
+    refuse = stale_refused(refuse_stale, allow_drift)
+    results = run(saved, loaded, fail_fast, refuse)
+    args = {
+        "which": "apply",
+        "plan_dir": str(plan_dir),
+        "auto_approve": auto_approve,
+        "select": list(options.select),
+        "exclude": list(options.exclude),
+        "target": loaded.project.target.name,
+        "threads": loaded.threads,
+        "fail_fast": fail_fast,
+        "refuse_stale": refuse,
+        "allow_drift": allow_drift,
+    }
+    report(loaded, saved, plan_dir, results, args)
     return exit_code(results, allow_drift)
+
+
+def report(
+    loaded: LoadedProject, saved: SavedPlan, plan_dir: Path, results: RunResults, args: dict[str, Any]
+) -> None:
+    """run_results.json, the last applied state (when nothing failed) and the closing line."""
+    project = loaded.project
+    path = write_run_results(project.target_dir, results, project=project.config.name, args=args)
+    if not results.failed:
+        keep_last_applied(project.target_dir, plan_dir, saved.plan_id, results.finished_at)
+    stdout.print(f"results in {escape(str(path))}")
+    summary(closing_line(results), status=results.status, drift=sum(len(n.drift) for n in results.nodes))
 
 
 def stale_refused(refuse_stale: bool | None, allow_drift: bool) -> bool:

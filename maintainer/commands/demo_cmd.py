@@ -159,7 +159,9 @@ def _plan_show_apply(loaded: LoadedProject, generated: list[GeneratedTable]) -> 
     stdout.out(render_markdown(built.plan, built.plan_id, review), highlight=False)
     stdout.print("[bold]6.[/bold] maintainer apply: the reviewed plan, on Spark")
     results = run_plan(read_plan(plan_dir), loaded, fail_fast=False)
-    path = write_run_results(loaded.project.target_dir, results)
+    path = write_run_results(
+        loaded.project.target_dir, results, project=loaded.project.config.name, args={"which": "demo"}
+    )
     stdout.print(f"   results in {escape(str(path))}")
     stdout.print("[bold]7.[/bold] tables after maintenance, read back:")
     for table in generated:

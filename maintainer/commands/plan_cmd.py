@@ -7,24 +7,25 @@ plan.json, plan.md and the Avro payloads apply will write.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from maintainer import __version__
 from maintainer.clock import utc_now
 from maintainer.commands.compile_cmd import write_compiled
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
+from maintainer.commands.progress import TableProgress
 from maintainer.commands.review import MANIFEST_FILE, review_context
-from maintainer.console import print_error, stderr, stdout
+from maintainer.console import print_error, settings, stdout, summary
 from maintainer.errors import MaintainerError
 from maintainer.plan.artifact import plan_key, write_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
-from maintainer.planning.render import render_markdown, render_text
+from maintainer.planning.render import render_markdown, render_text, summary_line
 from maintainer.planning.review import ReviewContext
 
 PLAN_DIR = "plan"
@@ -32,25 +33,12 @@ EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
 
 
 def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
-    """Plan the selected nodes, with a progress bar (on stderr) while tables are read."""
+    """Plan the selected nodes, reporting the tables read (a bar at a terminal, lines in a log)."""
     project = loaded.project
     order = loaded.selected_order()
     mor_only = [node for node in order if loaded.graph.nodes[node].get("mor_only")]
     requests = requests_from_nodes(project.tables_by_name, order, mor_only)
-    with Progress(
-        TextColumn("reading tables"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=len(requests))
-
-        def done(name: str) -> None:
-            progress.update(task, advance=1, description=escape(name))
-
+    with TableProgress(len(requests)).shown() as done:
         return build_plan(
             project.config.name,
             project.target.name,
@@ -85,6 +73,12 @@ def save(built: BuiltPlan, directory: Path, loaded: LoadedProject, review: Revie
         ) from exc
 
 
+def plan_fields(built: BuiltPlan) -> dict[str, object]:
+    """The plan in figures, for ``--log-format json``."""
+    statuses = Counter(node.status.value for node in built.plan.nodes())
+    return {"plan_id": built.plan_id, "nodes": dict(statuses), "errors": len(built.errors)}
+
+
 @click.command("plan")
 @common_options()
 @click.option(
@@ -115,8 +109,12 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     review = review_context(loaded, options, now)
     built = make_plan(loaded, now)
     save(built, directory, loaded, review)
-    stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
-    stdout.print(f"wrote {escape(str(directory))}")
+    if settings.json or settings.quiet:  # the closing line alone
+        line = f"{summary_line(built.plan)} Written to {directory} (plan {built.plan_id[:12]})."
+        summary(line, plan_dir=str(directory), **plan_fields(built))
+    else:
+        stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
+        stdout.print(f"wrote {escape(str(directory))}")
     for message in built.errors:
         print_error(message)
     if built.errors:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import click
-from rich.markup import escape
 
 from maintainer.commands.options import CommonOptions, common_options, load_from_options
-from maintainer.console import stdout
+from maintainer.console import summary
 
 
 @click.command("validate")
@@ -20,8 +19,8 @@ def command(options: CommonOptions) -> int:
     """
     loaded = load_from_options(options)
     project = loaded.project
-    stdout.print(
-        f"[green]ok[/green]: project '{project.config.name}' (target {escape(project.target.name)}): "
+    summary(
+        f"ok: project '{project.config.name}' (target {project.target.name}): "
         f"{len(project.tables)} table(s) in {len(project.manifests)} manifest(s), {len(loaded.graph)} node(s)"
     )
     return 0

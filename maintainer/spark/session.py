@@ -7,8 +7,10 @@ import re
 import shutil
 import socket
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
@@ -274,11 +276,32 @@ def verify_session(settings: SparkSettings, session: SparkSession) -> None:
         raise error
 
 
-def create_session(settings: SparkSettings) -> SparkSession:
+@contextmanager
+def stderr_into(path: Path | None) -> Iterator[None]:
+    """File descriptor 2 points at ``path`` while the block runs: a JVM started in it keeps the
+    file as its stderr for good; this process's stderr is restored afterwards."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as log:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def create_session(settings: SparkSettings, log_path: Path | None = None) -> SparkSession:
     """Build (or reuse) the session; Spark Connect when ``remote`` is set, else ``master``
     (``local[*]`` by default). A Connect server or standalone master that accepts no
     connection, another Spark version, or executors without this maintainer fail here, before
-    any work starts, with what to do."""
+    any work starts, with what to do. With ``log_path``, the driver JVM's console output (its
+    log lines, the launcher's warnings) goes to that file instead of this process's stderr."""
     _require_java_for_local(settings)
     require_reachable(settings)
     from pyspark.sql import SparkSession
@@ -295,7 +318,8 @@ def create_session(settings: SparkSettings) -> SparkSession:
     for key, value in session_conf(settings).items():
         builder = builder.config(key, value)
     try:
-        session = builder.getOrCreate()
+        with stderr_into(None if settings.remote else log_path):
+            session = builder.getOrCreate()
     except Exception as exc:  # pyspark raises many unrelated types here
         raise start_error(settings, exc) from exc
     if not settings.remote:

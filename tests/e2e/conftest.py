@@ -39,7 +39,7 @@ def sessions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The Spark sessions apply starts (none are: the factory records the request and fails)."""
     started: list[object] = []
 
-    def no_jvm(settings: object) -> Any:
+    def no_jvm(settings: object, log_path: object = None) -> Any:
         started.append(settings)
         raise AssertionError("apply started Spark")
 

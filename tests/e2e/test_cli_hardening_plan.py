@@ -306,9 +306,9 @@ def test_a_live_lock_fails_the_apply_before_spark_starts(
     sessions: list[object] = []
     real = create_session
 
-    def recording(settings: object) -> object:
+    def recording(settings: object, log_path: object = None) -> object:
         sessions.append(settings)
-        return real(settings)  # type: ignore[arg-type]
+        return real(settings, log_path)  # type: ignore[arg-type]
 
     monkeypatch.setattr(apply_cmd, "create_session", recording)
     before = files_below(table)

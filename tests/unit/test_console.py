@@ -2,12 +2,52 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from maintainer.console import print_error, print_warning
+from maintainer.console import configure, event, print_error, print_warning, settings, stdout, summary
 
 
 @pytest.mark.parametrize("printer", [print_error, print_warning])
 def test_user_text_with_markup_brackets_is_printed_as_is(printer, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     printer('bad value "[/bold]" in [tables/a.yml]')
     assert '"[/bold]" in [tables/a.yml]' in capsys.readouterr().err
+
+
+def test_json_log_format_makes_every_line_one_object(capsys: pytest.CaptureFixture[str]) -> None:
+    configure(log_format="json")
+    stdout.print("first line\nsecond [bold]line[/bold]")
+    print_warning("careful")
+    print_error("broken")
+    event("node_end", "[green]OK[/green] t.clean", node="t.clean", seconds=0.5)
+    summary("Apply complete: no changes made.", status="success")
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["level"], r["msg"]) for r in records] == [
+        ("info", "first line"),
+        ("info", "second line"),
+        ("warn", "careful"),
+        ("error", "broken"),
+        ("info", "OK t.clean"),
+        ("info", "Apply complete: no changes made."),
+    ]
+    assert records[4]["event"] == "node_end" and records[4]["node"] == "t.clean"
+    assert records[5]["event"] == "summary" and all(r["ts"].endswith("Z") for r in records)
+
+
+def test_quiet_keeps_errors_and_the_closing_line(capsys: pytest.CaptureFixture[str]) -> None:
+    configure(quiet=True)
+    stdout.print("progress")
+    event("node_start", "1 of 2 START t.clean")
+    summary("Plan: 1 file to delete")
+    print_error("broken")
+    out, err = capsys.readouterr()
+    assert out == "Plan: 1 file to delete\n"
+    assert "broken" in err
+
+
+def test_no_color_leaves_no_escape_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    configure(color=False)
+    assert settings.color is False and stdout.color_system is None
+    stdout.print("[bold red]ERROR[/bold red] t.clean")
+    assert capsys.readouterr().out == "ERROR t.clean\n"

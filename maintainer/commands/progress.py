@@ -1,0 +1,194 @@
+"""Progress of long work, for a person at a terminal or for a CI log.
+
+At a terminal: a rich progress bar (on stderr) and one line per finished node. Elsewhere (CI,
+a file, ``--log-format json``): dbt's lines, ``12:00:01  3 of 27 START t.clean`` and
+``12:00:02  3 of 27 OK t.clean ... [0.4s]``, and every ``HEARTBEAT_S`` a line naming what is
+still running, so a long compaction never looks like a hang. ``--quiet`` keeps only failures.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from maintainer.console import event, interactive, print_error, settings, stderr, stdout
+from maintainer.graph import NodeId
+from maintainer.runner.results import NodeResult, NodeRunStatus
+
+HEARTBEAT_S = 30.0
+PLAN_REPORT_S = 10.0
+_STYLE = {
+    NodeRunStatus.SUCCESS: "[green]OK[/green]",
+    NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
+    NodeRunStatus.SKIPPED: "[yellow]SKIP[/yellow]",
+}
+
+
+def _clock() -> str:
+    return datetime.now().strftime("%H:%M:%S")
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m {rest:02d}s" if minutes else f"{seconds:.1f}s"
+
+
+def node_lines(result: NodeResult) -> list[str]:
+    """The finished node and its drift, as printed at a terminal."""
+    timing = f"[dim]({result.timing_s:.1f}s)[/dim]"
+    lines = [f"{_STYLE[result.status]} {escape(result.id)} {timing} {escape(result.message)}"]
+    lines += [f"    [yellow]drift[/yellow] {escape(d.path)}: {escape(d.reason)}" for d in result.drift]
+    return lines
+
+
+class NodeProgress:
+    """Receives the DAG walk's events (``start``/``finish``) and reports them."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.index: dict[NodeId, int] = {}
+        self.started: dict[NodeId, float] = {}
+        self.lock = threading.Lock()
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __call__(self, kind: str, node: NodeId, result: NodeResult | None) -> None:
+        with self.lock:
+            if kind == "start":
+                self._start(node)
+            else:
+                self._finish(node, result)
+
+    def _start(self, node: NodeId) -> None:
+        self.index[node] = len(self.index) + 1
+        self.started[node] = time.monotonic()
+        if self.bar is not None:
+            self._describe()
+        elif not settings.quiet:
+            number = f"{self.index[node]} of {self.total}"
+            event("node_start", f"{_clock()}  {number} START {escape(str(node))}",
+                  node=str(node), index=self.index[node], total=self.total)  # fmt: skip
+
+    def _finish(self, node: NodeId, result: NodeResult | None) -> None:
+        self.started.pop(node, None)
+        number = f"{self.index.get(node, len(self.index))} of {self.total}"
+        if self.bar is not None:
+            self.bar.advance(self.task)
+            self._describe()
+            for line in node_lines(result) if result is not None else ():
+                stdout.print(line)
+            return
+        if result is None:
+            return
+        if result.status is NodeRunStatus.ERROR and settings.quiet:
+            print_error(f"{result.id}: {result.message}")
+            return
+        if settings.quiet:
+            return
+        word = {NodeRunStatus.SUCCESS: "OK", NodeRunStatus.ERROR: "ERROR", NodeRunStatus.SKIPPED: "SKIP"}
+        text = (
+            f"{_clock()}  {number} {_STYLE[result.status]} {escape(result.id)} {escape(result.message)} "
+            f"[dim]\\[{word[result.status]} in {result.timing_s:.1f}s][/dim]"
+        )
+        event("node_end", text, node=result.id, status=result.status.value, seconds=round(result.timing_s, 3),
+              message=result.message, drift=len(result.drift))  # fmt: skip
+        for drift in result.drift:
+            event("drift", f"    [yellow]drift[/yellow] {escape(drift.path)}: {escape(drift.reason)}",
+                  node=result.id, path=drift.path, reason=drift.reason)  # fmt: skip
+
+    def _describe(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, description=escape(", ".join(sorted(map(str, self.started)))))
+
+    def heartbeat(self) -> None:
+        """Name what is still running (a log has no progress bar)."""
+        with self.lock:
+            now = time.monotonic()
+            running = sorted(self.started.items(), key=lambda item: item[1])
+        if running and not settings.quiet:
+            names = ", ".join(f"{node} ({_duration(now - since)})" for node, since in running)
+            event("heartbeat", f"{_clock()}  still running: {escape(names)}",
+                  running=[str(node) for node, _ in running])  # fmt: skip
+
+    @contextmanager
+    def shown(self) -> Iterator[NodeProgress]:
+        if interactive():
+            with Progress(
+                TextColumn("applying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                TextColumn("{task.description}"), console=stderr, transient=True,
+            ) as bar:  # fmt: skip
+                self.bar, self.task = bar, bar.add_task("", total=self.total)
+                try:
+                    yield self
+                finally:
+                    self.bar = None
+            return
+        with every(HEARTBEAT_S, self.heartbeat):
+            yield self
+
+
+@contextmanager
+def every(seconds: float, action: Any) -> Iterator[None]:
+    """Call ``action`` every ``seconds`` in a daemon thread while the block runs."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(seconds):
+            action()
+
+    thread = threading.Thread(target=loop, name="maintainer-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=1)
+
+
+class TableProgress:
+    """Tables read by ``plan``: a bar at a terminal, a line every ``PLAN_REPORT_S`` elsewhere."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.since = time.monotonic()
+        self.bar: Progress | None = None
+        self.task: Any = None
+        self.lock = threading.Lock()
+
+    def __call__(self, name: str) -> None:
+        with self.lock:
+            self.done += 1
+            if self.bar is not None:
+                self.bar.update(self.task, advance=1, description=escape(name))
+
+    def report(self) -> None:
+        with self.lock:
+            done = self.done
+        if not settings.quiet:
+            elapsed = _duration(time.monotonic() - self.since)
+            event("tables_read", f"{_clock()}  read {done:,} of {self.total:,} tables ({elapsed})",
+                  done=done, total=self.total)  # fmt: skip
+
+    @contextmanager
+    def shown(self) -> Iterator[TableProgress]:
+        if interactive():
+            with Progress(
+                TextColumn("reading tables"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                TextColumn("{task.description}"), console=stderr, transient=True,
+            ) as bar:  # fmt: skip
+                self.bar, self.task = bar, bar.add_task("", total=self.total)
+                try:
+                    yield self
+                finally:
+                    self.bar = None
+            return
+        with every(PLAN_REPORT_S, self.report):
+            yield self

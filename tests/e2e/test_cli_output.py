@@ -1,0 +1,69 @@
+"""Output for CI through the CLI: dbt's "N of M START/OK" lines where no one watches a
+terminal, --quiet, --log-format json (one object per line), and the options before or after
+the command's name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from maintainer.cli import main
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from tests.support.metadata_tables import Project
+
+SERVICES = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_file_versions, file_versions_retained: 1}"  # noqa: E501
+
+
+@pytest.fixture
+def planned(project: Callable[[Path, str], Path], tmp_path: Path, sessions: list[object]) -> Project:
+    table = tmp_path / "lake" / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=4, rows_per_commit=10, seed=3)
+    generate(str(table), DatagenSpec("t", "cow", 8, workload))
+    maintained = Project(project(table, SERVICES), table)
+    profiles = maintained.root / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    assert maintained.cli("plan") == 0
+    return maintained
+
+
+def test_apply_in_a_log_prints_n_of_m_lines_and_the_closing_line(
+    planned: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert planned.cli("apply") == 0
+    out = capsys.readouterr().out
+    assert "  1 of 2 START t.rollback" in out and "  1 of 2 OK t.rollback" in out
+    assert "  2 of 2 START t.clean" in out
+    assert "2 of 2 OK t.clean " in out and "[OK in " in out
+    assert out.rstrip().splitlines()[-1].startswith("Apply complete: ")
+
+
+def test_quiet_prints_only_the_closing_line(planned: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["--quiet", "apply", "--project-dir", str(planned.root)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("Apply complete: ") and "files deleted" in out[0]
+    assert planned.cli("plan", "-q") == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("No changes.") and "Written to " in line
+
+
+def test_json_log_format_through_plan_and_apply(planned: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    assert planned.cli("plan", "--log-format", "json") == 0
+    assert planned.cli("apply", "--log-format", "json") == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert all({"ts", "level", "msg"} <= set(record) for record in records)
+    events = [(r.get("event"), r.get("node"), r.get("status")) for r in records if r.get("event")]
+    assert ("node_start", "t.clean", None) in events and ("node_end", "t.clean", "success") in events
+    plan_summary, apply_summary = [r for r in records if r.get("event") == "summary"]
+    assert plan_summary["plan_id"] and plan_summary["nodes"] == {"changes": 1, "no_op": 1}
+    assert apply_summary["status"] == "success" and apply_summary["msg"].startswith("Apply complete: ")
+
+
+def test_a_bad_log_format_is_a_usage_error(planned: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    assert planned.cli("plan", "--log-format", "xml") == 64
+    assert "'xml' is not one of 'text', 'json'" in capsys.readouterr().err
