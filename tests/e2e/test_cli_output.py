@@ -67,3 +67,14 @@ def test_json_log_format_through_plan_and_apply(planned: Project, capsys: pytest
 def test_a_bad_log_format_is_a_usage_error(planned: Project, capsys: pytest.CaptureFixture[str]) -> None:
     assert planned.cli("plan", "--log-format", "xml") == 64
     assert "'xml' is not one of 'text', 'json'" in capsys.readouterr().err
+
+
+def test_run_results_join_the_manifest_by_unique_id(planned: Project) -> None:
+    assert planned.cli("apply") == 0
+    assert planned.cli("compile") == 0
+    target = planned.root / "target"
+    results = json.loads((target / "run_results.json").read_text())
+    manifest = json.loads((target / "manifest.json").read_text())
+    assert results["args"]["which"] == "apply" and results["args"]["refuse_stale"] is False
+    assert {r["unique_id"] for r in results["results"]} <= set(manifest["nodes"])
+    assert {r["node"] for r in results["results"]} == {"t.rollback", "t.clean"}

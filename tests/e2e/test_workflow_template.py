@@ -245,9 +245,18 @@ def test_the_workflow_has_the_settings_the_review_flow_relies_on(workflow: dict[
     ]
     assert "maintainer-plan-${{ github.event.pull_request.head.sha }}" in artifacts
     download = next(
-        step["run"] for _, _, step in _steps(workflow) if "gh run download" in step.get("run", "")
+        step["run"]
+        for job, _, step in _steps(workflow)
+        if job == "apply" and "maintainer-plan-" in step.get("run", "")
     )
     assert "head_sha=" in download and "maintainer-plan-${head_sha}" in download
+    for job in ("plan", "apply", "scheduled"):  # plan.md compares the manifests with the applied state
+        runs = [step.get("run", "") for name, _, step in _steps(workflow) if name == job]
+        assert any("--name maintainer-last-applied --dir target/last_applied" in run for run in runs), job
+    kept = [
+        step["with"]["name"] for job, _, step in _steps(workflow) if "upload-artifact" in step.get("uses", "")
+    ]
+    assert kept.count("maintainer-last-applied") == 2  # apply and scheduled keep it
 
     assert "git+https://" in workflow["env"]["MAINTAINER_PIP_SPEC"]
     installs = [step["run"] for _, _, step in _steps(workflow) if "pip install" in step.get("run", "")]
