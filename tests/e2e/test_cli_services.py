@@ -365,7 +365,9 @@ def test_the_first_node_to_run_drops_the_metadata_table(
     assert all(a["kind"] != "drop_metadata_table" for n in list(nodes.values())[1:] for a in n["actions"])
 
     assert project.cli("apply") == 0, [n["message"] for n in project.run_results()["results"]]
-    assert project.node_result("t.rollback")["adapter_response"]["metadata_table_dropped"]
+    rollback = project.node_result("t.rollback")
+    assert rollback["adapter_response"]["metadata_table_dropped"]
+    assert rollback["message"].startswith("metadata table dropped ("), rollback["message"]  # an effect, said
     assert project.node_result("t.compaction")["adapter_response"]["slices_compacted"] > 0
     assert not (path / ".hoodie" / "metadata").exists()
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
