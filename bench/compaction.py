@@ -34,11 +34,13 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import WriteStat
-from maintainer.services.compaction.executor import Runner, run_compaction, spark_runner, thread_runner
-from maintainer.services.compaction.model import PlannedOperation
+from maintainer.plan.model.compaction import CompactSlice as PlannedOperation
+from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
+from maintainer.tasks import TaskRunner as Runner
+from maintainer.tasks import ThreadPoolRunner
 
 
 def hudi_read_seconds(path: Path, repeat: int) -> tuple[float, int]:
@@ -126,15 +128,16 @@ def generate_table(args: argparse.Namespace, path: Path) -> None:
 
 def make_runner(args: argparse.Namespace) -> tuple[Runner, Any]:
     if not args.spark:
-        return thread_runner(args.workers), None
+        return ThreadPoolRunner(args.workers), None
     from maintainer.project.profiles import SparkSettings
     from maintainer.spark.session import create_session
 
     spark = create_session(SparkSettings(master=f"local[{args.workers}]", conf={"spark.driver.memory": "4g"}))
-    from maintainer.spark.tasks import map_tasks
+    from maintainer.spark.tasks import SparkRunner
 
-    map_tasks(spark, _warm_worker, list(range(args.workers * 2)))  # start the Python workers first
-    return spark_runner(spark), spark
+    runner = SparkRunner(spark)
+    runner.run(_warm_worker, list(range(args.workers * 2)))  # start the Python workers first
+    return runner, spark
 
 
 def _warm_worker(index: int) -> int:
