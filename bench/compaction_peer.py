@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -73,12 +74,10 @@ def parse_args() -> argparse.Namespace:
 def generate_in(args: argparse.Namespace, path: Path, codec: str, level: int | None) -> None:
     """bench/compaction.py's table, its base files written in ``codec`` (same seed: same rows)."""
     shutil.rmtree(path, ignore_errors=True)
-    original = basefile.ParquetSettings
-    basefile.ParquetSettings = functools.partial(original, compression=codec, compression_level=level)  # type: ignore[misc]
-    try:
+    # datagen writes with the default settings: their codec is patched while it runs (threads)
+    codec_settings = functools.partial(basefile.ParquetSettings, compression=codec, compression_level=level)
+    with mock.patch.object(basefile, "ParquetSettings", codec_settings):
         generate_table(args, path)
-    finally:
-        basefile.ParquetSettings = original  # type: ignore[misc]
 
 
 def file_codec(path: Path) -> str:

@@ -89,6 +89,28 @@ class ParquetSettings:
     populate_meta_fields: bool = True
 
 
+HUDI_CODEC_LEVELS = {"gzip": 6, "zstd": 3}
+"""The level Hudi's writer compresses at, by codec: Hadoop's zlib default for gzip, parquet-mr's
+``parquet.compression.codec.zstd.level`` default for zstd (the others have none, or none known)."""
+
+_WRITABLE_CODECS = {
+    "UNCOMPRESSED": "none",
+    "SNAPPY": "snappy",
+    "GZIP": "gzip",
+    "ZSTD": "zstd",
+    "BROTLI": "brotli",
+}
+"""Footer codec names pyarrow writes as such (LZO it cannot write, LZ4 it writes as LZ4_RAW)."""
+
+
+def file_codec(metadata: pq.FileMetaData) -> str | None:
+    """The codec of a Parquet file (its first column chunk) as pyarrow's writer names it; None for
+    a file without row groups or columns, or in a codec pyarrow does not write (LZO, Hadoop LZ4)."""
+    if metadata.num_row_groups == 0 or metadata.num_columns == 0:
+        return None
+    return _WRITABLE_CODECS.get(str(metadata.row_group(0).column(0).compression).upper())
+
+
 @dataclass(frozen=True, slots=True)
 class BaseFileTarget:
     """Where and for which instant a base file is written.

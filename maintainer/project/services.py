@@ -100,12 +100,47 @@ class CompactionStrategy(FrozenModel):
         return value
 
 
+PARQUET_CODEC_LEVELS = {"gzip": (1, 9), "zstd": (1, 22), "snappy": None, "uncompressed": None}
+"""The codecs ``compaction.parquet_compression`` takes (Hudi's names) and their level ranges."""
+
+
+def parse_parquet_compression(text: str) -> tuple[str, int | None]:
+    """``codec`` or ``codec:level`` (e.g. ``gzip``, ``zstd:3``) as (codec, level or None)."""
+    codec, _, level_text = text.strip().lower().partition(":")
+    codecs = ", ".join(PARQUET_CODEC_LEVELS)
+    if codec not in PARQUET_CODEC_LEVELS:
+        raise ValueError(f"'{text}' is not a Parquet codec maintainer writes: use one of {codecs}")
+    if not level_text:
+        return codec, None
+    levels = PARQUET_CODEC_LEVELS[codec]
+    if levels is None:
+        raise ValueError(f"'{text}': {codec} takes no level (levels: gzip:1-9, zstd:1-22)")
+    if not level_text.isdigit() or not levels[0] <= int(level_text) <= levels[1]:
+        raise ValueError(
+            f"'{text}': the {codec} level must be a whole number from {levels[0]} to {levels[1]}"
+        )
+    return codec, int(level_text)
+
+
 class CompactionSpec(FrozenModel):
     """Compact merge-on-read file slices (base + logs into a new base file). MOR tables only."""
 
     enabled: bool = True
     trigger: CompactionTrigger = CompactionTrigger()
     strategy: CompactionStrategy = CompactionStrategy()
+    parquet_compression: str | None = None
+    """hoodie.parquet.compression.codec of new base files whose slice has no base file (or whose
+    base file's codec maintainer cannot write): gzip, snappy, zstd or uncompressed, optionally with
+    a level (gzip:1-9, zstd:1-22). A slice's base file keeps its codec (at this level when the codec
+    is the same). Default: hoodie.properties' hoodie.parquet.compression.codec, else gzip."""
+
+    @field_validator("parquet_compression")
+    @classmethod
+    def _known_codec(cls, value: str | None) -> str | None:
+        if value is not None:
+            codec, level = parse_parquet_compression(value)
+            return codec if level is None else f"{codec}:{level}"
+        return value
 
 
 CleanPolicy = Literal["keep_latest_commits", "keep_latest_file_versions", "keep_latest_by_hours"]

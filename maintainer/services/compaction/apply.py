@@ -21,16 +21,20 @@ from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
+from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.payloads import CommitMetadata
+from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, SyncMetadataTable
+from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_sync import sync_compaction
 from maintainer.services.common.metadata_table import drop_if_approved
+from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
@@ -100,6 +104,7 @@ class CompactionApply:
                     instant.timestamp,
                     None,
                     self.runner,
+                    parquet=self.parquet(config),
                     before_complete=self.sync(table),
                 )
             )
@@ -148,9 +153,20 @@ class CompactionApply:
             config = table.snapshot.config
             self.runs.append(
                 run_compaction(
-                    table.storage, config, instant, plan, self.runner, before_complete=self.sync(table)
+                    table.storage,
+                    config,
+                    instant,
+                    plan,
+                    self.runner,
+                    parquet=self.parquet(config),
+                    before_complete=self.sync(table),
                 )
             )
+
+    def parquet(self, config: TableConfig) -> ParquetSettings:
+        """Writer settings for slices whose base file codec is not kept (:mod:`.codec`)."""
+        spec = self.ctx.spec.compaction or CompactionSpec()
+        return configured_settings(config, spec.parquet_compression)
 
     def sync(self, table: TableState) -> Callable[[Instant, CommitMetadata], object] | None:
         """``metadata_table: sync``: each compaction's metadata deltacommit, before it completes."""

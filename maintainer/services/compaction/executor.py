@@ -33,6 +33,7 @@ from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import maybe_fail
 from maintainer.services.common.table_service_rollback import deleted_files, rollback_table_service
+from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.commit import compaction_commit_metadata, encode_commit
 from maintainer.services.compaction.operation import (
     CommittedInstants,
@@ -108,7 +109,7 @@ def build_tasks(
     parquet: ParquetSettings | None = None,
 ) -> list[CompactionTask]:
     schema = table_avro_schema(storage, timeline, config)
-    settings = parquet or ParquetSettings(populate_meta_fields=config.populate_meta_fields)
+    settings = parquet or configured_settings(config)
     rules = MergeRules.for_table(config)
     committed = CommittedInstants.of(timeline)
     return [
@@ -180,8 +181,10 @@ def run_compaction(
     before_complete: Callable[[Instant, CommitMetadata], object] | None = None,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
-    does not have it yet; a pending one is executed from its stored plan. ``before_complete``
-    runs right before the compaction completes (the metadata table's sync)."""
+    does not have it yet; a pending one is executed from its stored plan. ``parquet``: the writer
+    settings of slices without a base file whose codec is kept (default: :mod:`.codec`'s
+    configured settings without a manifest option). ``before_complete`` runs right before the
+    compaction completes (the metadata table's sync)."""
     writer = TimelineWriter(storage, config)
     requested, stored, rolled_back = _requested(storage, writer, instant_time, plan)
     inflight = writer.transition_to_inflight(requested)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -22,7 +23,7 @@ import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
+from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
 from maintainer.hudi.filenames import BaseFileName, MarkerName, MarkerType
 from maintainer.hudi.logformat import BlockType, LogBlock
 from maintainer.hudi.merge import MergeRules
@@ -31,6 +32,7 @@ from maintainer.hudi.schema import conform
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.base_merge import SliceMerger
+from maintainer.services.compaction.codec import slice_settings
 from maintainer.services.compaction.log_state import LogState, build_log_state
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
@@ -86,6 +88,7 @@ class CompactionTask:
     rules: MergeRules
     committed: CommittedInstants
     parquet: ParquetSettings
+    """Writer settings; a slice's base file keeps its codec (:func:`.codec.slice_settings`)."""
 
     @property
     def new_file_name(self) -> str:
@@ -121,17 +124,46 @@ def _read_logs(task: CompactionTask) -> _LogRead:
     return _LogRead(effective, len(blocks), rollbacks, corrupt, log_bytes)
 
 
+class BaseFileReader:
+    """The slice's base file, opened once: its codec (from the footer) and its row groups."""
+
+    def __init__(self, storage: Storage, path: str) -> None:
+        self.where = storage.uri(path)
+        try:
+            self._handle = storage.open_input_file(path)
+        except (pa.ArrowException, OSError) as exc:
+            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
+        try:
+            self.parquet = pq.ParquetFile(self._handle)
+        except (pa.ArrowException, OSError) as exc:
+            self._handle.close()
+            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
+
+    @property
+    def codec(self) -> str | None:
+        return file_codec(self.parquet.metadata)
+
+    def row_groups(self) -> Iterator[pa.Table]:
+        """The row groups, one at a time."""
+        try:
+            for index in range(self.parquet.num_row_groups):
+                yield self.parquet.read_row_group(index)
+        except (StorageError, UnsupportedTableError):
+            raise
+        except (pa.ArrowException, OSError) as exc:
+            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
+
+    def __enter__(self) -> BaseFileReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
 def base_row_groups(storage: Storage, path: str) -> Iterator[pa.Table]:
     """The row groups of a Parquet base file, one at a time."""
-    try:
-        with storage.open_input_file(path) as handle:
-            parquet = pq.ParquetFile(handle)
-            for index in range(parquet.num_row_groups):
-                yield parquet.read_row_group(index)
-    except (StorageError, UnsupportedTableError):
-        raise
-    except (pa.ArrowException, OSError) as exc:
-        raise CorruptFileError(f"cannot read base file: {exc}", where=storage.uri(path)) from exc
+    with BaseFileReader(storage, path) as base:
+        yield from base.row_groups()
 
 
 def _write_marker(task: CompactionTask) -> None:
@@ -166,10 +198,10 @@ class _Timing:
         return int((end - start) * 1000)
 
 
-def _merge_into(writer: BaseFileWriter, task: CompactionTask, merger: SliceMerger) -> None:
+def _merge_into(writer: BaseFileWriter, base: BaseFileReader | None, merger: SliceMerger) -> None:
     """Base rows row group by row group, then the log's inserts, into the new file."""
-    if task.slice.base_file is not None:
-        for rows in base_row_groups(task.storage, task.slice.path(task.slice.base_file)):
+    if base is not None:
+        for rows in base.row_groups():
             merged = merger.merge_row_group(conform(rows, writer.schema))
             if merged.num_rows:
                 writer.write_hoodie_records(merged)
@@ -187,15 +219,23 @@ def compact_slice(task: CompactionTask) -> WriteStat:
     target = BaseFileTarget(
         task.new_file_path, task.slice.partition, task.instant_time, task.task_partition_id
     )
-    _write_marker(task)
-    with BaseFileWriter(task.storage, target, task.avro_schema, task.parquet) as writer:
-        with paused_gc():
-            state = build_log_state(logs.blocks, task.rules, writer.schema)
-        logs.blocks.clear()  # the raw log bytes are not needed any more
-        scanned = time.monotonic()
-        merger = SliceMerger(state, task.rules)
-        _merge_into(writer, task, merger)
-        footer = writer.close()
+    with ExitStack() as stack:
+        base_file = task.slice.base_file
+        base = (
+            stack.enter_context(BaseFileReader(task.storage, task.slice.path(base_file)))
+            if base_file
+            else None
+        )
+        settings = slice_settings(task.parquet, base.codec if base is not None else None)
+        _write_marker(task)
+        with BaseFileWriter(task.storage, target, task.avro_schema, settings) as writer:
+            with paused_gc():
+                state = build_log_state(logs.blocks, task.rules, writer.schema)
+            logs.blocks.clear()  # the raw log bytes are not needed any more
+            scanned = time.monotonic()
+            merger = SliceMerger(state, task.rules)
+            _merge_into(writer, base, merger)
+            footer = writer.close()
     timing = _Timing(started, scanned, time.monotonic())
     return _write_stat(task, footer.num_rows, logs, state, merger, timing)
 
