@@ -35,6 +35,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import WriteStat
 from maintainer.plan.model.compaction import CompactSlice as PlannedOperation
+from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
@@ -148,7 +149,8 @@ def _warm_worker(index: int) -> int:
     return index
 
 
-def compact(path: Path, runner: Runner) -> Measured:
+def compact(path: Path, runner: Runner, parquet_compression: str | None = None) -> Measured:
+    """Plan and run a compaction; ``parquet_compression`` as the manifest's option (None: none)."""
     warm_up_imports()
     started, cpu_started = time.perf_counter(), time.process_time()
     table = open_table(str(path))
@@ -156,8 +158,10 @@ def compact(path: Path, runner: Runner) -> Measured:
     result = plan_compaction(inputs_of(table), settings, datetime.now(timezone.utc))
     planned = time.perf_counter() - started
     payload = build_compaction_plan(result.operations, "bench")
+    config = table.snapshot.config
+    parquet = configured_settings(config, parquet_compression)
     outcome = run_compaction(
-        table.storage, table.snapshot.config, result.instant_time, payload, runner=runner
+        table.storage, config, result.instant_time, payload, runner=runner, parquet=parquet
     )
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     output_bytes = sum(s.file_size_in_bytes or 0 for s in outcome.stats)
