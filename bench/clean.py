@@ -51,7 +51,7 @@ from maintainer.hudi.payloads import (
 )
 from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import NodePlan
+from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
@@ -119,20 +119,26 @@ def timed_plans(
 
 def clean_by_hand(root: Path, node: NodePlan) -> None:
     """What apply leaves: the planned files deleted and a completed clean recording the ECTR."""
-    for item in node.effect["delete_files"]:
-        os.remove(root / item["path"])
+    for action in node.actions_of(DeleteFile):
+        os.remove(root / action.target)
     storage = Storage(str(root))
     writer = TimelineWriter(storage, load_config(storage))
-    ectr = node.effect["earliest_commit_to_retain"]
+    ectr = clean_effect(node).earliest_commit_to_retain
+    assert ectr is not None, "the benchmark's clean plan retains from a commit"
     plan = CleanerPlan(policy="KEEP_LATEST_COMMITS", files_to_be_deleted_per_partition={},
                        earliest_instant_to_retain=ActionInstant(timestamp=ectr, action="deltacommit",
                                                                 state="COMPLETED"))  # fmt: skip
     requested = writer.create_requested(Action.CLEAN, encode_avro(plan))
     inflight = writer.transition_to_inflight(requested, encode_avro(plan))
     metadata = CleanMetadata(start_clean_time=requested.timestamp, time_taken_in_millis=0,
-                             total_files_deleted=node.effect["files"], earliest_commit_to_retain=ectr,
+                             total_files_deleted=clean_effect(node).files, earliest_commit_to_retain=ectr,
                              partition_metadata={}, extra_metadata={SAVEPOINTS: ""})  # fmt: skip
     writer.complete(inflight, encode_avro(metadata))
+
+
+def clean_effect(node: NodePlan) -> CleanEffect:
+    assert isinstance(node.effect, CleanEffect), node.effect
+    return node.effect
 
 
 def apply_hook() -> Callable[[Path, BuiltPlan], list[str]] | None:
@@ -166,26 +172,28 @@ def main() -> None:
         full, full_cpu, full_runs = timed_plans(args.repeat, root, args.threads)
         built, node = full_runs[-1]
         print(f"partitions: {len(partitions)}  entries listed: {entries}")
-        print(f"full plan: {node.effect['files']} files to delete ({node.effect['scan']} scan), "
-              f"earliest commit to retain {node.effect['earliest_commit_to_retain']}")  # fmt: skip
+        effect = clean_effect(node)
+        print(f"full plan: {effect.files} files to delete ({effect.scan} scan), "
+              f"earliest commit to retain {effect.earliest_commit_to_retain}")  # fmt: skip
 
         hook = apply_hook()
         if hook is None:
             clean_by_hand(root, node)
             apply_lines = ["apply: bench/clean_apply.py not present (apply ratio measured by the apply side)"]
         else:
-            apply_lines = hook(root, built)
+            apply_lines = hook(root, built)  # on copies of the table
+            clean_by_hand(root, node)
         add_commit(root, version, 2, compaction)
         incr, incr_cpu, incremental_runs = timed_plans(args.repeat, root, args.threads)
         _, incremental = incremental_runs[-1]
-        assert incremental.effect["scan"] == "incremental", incremental.reasons
+        assert clean_effect(incremental).scan == "incremental", incremental.reasons
 
         print(f"best of {args.repeat}: wall-clock time (process CPU time, all threads)")
         print(f"(a) bare parallel listing ({args.threads} threads): {floor:.3f}s  (cpu {floor_cpu:.3f}s)")
         print(f"(v) load_snapshot + build_view:        {view:.3f}s  (cpu {view_cpu:.3f}s)")
         print(f"(b) full clean plan:                   {full:.3f}s  (cpu {full_cpu:.3f}s)")
         print(f"(c) incremental clean plan:            {incr:.4f}s  (cpu {incr_cpu:.4f}s); "
-              f"{incremental.effect['files']} files, reasons: {incremental.reasons[2]}")  # fmt: skip
+              f"{clean_effect(incremental).files} files, reasons: {incremental.reasons[2]}")  # fmt: skip
         print(f"ratio (b)/(a): {full / floor:.2f}x  (cpu {full_cpu / floor_cpu:.2f}x; goal: at most 1.5x)")
         print(f"ratio (b)/(v): {full / view:.2f}x  (cpu {full_cpu / view_cpu:.2f}x; the planner's own cost)")
         share, share_cpu = 100 * incr / full, 100 * incr_cpu / full_cpu

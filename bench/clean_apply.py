@@ -28,15 +28,17 @@ import pyarrow.fs as pafs
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
 from maintainer.plan.artifact import read_plan, write_plan
-from maintainer.planning.builder import BuiltPlan
+from maintainer.plan.model import DeleteFile
+from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.profiles import SparkSettings
 from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
-from maintainer.services.clean.deletion import group_by_partition, spark_task_runner
+from maintainer.services.clean.deletion import group_by_partition, run_deletions
 from maintainer.services.clean.executor import recheck_planner
 from maintainer.spark.session import create_session
+from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
 
 RETAINED = 2
@@ -72,10 +74,7 @@ def plain_parallel_delete(per_partition: dict[str, list[str]], threads: int) -> 
 
 def warm_spark() -> Any:
     spark = create_session(SparkSettings(app_name="maintainer-bench", conf={"spark.driver.memory": "4g"}))
-    spark_task_runner(spark)  # import path check
-    from maintainer.spark.tasks import map_tasks
-
-    map_tasks(spark, abs, list(range(-8, 0)))  # executors' Python workers started
+    SparkRunner(spark).run(abs, list(range(-8, 0)))  # executors' Python workers started
     return spark
 
 
@@ -84,7 +83,7 @@ def spark_deletes_alone(spark: Any, root: Path, paths: list[str], scratch: Path)
     _link_copies(root, paths, scratch)
     deletions = group_by_partition(paths)
     start = time.perf_counter()
-    results = spark_task_runner(spark)(Storage(str(scratch)), deletions)
+    results = run_deletions(SparkRunner(spark), Storage(str(scratch)), deletions)
     elapsed = time.perf_counter() - start
     assert sum(len(r.deleted) for r in results) == len(paths)
     return elapsed
@@ -96,34 +95,50 @@ def reread_and_replan(root: Path, spec: TableSpec) -> float:
     return time.perf_counter() - start
 
 
-def measure_apply(root: Path, built: BuiltPlan) -> list[str]:
-    node = built.plan.tables[0].nodes[0]
-    paths = [item["path"] for item in node.effect["delete_files"]]
-    threads = os.cpu_count() or 2
-    workdir = Path(tempfile.mkdtemp(prefix="maintainer-bench-apply-"))
-    try:
-        write_plan(workdir / "plan", built.plan, built.payloads, "bench", {})
-        saved = read_plan(workdir / "plan")
-        floor = plain_parallel_delete(_link_copies(root, paths, workdir / "links"), threads)
-        spark = warm_spark()
-        spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1,
-                         clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
-        graph = nx.DiGraph()
-        graph.add_node(NodeId("bench", "clean"))
-        runner = PlanRunner(saved, {"bench": spec}, lambda: spark)
-        spark_only = spark_deletes_alone(spark, root, paths, workdir / "spark-links")
-        recheck = reread_and_replan(root, spec)
-        start = time.perf_counter()
-        results = apply_plan(saved, graph, runner)
-        applied = time.perf_counter() - start
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+def _apply(root: Path, workdir: Path, engine: str, spark: Any) -> tuple[float, int]:
+    """One apply on a fresh copy (hard links) of the table, planned there (a plan names its
+    table's paths in its payloads); (seconds, files deleted). Planning is not timed."""
+    table = workdir / f"table-{engine}"
+    shutil.copytree(root, table, copy_function=os.link)
+    spec = TableSpec(name="bench", path=str(table), manifest="bench.yml", line=1,
+                     clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+    built = build_plan("bench", "bench", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
+    write_plan(workdir / f"plan-{engine}", built.plan, built.payloads, "bench", {})
+    saved = read_plan(workdir / f"plan-{engine}")
+    graph = nx.DiGraph()
+    graph.add_node(NodeId("bench", "clean"))
+    runner = PlanRunner(saved, {"bench": spec}, lambda: spark, engine=engine)
+    start = time.perf_counter()
+    results = apply_plan(saved, graph, runner)
+    elapsed = time.perf_counter() - start
     (result,) = results.nodes
     assert result.status is NodeRunStatus.SUCCESS, result.message
-    assert result.effects["files_deleted"] == len(paths) and not result.drift
+    assert not result.drift, result.drift[:3]
+    return elapsed, int(result.effects["files_deleted"])
+
+
+def measure_apply(root: Path, built: BuiltPlan) -> list[str]:
+    node = built.plan.tables[0].nodes[0]
+    paths = [action.target for action in node.actions_of(DeleteFile)]
+    threads = os.cpu_count() or 2
+    workdir = Path(tempfile.mkdtemp(prefix="maintainer-bench-apply-", dir=root.parent))
+    try:
+        floor = plain_parallel_delete(_link_copies(root, paths, workdir / "links"), threads)
+        spark = warm_spark()
+        spark_only = spark_deletes_alone(spark, root, paths, workdir / "spark-links")
+        spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1,
+                         clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+        recheck = reread_and_replan(root, spec)
+        on_spark, deleted = _apply(root, workdir, "spark", spark)
+        in_process, deleted_locally = _apply(root, workdir, "local", None)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    assert deleted == deleted_locally == len(paths)
     return [
         f"(d) plain parallel delete of the {len(paths)} planned files ({threads} threads): {floor:.3f}s",
-        f"(e) apply (lock, re-read + re-plan, clean instants, Spark deletes): {applied:.3f}s",
-        f"ratio (e)/(d): {applied / floor:.2f}x  (goal: at most 2x)",
-        f"    of (e): the deletes alone as Spark tasks {spark_only:.3f}s; re-read + re-plan {recheck:.3f}s",
+        f"(e) apply on Spark (engine spark: lock, re-read + re-plan, instants, deletes as Spark tasks): "
+        f"{on_spark:.3f}s",
+        f"(f) apply in process (engine local: the same, deletes in the driver): {in_process:.3f}s",
+        f"ratio (e)/(d): {on_spark / floor:.2f}x; (f)/(d): {in_process / floor:.2f}x  (goal: at most 2x)",
+        f"    the deletes alone as Spark tasks {spark_only:.3f}s; re-read + re-plan {recheck:.3f}s",
     ]

@@ -1,6 +1,8 @@
-"""Where apply runs a node: in the driver process when its work is small, on Spark otherwise
-(the target's ``engine``: ``auto``, ``local`` or ``spark``). A plan whose nodes all run in
-process never starts a JVM."""
+"""Where apply runs a node (the target's ``engine``: ``auto``, ``local`` or ``spark``). With
+``auto``, only data rewrites (compactions) run on Spark; deletes (cleans, rollbacks), savepoints,
+archival and metadata-table work run in the driver process: a delete is one storage request
+(S3: 1,000 in one), which Spark tasks only make dearer (a JVM, task scheduling, Python workers:
+bench/clean.py measures both). A plan whose nodes all run in process never starts a JVM."""
 
 from __future__ import annotations
 
@@ -12,10 +14,6 @@ from maintainer.plan.model import (
     NodePlan,
     RollbackAction,
 )
-
-IN_PROCESS_MAX_FILES = 2000
-"""Cleans and rollbacks deleting at most this many files run in process with ``auto``: a
-delete is one storage request, cheaper than starting Spark (seconds) below a few thousand."""
 
 
 def files_deleted(node: NodePlan) -> int:
@@ -29,6 +27,4 @@ def runs_on_spark(node: NodePlan, engine: str) -> bool:
     if engine != "auto":
         return engine == "spark"
     rewrites = len(node.actions_of(CompactSlice)) + len(node.actions_of(ExecutePendingCompaction))
-    if rewrites:
-        return True  # rewrites data: the work Spark is for
-    return files_deleted(node) > IN_PROCESS_MAX_FILES
+    return rewrites > 0  # rewrites data: the work Spark is for

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +25,17 @@ import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
 from maintainer.storage.listing import DirListing, FileInfo
-from maintainer.storage.s3 import delete_object, delete_prefix, is_s3
+from maintainer.storage.s3 import delete_object, delete_objects, delete_prefix, existing_objects, is_s3
+
+
+@dataclass
+class Deletions:
+    """What :meth:`Storage.delete_many` did: deleted now, already gone, refused (with why)."""
+
+    deleted: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
 
 __all__ = ["DEFAULT_LISTING_THREADS", "DirListing", "FileInfo", "Storage", "paused_gc"]
 
@@ -424,14 +435,17 @@ class Storage:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
 
-    def _refuse_outside(self, path: str) -> None:
+    def _refuse_outside(self, path: str, resolved: dict[str, str] | None = None) -> None:
         """Local storage: refuse a path that is a symbolic link or whose folder resolves outside
-        the root (``..``, or a linked folder): a delete never leaves the table."""
+        the root (``..``, or a linked folder): a delete never leaves the table. ``resolved``:
+        folders already resolved by this batch of deletes (one ``realpath`` per folder)."""
         if not self.is_local:
             return
         full = self.full_path(path)
-        root = os.path.realpath(self._root)
-        folder = os.path.realpath(os.path.dirname(full))
+        cache = resolved if resolved is not None else {}
+        root = cache.get("") or cache.setdefault("", os.path.realpath(self._root))
+        parent = os.path.dirname(full)
+        folder = cache.get(parent) or cache.setdefault(parent, os.path.realpath(parent))
         if os.path.islink(full):
             problem = "it is a symbolic link"
         elif folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
@@ -451,6 +465,10 @@ class Storage:
         self._refuse_outside(path)
         if is_s3(self.base_uri):  # pyarrow would write a marker object for the parent
             return delete_object(self.options, self.full_path(path), self.uri(path))
+        return self._delete_checked(path)
+
+    def _delete_checked(self, path: str) -> bool:
+        """The delete itself, once the path was checked (not S3)."""
         try:
             self._fs.delete_file(self.full_path(path))
         except FileNotFoundError:
@@ -458,6 +476,62 @@ class Storage:
         except (pa.ArrowException, OSError) as exc:
             if self.stat(path) is None:
                 return False
+            raise StorageError(f"cannot delete {self.uri(path)}: {exc}") from exc
+        return True
+
+    def delete_many(self, paths: Iterable[str]) -> Deletions:
+        """Delete files, as :meth:`delete` does each (never through a link, never outside the
+        root), through the storage's batch API where it has one (S3: one LIST per folder to
+        tell the files already gone, then 1,000 keys a request). Failures are returned, not
+        raised."""
+        result = Deletions()
+        allowed: list[str] = []
+        resolved: dict[str, str] = {}
+        fenced: set[str] = set()
+        for path in paths:
+            try:
+                folder = posixpath.dirname(path)
+                if folder not in fenced:  # a fence covers a whole table: once per folder
+                    self.check_write_fence(path)
+                    fenced.add(folder)
+                self._refuse_outside(path, resolved)
+            except StorageError as exc:
+                result.failed.append((path, str(exc)))
+                continue
+            allowed.append(path)
+        if is_s3(self.base_uri):
+            try:
+                present = existing_objects(self.options, [self.full_path(path) for path in allowed])
+            except StorageError as exc:
+                result.failed += [(path, str(exc)) for path in allowed]
+                return result
+            result.gone += [path for path in allowed if self.full_path(path) not in present]
+            allowed = [path for path in allowed if self.full_path(path) in present]
+            refused = delete_objects(self.options, [self.full_path(path) for path in allowed])
+            for path in allowed:
+                why = refused.get(self.full_path(path))
+                if why:
+                    result.failed.append((path, why))
+                else:
+                    result.deleted.append(path)
+            return result
+        unlink = self._unlink if self.is_local else self._delete_checked
+        for path in allowed:
+            try:
+                deleted = unlink(path)
+            except StorageError as exc:
+                result.failed.append((path, str(exc)))
+                continue
+            (result.deleted if deleted else result.gone).append(path)
+        return result
+
+    def _unlink(self, path: str) -> bool:
+        """Local storage, the path checked (not a link, inside the root): one unlink."""
+        try:
+            os.unlink(self.full_path(path))
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
             raise StorageError(f"cannot delete {self.uri(path)}: {exc}") from exc
         return True
 

@@ -74,6 +74,50 @@ def delete_prefix(options: Mapping[str, Any], full_path: str, uri: str) -> int:
     return deleted
 
 
+def existing_objects(options: Mapping[str, Any], full_paths: list[str]) -> set[str]:
+    """Which of ``full_paths`` exist: one LIST per folder they are in (1,000 keys a page),
+    not one HEAD per object."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    client = s3_client(options)
+    folders = sorted({full_path.rsplit("/", 1)[0] for full_path in full_paths})
+    found: set[str] = set()
+    for folder in folders:
+        bucket, key = bucket_and_key(folder + "/")
+        try:
+            pages = client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=key, Delimiter="/")
+            found.update(f"{bucket}/{item['Key']}" for page in pages for item in page.get("Contents", []))
+        except (ClientError, BotoCoreError) as exc:
+            raise StorageError(f"cannot list s3://{folder}: {exc}") from exc
+    return found
+
+
+def delete_objects(options: Mapping[str, Any], full_paths: list[str]) -> dict[str, str]:
+    """Delete objects through S3's batch API (DeleteObjects, up to 1,000 keys a request); the
+    objects S3 refused, with why (an absent key counts as deleted, as S3 reports it)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    client = s3_client(options)
+    by_bucket: dict[str, list[str]] = {}
+    for full_path in full_paths:
+        bucket, key = bucket_and_key(full_path)
+        by_bucket.setdefault(bucket, []).append(key)
+    refused: dict[str, str] = {}
+    for bucket, keys in by_bucket.items():
+        for start in range(0, len(keys), BATCH):
+            chunk = keys[start : start + BATCH]
+            try:
+                answer = client.delete_objects(
+                    Bucket=bucket, Delete={"Objects": [{"Key": key} for key in chunk], "Quiet": True}
+                )
+            except (ClientError, BotoCoreError) as exc:
+                refused.update({f"{bucket}/{key}": str(exc) for key in chunk})
+                continue
+            for error in answer.get("Errors") or []:
+                refused[f"{bucket}/{error.get('Key')}"] = f"{error.get('Code')} {error.get('Message')}"
+    return refused
+
+
 def _delete_batch(client: Any, bucket: str, keys: list[str], uri: str) -> int:
     answer = client.delete_objects(
         Bucket=bucket, Delete={"Objects": [{"Key": key} for key in keys], "Quiet": True}

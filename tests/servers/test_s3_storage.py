@@ -39,3 +39,14 @@ def test_deletes_leave_no_folder_marker_behind(s3_server: Any) -> None:
     sent = s3_server.requests()[before:]
     assert not [request for request in sent if request.method == "PUT"], sent
     assert s3_server.keys("storage-deletes") == ["lake/table/.hoodie/metadata_old/kept"]
+
+
+def test_batch_deletes_on_s3_tell_the_files_already_gone(s3_server: Any) -> None:
+    storage = Storage(s3_server.create_bucket("batch") + "/lake/t", s3_server.storage_options())
+    names = [f"p/f{i:04d}.parquet" for i in range(1200)]  # more than one DeleteObjects request
+    for name in names[:1100]:
+        storage.write_if_absent(name, b"x")
+    done = storage.delete_many(names)
+    assert done.deleted == names[:1100] and done.gone == names[1100:] and done.failed == []
+    listed = s3_server.client().list_objects_v2(Bucket="batch", Prefix="lake/t/")
+    assert listed.get("KeyCount", 0) == 0  # no folder marker left behind

@@ -83,9 +83,15 @@ def _scheme_less(uri: str) -> str:
     return uri
 
 
-def relative_to_table(storage: Storage, uri: str, where: str) -> str:
-    """The table-relative path of an absolute file URI (as Hudi's plans record them)."""
-    base = _scheme_less(storage.uri("")).rstrip("/") + "/"
+def table_base(storage: Storage) -> str:
+    """The table's root as :func:`relative_to_table` compares paths with it."""
+    return _scheme_less(storage.uri("")).rstrip("/") + "/"
+
+
+def relative_to_table(storage: Storage, uri: str, where: str, base: str | None = None) -> str:
+    """The table-relative path of an absolute file URI (as Hudi's plans record them);
+    ``base``: :func:`table_base`, when the caller resolves many paths."""
+    base = base if base is not None else table_base(storage)
     path = _scheme_less(uri)
     if not path.startswith(base):
         raise ApplyError(
@@ -117,17 +123,14 @@ def _only_partition_metadata_left(storage: Storage, partition: str) -> bool:
 
 
 def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> PartitionDeleted:
-    """Delete one partition's files; an emptied partition's folder too when the plan says so."""
-    deleted: list[str] = []
-    gone: list[str] = []
-    failed: list[tuple[str, str]] = []
-    for name in deletion.names:
-        try:
-            if not storage.delete(posixpath.join(deletion.partition, name) if deletion.partition else name):
-                gone.append(name)
-            deleted.append(name)
-        except StorageError as exc:
-            failed.append((name, str(exc)))
+    """Delete one partition's files (through the storage's batch API where it has one); an
+    emptied partition's folder too when the plan says so."""
+    prefix = f"{deletion.partition}/" if deletion.partition else ""
+    done = storage.delete_many(prefix + name for name in deletion.names)
+    cut = len(prefix)
+    gone = [path[cut:] for path in done.gone]
+    deleted = sorted([*(path[cut:] for path in done.deleted), *gone])
+    failed = [(path[cut:], why) for path, why in done.failed]
     partition_deleted = False
     if deletion.delete_partition and deletion.partition and not failed:
         try:

@@ -30,6 +30,7 @@ from maintainer.services.clean.deletion import (
     group_by_partition,
     relative_to_table,
     run_deletions,
+    table_base,
 )
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
@@ -74,6 +75,7 @@ def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[Part
     """The plan's files as checked per-partition deletions (refuses anything not a data file
     of this table, and bootstrap base files, which maintainer does not clean)."""
     paths: list[str] = []
+    base = table_base(storage)
     for partition, infos in (plan.file_paths_to_be_deleted_per_partition or {}).items():
         for info in infos:
             if info.is_bootstrap_base_file or not info.file_path:
@@ -82,7 +84,7 @@ def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[Part
                     where=where,
                     hint="finish this clean with Hudi",
                 )
-            paths.append(relative_to_table(storage, info.file_path, where))
+            paths.append(relative_to_table(storage, info.file_path, where, base))
     for partition, names in (plan.files_to_be_deleted_per_partition or {}).items():
         paths += [f"{partition}/{name}" if partition else name for name in names]
     deletions = group_by_partition(paths, plan.partitions_to_be_deleted or ())

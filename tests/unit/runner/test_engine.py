@@ -1,12 +1,12 @@
-"""Which nodes apply runs on Spark: with ``auto`` only data rewrites (compactions) and deletes of
-more than a few thousand files; ``local`` never, ``spark`` always."""
+"""Which nodes apply runs on Spark: with ``auto`` only data rewrites (compactions), deletes of any
+size in process; ``local`` never, ``spark`` always."""
 
 from __future__ import annotations
 
 import pytest
 
 from maintainer.plan.model import CreateSavepoint, NodePlan, NodeStatus, RollbackAction
-from maintainer.runner.engine import IN_PROCESS_MAX_FILES, files_deleted, runs_on_spark
+from maintainer.runner.engine import files_deleted, runs_on_spark
 from tests.support.plans import compact_slice, delete_file, node
 
 
@@ -39,11 +39,11 @@ def test_auto_runs_small_work_in_process_and_data_rewrites_on_spark() -> None:
     assert runs_on_spark(compaction_node(), "auto")
 
 
-def test_auto_runs_a_large_clean_on_spark() -> None:
-    large = clean_node(files=IN_PROCESS_MAX_FILES + 1)
-    assert files_deleted(large) == IN_PROCESS_MAX_FILES + 1
-    assert runs_on_spark(large, "auto")
-    assert not runs_on_spark(clean_node(files=IN_PROCESS_MAX_FILES), "auto")
+def test_auto_deletes_in_process_whatever_the_count() -> None:
+    large = clean_node(files=50_000)
+    assert files_deleted(large) == 50_000
+    assert not runs_on_spark(large, "auto")
+    assert not runs_on_spark(rollback_node(files=20_000), "auto")
 
 
 @pytest.mark.parametrize("engine", ["local", "spark"])
