@@ -119,19 +119,25 @@ class NodeProgress:
 
     @contextmanager
     def shown(self) -> Iterator[NodeProgress]:
-        if interactive():
-            with Progress(
-                TextColumn("applying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                TextColumn("{task.description}"), console=stderr, transient=True,
-            ) as bar:  # fmt: skip
-                self.bar, self.task = bar, bar.add_task("", total=self.total)
-                try:
-                    yield self
-                finally:
-                    self.bar = None
+        if not interactive():
+            with every(HEARTBEAT_S, self.heartbeat):
+                yield self
             return
-        with every(HEARTBEAT_S, self.heartbeat):
-            yield self
+        with progress_bar("applying", self.total) as (bar, task):
+            self.bar, self.task = bar, task
+            try:
+                yield self
+            finally:
+                self.bar = None
+
+
+@contextmanager
+def progress_bar(label: str, total: int) -> Iterator[tuple[Progress, Any]]:
+    """A transient bar on stderr, for a person at a terminal: (the bar, its task)."""
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))  # fmt: skip
+    with Progress(*columns, console=stderr, transient=True) as bar:
+        yield bar, bar.add_task("", total=total)
 
 
 @contextmanager
@@ -179,16 +185,13 @@ class TableProgress:
 
     @contextmanager
     def shown(self) -> Iterator[TableProgress]:
-        if interactive():
-            with Progress(
-                TextColumn("reading tables"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                TextColumn("{task.description}"), console=stderr, transient=True,
-            ) as bar:  # fmt: skip
-                self.bar, self.task = bar, bar.add_task("", total=self.total)
-                try:
-                    yield self
-                finally:
-                    self.bar = None
+        if not interactive():
+            with every(PLAN_REPORT_S, self.report):
+                yield self
             return
-        with every(PLAN_REPORT_S, self.report):
-            yield self
+        with progress_bar("reading tables", self.total) as (bar, task):
+            self.bar, self.task = bar, task
+            try:
+                yield self
+            finally:
+                self.bar = None

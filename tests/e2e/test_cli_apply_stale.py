@@ -11,10 +11,8 @@ from pathlib import Path
 import pytest
 
 from maintainer.clock import utc_now
-from maintainer.datagen.generator import DatagenSpec, generate
-from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import format_instant_time
-from tests.support.metadata_tables import Project
+from tests.support.metadata_tables import Project, local_cow_project
 
 SERVICES = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_file_versions, file_versions_retained: 1}"  # noqa: E501
 
@@ -25,12 +23,7 @@ def files_below(root: Path) -> dict[str, int]:
 
 @pytest.fixture
 def planned(project: Callable[[Path, str], Path], tmp_path: Path) -> Project:
-    table = tmp_path / "lake" / "t"
-    workload = WorkloadSpec(partitions=2, file_groups=1, commits=5, rows_per_commit=10, seed=17)
-    generate(str(table), DatagenSpec("t", "cow", 8, workload))
-    maintained = Project(project(table, SERVICES), table)
-    profiles = maintained.root / "profiles.yml"
-    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    maintained = local_cow_project(project, tmp_path, SERVICES, commits=5, seed=17)
     assert maintained.cli("plan") == 0
     return maintained
 

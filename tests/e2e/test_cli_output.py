@@ -11,21 +11,14 @@ from pathlib import Path
 import pytest
 
 from maintainer.cli import main
-from maintainer.datagen.generator import DatagenSpec, generate
-from maintainer.datagen.workload import WorkloadSpec
-from tests.support.metadata_tables import Project
+from tests.support.metadata_tables import Project, local_cow_project
 
 SERVICES = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_file_versions, file_versions_retained: 1}"  # noqa: E501
 
 
 @pytest.fixture
 def planned(project: Callable[[Path, str], Path], tmp_path: Path, sessions: list[object]) -> Project:
-    table = tmp_path / "lake" / "t"
-    workload = WorkloadSpec(partitions=2, file_groups=1, commits=4, rows_per_commit=10, seed=3)
-    generate(str(table), DatagenSpec("t", "cow", 8, workload))
-    maintained = Project(project(table, SERVICES), table)
-    profiles = maintained.root / "profiles.yml"
-    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    maintained = local_cow_project(project, tmp_path, SERVICES, commits=4, seed=3)
     assert maintained.cli("plan") == 0
     return maintained
 

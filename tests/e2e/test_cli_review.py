@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 
 from maintainer.cli import main
-from maintainer.datagen.generator import DatagenSpec, generate
-from maintainer.datagen.workload import WorkloadSpec
-from tests.support.metadata_tables import Project
+from tests.support.metadata_tables import Project, local_cow_project
 
 RETAIN_3 = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_commits, commits_retained: 3}"  # noqa: E501
 RETAIN_2 = RETAIN_3.replace("commits_retained: 3", "commits_retained: 2") + "\ntags: [audited]"
@@ -23,13 +21,7 @@ RETAIN_2 = RETAIN_3.replace("commits_retained: 3", "commits_retained: 2") + "\nt
 
 @pytest.fixture
 def maintained(project: Callable[[Path, str], Path], tmp_path: Path) -> Project:
-    table = tmp_path / "lake" / "t"
-    workload = WorkloadSpec(partitions=2, file_groups=1, commits=6, rows_per_commit=10, seed=5)
-    generate(str(table), DatagenSpec("t", "cow", 8, workload))
-    root = project(table, RETAIN_3)
-    profiles = root / "profiles.yml"
-    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
-    return Project(root, table)
+    return local_cow_project(project, tmp_path, RETAIN_3, commits=6, seed=5)
 
 
 def review(project: Project) -> str:

@@ -5,11 +5,14 @@ maintained table must pass, and the states tests put a table in."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from maintainer.cli import main
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
@@ -107,3 +110,17 @@ def applied_in_step(project: Project, scratch: Path) -> dict[str, dict[str, Any]
         without_metadata_table(project.table, scratch)
     )
     return project.results()
+
+
+def local_cow_project(
+    write: Callable[[Path, str], Path], tmp_path: Path, services: str, *, commits: int, seed: int
+) -> Project:
+    """A generated copy-on-write v8 table (2 partitions, one file group each) maintained by a
+    fresh project (the e2e ``project`` fixture's ``write``) with ``engine: local``: no JVM."""
+    table = tmp_path / "lake" / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=commits, rows_per_commit=10, seed=seed)
+    generate(str(table), DatagenSpec("t", "cow", 8, workload))
+    maintained = Project(write(table, services), table)
+    profiles = maintained.root / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    return maintained
