@@ -6,7 +6,8 @@ file: it is the configured one when that names the same codec, else Hudi's (gzip
 A slice without a base file (or whose base file is in a codec pyarrow does not write: LZO,
 Hadoop LZ4) takes the configured codec: the manifest's ``compaction.parquet_compression``,
 else ``hoodie.parquet.compression.codec`` when the table's ``hoodie.properties`` carries it
-(a write option, which Hudi's Spark writer reads from there too), else Hudi's default, gzip.
+(a writer option of Hudi's ``HoodieStorageConfig``, default gzip, that Hudi does not write there
+itself; a table set up by hand or by another tool may have it), else Hudi's default, gzip.
 The compaction plan does not change: the codec is decided when each slice is written.
 """
 
