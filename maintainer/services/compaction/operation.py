@@ -160,12 +160,6 @@ class BaseFileReader:
         self._handle.close()
 
 
-def base_row_groups(storage: Storage, path: str) -> Iterator[pa.Table]:
-    """The row groups of a Parquet base file, one at a time."""
-    with BaseFileReader(storage, path) as base:
-        yield from base.row_groups()
-
-
 def _write_marker(task: CompactionTask) -> None:
     kind = MarkerType.MERGE if task.slice.base_file else MarkerType.CREATE
     marker = MarkerName(task.new_file_name, kind).name
