@@ -129,7 +129,8 @@ def delete_partition_files(storage: Storage, deletion: PartitionDeletion) -> Par
     done = storage.delete_many(prefix + name for name in deletion.names)
     cut = len(prefix)
     gone = [path[cut:] for path in done.gone]
-    deleted = sorted([*(path[cut:] for path in done.deleted), *gone])
+    removed = {path[cut:] for path in done.deleted} | set(gone)
+    deleted = [name for name in deletion.names if name in removed]  # in the plan's order
     failed = [(path[cut:], why) for path, why in done.failed]
     partition_deleted = False
     if deletion.delete_partition and deletion.partition and not failed:
