@@ -128,12 +128,13 @@ def _unsigned_body(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def write_plan(
     directory: Path, plan: Plan, payloads: Mapping[str, bytes], review: str, meta: Mapping[str, Any],
-    key: bytes | None = None,
+    key: bytes | None = None, body: Mapping[str, Any] | None = None,
 ) -> str:  # fmt: skip
     """Write the plan directory (replacing an older plan there); returns the plan id.
     ``payloads`` must hold exactly the payloads the nodes name; given a ``key``, the plan is
-    signed with it."""
-    body = plan.body()
+    signed with it. ``body``: ``plan.body()`` when the caller made it already (``build_plan``
+    does, for the plan id): a plan of 500,000 actions is then dumped once, not twice."""
+    body = dict(body) if body is not None else plan.body()
     plan_id = compute_plan_id(body)
     if sorted(payloads) != plan.payload_names():
         raise PlanError(

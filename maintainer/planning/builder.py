@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
@@ -31,7 +32,7 @@ from maintainer.hudi.table import (
     load_timeline,
 )
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.artifact import plan_id_of
+from maintainer.plan.canonical import compute_plan_id
 from maintainer.plan.model import (
     METADATA_TABLE_PATH,
     DropMetadataTable,
@@ -86,6 +87,8 @@ class BuiltPlan:
     payloads: Mapping[str, bytes]
     errors: tuple[str, ...]
     """Tables that could not be read (their nodes are blocked): plan exits 1."""
+    body: Mapping[str, Any] | None = None
+    """``plan.body()``, made once for the plan id and reused to write plan.json."""
 
 
 def requests_from_nodes(
@@ -395,7 +398,8 @@ def build_plan(
         built = list(pool.map(one, ordered))
     plan = Plan(project=project, target=target, tables=tuple(b.plan for b in built))
     with paused_gc():
-        plan_id = plan_id_of(plan)
+        body = plan.body()
+        plan_id = compute_plan_id(body)
         payloads = _payloads(built, plan_id)
     errors = tuple(b.error for b in built if b.error is not None)
-    return BuiltPlan(plan, plan_id, payloads, errors)
+    return BuiltPlan(plan, plan_id, payloads, errors, body)

@@ -56,6 +56,14 @@ def test_same_plan_gives_byte_identical_files(tmp_path: Path) -> None:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
+def test_a_body_made_already_writes_the_same_plan(tmp_path: Path) -> None:
+    made = sample_plan()
+    payloads = {"trips.clean.requested": PAYLOAD}
+    write_plan(tmp_path / "a", made, payloads, "# plan\n", {})
+    write_plan(tmp_path / "b", made, payloads, "# plan\n", {}, body=made.body())
+    assert (tmp_path / "a" / PLAN_FILE).read_bytes() == (tmp_path / "b" / PLAN_FILE).read_bytes()
+
+
 def test_tampered_plan_json_is_refused(tmp_path: Path) -> None:
     write(tmp_path)
     data = json.loads((tmp_path / PLAN_FILE).read_text())
