@@ -159,13 +159,16 @@ def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
 def run_clean_instant(
     writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None,
     only: frozenset[str] | None = None, before_complete: BeforeComplete | None = None,
+    plan: CleanerPlan | None = None,
 ) -> CleanRun:  # fmt: skip
     """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes
     (given ``only``, just those of its files: the completed metadata records just them).
-    ``before_complete`` runs right before the clean completes (the metadata table's sync)."""
+    ``before_complete`` runs right before the clean completes (the metadata table's sync).
+    ``plan``: the plan ``plan_bytes`` encode, when the caller built them from it (decoding the
+    bytes gives an equal plan; tests hold the round trip), saving the decode of a big plan."""
     storage = writer.storage
     where = f"clean plan in {storage.base_uri}"
-    plan = decode_cleaner_plan(plan_bytes, where)
+    plan = plan if plan is not None else decode_cleaner_plan(plan_bytes, where)
     if plan is None:
         raise ApplyError("the clean plan is empty", where=where, hint="remove the pending clean by hand")
     deletions = plan_deletions(storage, plan, where)

@@ -27,6 +27,7 @@ from typing import Any
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.payloads import CleanerPlan, encode_avro
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, SyncMetadataTable
 from maintainer.project.models import TableSpec
@@ -41,8 +42,7 @@ from maintainer.services.clean.execution import (
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,
-    cleaner_plan_bytes,
-    node_cleaner_plan_bytes,
+    cleaner_plan_for,
     partition_of,
 )
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
@@ -86,6 +86,7 @@ class CleanExecutor:
         self.effects: dict[str, Any] = {}
         self.drift: list[Drift] = []
         self.runs: list[CleanRun] = []
+        self.approved_plan: CleanerPlan | None = None
 
     # -- reading ------------------------------------------------------------------------------
     def open(self) -> TableState:
@@ -182,7 +183,10 @@ class CleanExecutor:
         if not names:
             return None
         stored = self.ctx.payloads.get(names[0])
-        rebuilt = node_cleaner_plan_bytes(self.ctx.node, self.ctx.storage(), self.ctx.plan_id)
+        files, partitions = approved_deletions(self.ctx.node)
+        effect = effect_of(self.ctx.node, CleanEffect)
+        self.approved_plan = cleaner_plan_for(effect, self.ctx.storage(), self.ctx.plan_id, files, partitions)
+        rebuilt = encode_avro(self.approved_plan)
         if stored != rebuilt:
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",
@@ -213,12 +217,14 @@ class CleanExecutor:
             and len(keep) == len(approved_files)
             and emptied == approved_partitions
         ):
-            payload = approved  # nothing drifted: the reviewed bytes
+            payload, plan = approved, self.approved_plan  # nothing drifted: the reviewed bytes
         else:
-            payload = cleaner_plan_bytes(effect, table.storage, self.ctx.plan_id, keep, emptied)
-        self.runs.append(
-            run_clean_instant(self.writer(table), payload, self.tasks, before_complete=self.sync(table))
+            plan = cleaner_plan_for(effect, table.storage, self.ctx.plan_id, keep, emptied)
+            payload = encode_avro(plan)
+        run = run_clean_instant(
+            self.writer(table), payload, self.tasks, before_complete=self.sync(table), plan=plan
         )
+        self.runs.append(run)
 
     def resolved_effect(self, current: CleanPlanResult) -> CleanEffect:
         """The approved effect, with the instants that existed only in the plan's projection

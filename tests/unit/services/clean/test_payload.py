@@ -3,7 +3,7 @@ writes (version 2, absolute paths per partition, ECTR, savepoints), plus the pla
 
 from __future__ import annotations
 
-from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan
+from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
 from maintainer.plan.model import CleanEffect
 from maintainer.services.clean.payload import cleaner_plan_bytes, cleaner_plan_for, partition_of
 from maintainer.storage import Storage
@@ -90,3 +90,11 @@ def test_bytes_are_deterministic_and_decode_with_hudis_schema() -> None:
     assert data == cleaner_plan_bytes(effect(), STORAGE, "pid", list(reversed(FILES)), EMPTIED)
     assert decode_cleaner_plan(data, "plan") == planned(effect())
     assert data != cleaner_plan_bytes(effect(), STORAGE, "other", FILES, EMPTIED)
+
+
+def test_the_plan_apply_passes_on_equals_the_decoded_bytes() -> None:
+    """Apply hands run_clean_instant the plan it encoded instead of decoding the bytes again:
+    that holds only while the round trip gives an equal plan."""
+    for savepoints in ((), ("20250101000000000",)):
+        built = cleaner_plan_for(effect(savepointed_timestamps=savepoints), STORAGE, "pid", FILES, EMPTIED)
+        assert decode_cleaner_plan(encode_avro(built), "test") == built
