@@ -17,7 +17,7 @@ from maintainer.plan.model import (
     Plan,
     TablePlan,
 )
-from maintainer.planning.risks import Risk, node_risks
+from maintainer.planning.risks import Risk, RiskLevel, node_risks
 from maintainer.units import human_bytes
 
 _ACTION_LABELS = {label.kind: (label.one, label.many) for label in ACTION_LABELS}
@@ -145,7 +145,7 @@ class TableFigures:
 
     @property
     def high_risk(self) -> bool:
-        return any(r.level.value == "high" for r in self.risks)
+        return any(r.level is RiskLevel.HIGH for r in self.risks)
 
 
 def table_figures(table: TablePlan) -> TableFigures:

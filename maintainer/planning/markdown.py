@@ -135,7 +135,7 @@ def _compacts(f: TableFigures) -> str:
 
 
 def _row(f: TableFigures) -> str:
-    risk = "; ".join(md(r.marked) for r in f.risks if r.level.value == "high")
+    risk = "; ".join(md(r.marked) for r in f.risks if r.level is RiskLevel.HIGH)
     blocked = f" · {len(f.blocked)} blocked" if f.blocked else ""
     other = md(", ".join(f.other)) + blocked
     return f"| `{md(f.table.name)}` | {_deletes(f)} | {_compacts(f)} | {other} | {risk} |"

@@ -17,8 +17,6 @@ from pydantic import ValidationError
 from maintainer.errors import ApplyError
 from maintainer.hudi import logformat
 from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
-from maintainer.hudi.merge import MergeRules
-from maintainer.hudi.properties import MergeMode
 from maintainer.project.services import CompactionSpec, parse_parquet_compression
 from maintainer.services.compaction.codec import CODEC_PROPERTY, configured_settings, slice_settings
 from maintainer.services.compaction.operation import (
@@ -29,14 +27,10 @@ from maintainer.services.compaction.operation import (
 )
 from maintainer.storage import Storage
 from tests.unit.services.compaction import states
+from tests.unit.services.compaction.records import EVENT_TIME_RULES, KEY_TS_AVRO
 
-AVRO = json.dumps({
-    "type": "record", "name": "r", "fields": [
-        {"name": "k", "type": ["null", "string"], "default": None},
-        {"name": "ts", "type": ["null", "long"], "default": None},
-    ],
-})  # fmt: skip
-RULES = MergeRules(MergeMode.EVENT_TIME_ORDERING, "ts", ("k",), True)
+AVRO = KEY_TS_AVRO
+RULES = EVENT_TIME_RULES
 COMMITTED = CommittedInstants(frozenset({"001", "002"}), "001")
 LOG = ".fg-0_001.log.1_0-1-1"
 

@@ -13,8 +13,6 @@ import pytest
 from maintainer.errors import UnsupportedTableError
 from maintainer.hudi import logformat
 from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
-from maintainer.hudi.merge import MergeRules
-from maintainer.hudi.properties import MergeMode
 from maintainer.services.compaction.operation import (
     CommittedInstants,
     CompactionTask,
@@ -22,13 +20,9 @@ from maintainer.services.compaction.operation import (
     compact_slice,
 )
 from maintainer.storage import Storage
+from tests.unit.services.compaction.records import EVENT_TIME_RULES, KEY_TS_AVRO
 
-AVRO = json.dumps({
-    "type": "record", "name": "r", "fields": [
-        {"name": "k", "type": ["null", "string"], "default": None},
-        {"name": "ts", "type": ["null", "long"], "default": None},
-    ],
-})  # fmt: skip
+AVRO = KEY_TS_AVRO
 WITH_META = json.dumps({
     "type": "record", "name": "r", "fields": [
         *[{"name": n, "type": ["null", "string"], "default": None} for n in (
@@ -38,7 +32,7 @@ WITH_META = json.dumps({
         {"name": "ts", "type": ["null", "long"], "default": None},
     ],
 })  # fmt: skip
-RULES = MergeRules(MergeMode.EVENT_TIME_ORDERING, "ts", ("k",), True)
+RULES = EVENT_TIME_RULES
 COMMITTED = CommittedInstants(frozenset({"001", "002", "004"}), "001")
 LOG = ".fg-0_001.log.1_0-1-1"
 

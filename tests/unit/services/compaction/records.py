@@ -1,0 +1,17 @@
+"""The record schema and merge rules the compaction operation tests write slices with."""
+
+from __future__ import annotations
+
+import json
+
+from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.properties import MergeMode
+
+KEY_TS_AVRO = json.dumps({
+    "type": "record", "name": "r", "fields": [
+        {"name": "k", "type": ["null", "string"], "default": None},
+        {"name": "ts", "type": ["null", "long"], "default": None},
+    ],
+})  # fmt: skip
+"""Records of a key ``k`` and an ordering field ``ts``."""
+EVENT_TIME_RULES = MergeRules(MergeMode.EVENT_TIME_ORDERING, "ts", ("k",), True)
