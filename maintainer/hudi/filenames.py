@@ -144,6 +144,8 @@ def new_file_id(index: int = 0, prefix: str | None = None) -> str:
 
 def is_data_file_name(name: str) -> bool:
     """True for Hudi base or log file names (the only files a plan may delete)."""
+    if PLAIN_BASE_FILE_PATTERN.fullmatch(name) or PLAIN_LOG_FILE_PATTERN.fullmatch(name):
+        return True  # where these match, the full patterns do (see them)
     return BaseFileName.parse(name) is not None or (
         (log := LogFileName.parse(name)) is not None and log.suffix == "log"
     )

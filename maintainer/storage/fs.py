@@ -143,6 +143,11 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
 CONDITIONAL_SCHEMES = frozenset({"s3", "s3a", "gs", "gcs"})
 """Object stores with conditional writes (``maintainer.storage.conditional``)."""
 
+OUTSIDE_HINT = (
+    "maintainer only deletes files inside the table's own folders; remove the link by hand if it "
+    "does not belong there"
+)
+
 WriteFence = Callable[[], None]
 """Raises when writes below a root must stop (the table's lock was lost)."""
 
@@ -435,28 +440,21 @@ class Storage:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
 
-    def _refuse_outside(self, path: str, resolved: dict[str, str] | None = None) -> None:
+    def _refuse_outside(self, path: str) -> None:
         """Local storage: refuse a path that is a symbolic link or whose folder resolves outside
-        the root (``..``, or a linked folder): a delete never leaves the table. ``resolved``:
-        folders already resolved by this batch of deletes (one ``realpath`` per folder)."""
+        the root (``..``, or a linked folder): a delete never leaves the table."""
         if not self.is_local:
             return
         full = self.full_path(path)
-        cache = resolved if resolved is not None else {}
-        root = cache.get("") or cache.setdefault("", os.path.realpath(self._root))
-        parent = os.path.dirname(full)
-        folder = cache.get(parent) or cache.setdefault(parent, os.path.realpath(parent))
+        root = os.path.realpath(self._root)
+        folder = os.path.realpath(os.path.dirname(full))
         if os.path.islink(full):
             problem = "it is a symbolic link"
         elif folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
             problem = f"it resolves to {folder}, outside the table at {root}"
         else:
             return
-        raise StorageError(
-            f"refusing to delete {self.uri(path)}: {problem}",
-            hint="maintainer only deletes files inside the table's own folders; remove the link "
-            "by hand if it does not belong there",
-        )
+        raise StorageError(self._outside_message(path, problem), hint=OUTSIDE_HINT)
 
     def delete(self, path: str) -> bool:
         """Delete one file; False where it was already gone. Never through a link, never
@@ -484,9 +482,10 @@ class Storage:
         root), through the storage's batch API where it has one (S3: one LIST per folder to
         tell the files already gone, then 1,000 keys a request). Failures are returned, not
         raised."""
+        if self.is_local:
+            return self._delete_many_local(paths)
         result = Deletions()
         allowed: list[str] = []
-        resolved: dict[str, str] = {}
         fenced: set[str] = set()
         for path in paths:
             try:
@@ -494,7 +493,6 @@ class Storage:
                 if folder not in fenced:  # a fence covers a whole table: once per folder
                     self.check_write_fence(path)
                     fenced.add(folder)
-                self._refuse_outside(path, resolved)
             except StorageError as exc:
                 result.failed.append((path, str(exc)))
                 continue
@@ -515,25 +513,64 @@ class Storage:
                 else:
                     result.deleted.append(path)
             return result
-        unlink = self._unlink if self.is_local else self._delete_checked
         for path in allowed:
             try:
-                deleted = unlink(path)
+                deleted = self._delete_checked(path)
             except StorageError as exc:
                 result.failed.append((path, str(exc)))
                 continue
             (result.deleted if deleted else result.gone).append(path)
         return result
 
-    def _unlink(self, path: str) -> bool:
-        """Local storage, the path checked (not a link, inside the root): one unlink."""
+    def _delete_many_local(self, paths: Iterable[str]) -> Deletions:
+        """Local disk: per folder, the fence, where the folder resolves and its entries are
+        checked once (one ``scandir``: an entry's link type comes with the listing, no ``stat``
+        per file); then one ``unlink`` per file. A file made a link after the listing loses
+        only the link (``unlink`` never follows one)."""
+        result = Deletions()
+        by_folder: dict[str, list[str]] = {}
+        for path in paths:
+            by_folder.setdefault(posixpath.dirname(path), []).append(path)
+        root = os.path.realpath(self._root)
+        for folder, members in by_folder.items():
+            try:
+                self.check_write_fence(folder)
+                links = self._links_in_folder(folder, root)
+            except StorageError as exc:
+                result.failed += [(path, str(exc)) for path in members]
+                continue
+            for path in members:
+                if posixpath.basename(path) in links:
+                    result.failed.append((path, self._outside_message(path, "it is a symbolic link")))
+                    continue
+                try:
+                    os.unlink(self.full_path(path))
+                except FileNotFoundError:
+                    result.gone.append(path)
+                except OSError as exc:
+                    result.failed.append((path, f"cannot delete {self.uri(path)}: {exc}"))
+                else:
+                    result.deleted.append(path)
+        return result
+
+    def _links_in_folder(self, folder: str, root: str) -> frozenset[str]:
+        """Names of the symbolic links directly in ``folder`` (local); refuses a folder that
+        resolves outside the root (``..``, or a linked folder)."""
+        full = self.full_path(folder)
+        where = os.path.realpath(full)
+        if where != root and not where.startswith(root.rstrip(os.sep) + os.sep):
+            problem = f"it resolves to {where}, outside the table at {root}"
+            raise StorageError(self._outside_message(folder, problem), hint=OUTSIDE_HINT)
         try:
-            os.unlink(self.full_path(path))
+            with os.scandir(full) as entries:
+                return frozenset(entry.name for entry in entries if entry.is_symlink())
         except FileNotFoundError:
-            return False
+            return frozenset()
         except OSError as exc:
-            raise StorageError(f"cannot delete {self.uri(path)}: {exc}") from exc
-        return True
+            raise StorageError(f"cannot list {self.uri(folder)}: {exc}") from exc
+
+    def _outside_message(self, path: str, problem: str) -> str:
+        return f"refusing to delete {self.uri(path)}: {problem}"
 
     def delete_dir(self, path: str) -> bool:
         """Delete a directory and everything below it; False where it was already gone."""

@@ -31,17 +31,24 @@ def _isabsolute(path: str) -> bool:
 
 def relative_path_problem(path: object) -> str | None:
     """Why ``path`` is not a path inside the table (None: it is: relative, normalized, not
-    under ``.hoodie/``)."""
+    under ``.hoodie/``). String tests only: a plan holds a path per file it deletes."""
     if not isinstance(path, str) or not path:
         return "not a path"
-    if _isabsolute(path):
+    if path.startswith("/") or (":/" in path and _isabsolute(path)):
         return "outside the table (an absolute path)"
-    parts = path.split("/")
-    if any(part in ("", ".", "..") for part in parts):
+    if "//" in path or path.endswith("/") or _has_dot_part(path):
         return "outside the table (not a normalized relative path: '.', '..' or '//')"
-    if parts[0] == ".hoodie":
+    if path == ".hoodie" or path.startswith(".hoodie/"):
         return "inside .hoodie/, not a data path"
     return None
+
+
+def _has_dot_part(path: str) -> bool:
+    """Whether a ``/``-separated part of ``path`` is ``.`` or ``..``."""
+    if "." not in path:
+        return False
+    framed = f"/{path}/"
+    return "/./" in framed or "/../" in framed
 
 
 def data_file_problem(path: object) -> str | None:
