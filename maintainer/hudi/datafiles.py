@@ -98,6 +98,10 @@ def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | Lo
     base_match, log_match = PLAIN_BASE_FILE_PATTERN.fullmatch, PLAIN_LOG_FILE_PATTERN.fullmatch
     new_base, new_log = _new_base_file, _new_log_file
     files: list[BaseFile | LogFile] = []
+    # one string per distinct file id and instant of the partition, not one per file: a file
+    # group's files share them (a third of what a large view holds)
+    shared: dict[str, str] = {}
+    share = shared.setdefault
     for name, size, is_dir in zip(listing.names, listing.sizes, listing.is_dir, strict=True):
         if is_dir:
             continue
@@ -107,13 +111,20 @@ def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | Lo
             base = base_match(name)
             if base is not None:
                 file_id, instant = base.groups()
-                files.append(new_base(partition, name, size or 0, file_id, instant))
+                files.append(
+                    new_base(partition, name, size or 0, share(file_id, file_id), share(instant, instant))
+                )
             elif (data_file := _parse_base(partition, name, size or 0)) is not None:
                 files.append(data_file)
         elif not name.startswith(_SKIPPED_DOT_PREFIXES) and not name.endswith(".crc"):
             log = log_match(name)
             if log is not None:
                 file_id, instant, version, token = log.groups()
+                file_id, instant, token = (
+                    share(file_id, file_id),
+                    share(instant, instant),
+                    share(token, token),
+                )
                 files.append(new_log(partition, name, size or 0, file_id, instant, int(version), token))
             elif (data_file := _parse_log(partition, name, size or 0)) is not None:
                 files.append(data_file)
