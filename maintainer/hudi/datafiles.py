@@ -65,7 +65,7 @@ def parse_data_file(partition: str, info: FileInfo) -> BaseFile | LogFile | None
 
 def parse_data_file_name(partition: str, name: str, size: int) -> BaseFile | LogFile | None:
     """The base or log file of that name; None for anything else."""
-    files = listing_data_files(partition, DirListing(partition, [name], [size], [False], [None]))
+    files = parse_data_files(partition, DirListing(partition, [name], [size], [False], [None]))
     return files[0] if files else None
 
 
@@ -73,25 +73,10 @@ _SKIPPED_DOT_PREFIXES = ("._", PARTITION_METADATA_PREFIX)
 """Dot names that are never data files (with ``*.crc``; other junk never parses as a log)."""
 
 
-_DATA_FILES_MEMO = "maintainer.hudi.datafiles"
-
-
-def listing_data_files(partition: str, listing: DirListing) -> tuple[BaseFile | LogFile, ...]:
-    """The Hudi base and log files of a partition's listing, in listing order; parsed once per
-    listing (kept in its memo: views built on the same listings share them)."""
-    if listing.directory != partition:
-        return tuple(_parse_data_files(partition, listing))
-    parsed: tuple[BaseFile | LogFile, ...] | None = listing.memo.get(_DATA_FILES_MEMO)
-    if parsed is None:
-        parsed = prepare_data_files(listing)
-    return parsed
-
-
-def prepare_data_files(listing: DirListing) -> tuple[BaseFile | LogFile, ...]:
-    """Parse the data files of a listing of partition ``listing.directory`` into its memo."""
-    parsed = tuple(_parse_data_files(listing.directory, listing))
-    listing.memo[_DATA_FILES_MEMO] = parsed
-    return parsed
+def parse_data_files(partition: str, listing: DirListing) -> tuple[BaseFile | LogFile, ...]:
+    """The Hudi base and log files of a partition's listing, in listing order (parsed on each
+    call: a view keeps what it built, see :class:`maintainer.hudi.fsview.PartitionViews`)."""
+    return tuple(_parse_data_files(partition, listing))
 
 
 def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | LogFile]:

@@ -25,16 +25,21 @@ constructors).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple, TypeVar
 
-from maintainer.hudi.datafiles import listing_data_files
+from maintainer.hudi.datafiles import parse_data_files
 from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import FileInfo
 from maintainer.storage.fs import paused_gc
 from maintainer.storage.listing import DirListing, Listings
+
+Value = TypeVar("Value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +64,32 @@ class ViewInputs:
     """File names (base and log) kept by any savepoint."""
 
 
+DataFiles = tuple[BaseFile | LogFile, ...]
+
+
 @dataclass(frozen=True)
 class FileSystemView:
-    """File groups per partition, for the timeline it was built on."""
+    """File groups per partition, for the timeline it was built on. A view built from a
+    table's listings makes a partition's groups when first read (see :class:`PartitionViews`)."""
 
     timeline: Timeline
     groups: Mapping[str, tuple[FileGroup, ...]]
     inputs: ViewInputs
-    uncommitted: tuple[BaseFile | LogFile, ...] = ()
+    uncommitted_by_partition: Mapping[str, DataFiles] = field(default_factory=dict)
+    """Partition -> its data files no completed instant wrote (failed or running writes)."""
 
     @property
     def partitions(self) -> list[str]:
         return sorted(self.groups)
+
+    @property
+    def uncommitted(self) -> DataFiles:
+        """Every partition's uncommitted data files."""
+        by_partition = self.uncommitted_by_partition
+        return tuple(f for partition in by_partition for f in by_partition[partition])
+
+    def uncommitted_in(self, partition: str) -> DataFiles:
+        return self.uncommitted_by_partition.get(partition, ())
 
     def file_groups(self, partition: str | None = None, include_replaced: bool = False) -> list[FileGroup]:
         parts = [partition] if partition is not None else self.partitions
@@ -89,6 +108,118 @@ class FileSystemView:
 
     def all_files(self) -> list[BaseFile | LogFile]:
         return [f for g in self.file_groups(include_replaced=True) for s in g.slices for f in s.files]
+
+
+class PartitionBuilt(NamedTuple):
+    groups: tuple[FileGroup, ...]
+    uncommitted: DataFiles
+    files: int
+    """Data files parsed from the partition's listing (what holding it costs)."""
+
+
+VIEW_CACHE_FILES = 250_000
+"""Data files whose partitions' views a lazily built view keeps (most recently read first):
+a table up to this size is built once; a larger one holds about this many files' objects,
+however large it is, and builds again what it dropped."""
+
+
+class PartitionViews(Mapping[str, tuple[FileGroup, ...]]):
+    """Partition -> its file groups, each partition built from its listing when first read.
+    Only the most recently read partitions are kept, up to :data:`VIEW_CACHE_FILES` data files
+    (the one just built always), so reading every partition of a table of millions of files
+    holds one partition's objects at a time, not the table's. Thread-safe."""
+
+    def __init__(
+        self,
+        partitions: Iterable[str],
+        build: Callable[[str], PartitionBuilt],
+        capacity: int = VIEW_CACHE_FILES,
+    ) -> None:
+        self._partitions = dict.fromkeys(partitions)
+        self._build = build
+        self._capacity = capacity
+        self._kept: OrderedDict[str, PartitionBuilt] = OrderedDict()
+        self._kept_files = 0
+        self._lock = threading.Lock()
+
+    def built(self, partition: str) -> PartitionBuilt:
+        with self._lock:
+            hit = self._kept.get(partition)
+            if hit is not None:
+                self._kept.move_to_end(partition)
+                return hit
+        if partition not in self._partitions:
+            raise KeyError(partition)
+        made = self._build(partition)
+        with self._lock:
+            if partition not in self._kept:
+                self._kept[partition] = made
+                self._kept_files += made.files
+            while self._kept_files > self._capacity and len(self._kept) > 1:
+                _, dropped = self._kept.popitem(last=False)
+                self._kept_files -= dropped.files
+        return made
+
+    @property
+    def kept_partitions(self) -> int:
+        return len(self._kept)
+
+    def uncommitted(self) -> Mapping[str, DataFiles]:
+        """Partition -> its uncommitted files, read through the same builds."""
+        return _UncommittedOf(self)
+
+    def __getitem__(self, partition: str) -> tuple[FileGroup, ...]:
+        return self.built(partition).groups
+
+    def __contains__(self, partition: object) -> bool:
+        return partition in self._partitions
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._partitions)
+
+    def __len__(self) -> int:
+        return len(self._partitions)
+
+    def __repr__(self) -> str:
+        return f"PartitionViews({len(self._partitions)} partitions, {len(self._kept)} built)"
+
+
+class _UncommittedOf(Mapping[str, DataFiles]):
+    def __init__(self, views: PartitionViews) -> None:
+        self._views = views
+
+    def __getitem__(self, partition: str) -> DataFiles:
+        return self._views.built(partition).uncommitted
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._views)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+
+class Overlaid(Mapping[str, Value]):
+    """``top``'s partitions over ``base``'s (a view rebuilt for a few partitions keeps reading
+    the others from the view it came from, without building them)."""
+
+    def __init__(self, top: Mapping[str, Value], base: Mapping[str, Value]) -> None:
+        self._top = top
+        self._base = base
+
+    def __getitem__(self, partition: str) -> Value:
+        if partition in self._top:
+            return self._top[partition]
+        return self._base[partition]
+
+    def __contains__(self, partition: object) -> bool:
+        return partition in self._top or partition in self._base
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._base
+        yield from (p for p in self._top if p not in self._base)
+
+    def __len__(self) -> int:
+        return len(self._base) + sum(1 for p in self._top if p not in self._base)
 
 
 # -- building ----------------------------------------------------------------------------
@@ -244,10 +375,12 @@ def _partition_groups(
     completions: Mapping[str, str],
     pending_times: set[str],
     uncommitted: list[BaseFile | LogFile],
-) -> dict[str, list[BaseFile | LogFile]]:
-    """File id -> visible data files of one partition; invisible ones go to ``uncommitted``."""
+) -> tuple[dict[str, list[BaseFile | LogFile]], int]:
+    """File id -> visible data files of one partition (invisible ones go to ``uncommitted``),
+    and how many data files the listing holds."""
     by_group: dict[str, list[BaseFile | LogFile]] = {}
-    for data_file in listing_data_files(partition, listing):
+    parsed = parse_data_files(partition, listing)
+    for data_file in parsed:
         # _is_visible, inlined for its first (and by far most common) answer
         if data_file.instant_time in completions or _is_visible(
             data_file, layout, first, completions, pending_times
@@ -259,7 +392,7 @@ def _partition_groups(
                 files.append(data_file)
         else:
             uncommitted.append(data_file)
-    return by_group
+    return by_group, len(parsed)
 
 
 def _dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
@@ -269,32 +402,38 @@ def _dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> 
     return DirListing.from_infos(partition, listings[partition])
 
 
-def build_view(
-    timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs | None = None
-) -> FileSystemView:
-    """Build the view from per-partition listings (partition path -> entries; a loaded
-    :class:`Listings` is read column-wise)."""
-    with paused_gc():
-        return _build_view(timeline, listings, inputs or ViewInputs())
+@dataclass(frozen=True)
+class _PartitionBuilder:
+    """Builds one partition's file groups against one timeline and its inputs."""
 
+    listings: Mapping[str, Iterable[FileInfo]]
+    timeline: Timeline
+    inputs: ViewInputs
+    completions: Mapping[str, str]
+    pending_times: set[str]
 
-def _build_view(
-    timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs
-) -> FileSystemView:
-    completions = timeline.completion_times()
-    pending_times = {op.instant_time for op in inputs.pending_compaction.values()}
-    pending_times |= {i.timestamp for i in timeline.pending_compactions()}
-    pending_ops = inputs.pending_compaction
-    layout, first = timeline.layout, timeline.write_timeline_start()
-    archived = timeline.archived_completion_time
-    groups: dict[str, tuple[FileGroup, ...]] = {}
-    uncommitted: list[BaseFile | LogFile] = []
-    for partition in listings:
-        listing = _dir_listing(listings, partition)
-        by_group = _partition_groups(
-            partition, listing, layout, first, completions, pending_times, uncommitted
+    @classmethod
+    def of(
+        cls, timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs
+    ) -> _PartitionBuilder:
+        pending_times = {op.instant_time for op in inputs.pending_compaction.values()}
+        pending_times |= {i.timestamp for i in timeline.pending_compactions()}
+        return cls(listings, timeline, inputs, timeline.completion_times(), pending_times)
+
+    def __call__(self, partition: str) -> PartitionBuilt:
+        with paused_gc():
+            return self._build(partition)
+
+    def _build(self, partition: str) -> PartitionBuilt:
+        timeline, completions = self.timeline, self.completions
+        layout, first = timeline.layout, timeline.write_timeline_start()
+        pending_ops = self.inputs.pending_compaction
+        uncommitted: list[BaseFile | LogFile] = []
+        listing = _dir_listing(self.listings, partition)
+        by_group, files = _partition_groups(
+            partition, listing, layout, first, completions, self.pending_times, uncommitted
         )
-        groups[partition] = tuple(
+        groups = tuple(
             _build_group(
                 partition,
                 fid,
@@ -302,11 +441,29 @@ def _build_view(
                 layout,
                 completions,
                 pending_ops.get((partition, fid)) if pending_ops else None,
-                archived,
+                timeline.archived_completion_time,
             )
             for fid in sorted(by_group)
         )
-    return FileSystemView(timeline, groups, inputs, tuple(uncommitted))
+        return PartitionBuilt(groups, tuple(uncommitted), files)
+
+
+def build_view(
+    timeline: Timeline, listings: Mapping[str, Iterable[FileInfo]], inputs: ViewInputs | None = None
+) -> FileSystemView:
+    """The view of per-partition listings (partition path -> entries; a loaded
+    :class:`Listings` is read column-wise); a partition is built when first read."""
+    views = PartitionViews(listings, _PartitionBuilder.of(timeline, listings, inputs or ViewInputs()))
+    return FileSystemView(timeline, views, inputs or ViewInputs(), views.uncommitted())
+
+
+def built_now(view: FileSystemView) -> FileSystemView:
+    """The view with every partition built and kept (small views that are read many times,
+    or compared whole in tests)."""
+    with paused_gc():
+        groups = {partition: view.groups[partition] for partition in view.groups}
+        uncommitted = {p: files for p in view.groups if (files := view.uncommitted_in(p))}
+    return FileSystemView(view.timeline, groups, view.inputs, uncommitted)
 
 
 def rebuild_partitions(
@@ -317,16 +474,20 @@ def rebuild_partitions(
     partitions: Iterable[str],
 ) -> FileSystemView:
     """``view`` after a change (new timeline, listings and inputs) that touched only the files,
-    file groups and pending operations of ``partitions``: those are rebuilt, the others kept.
-    The caller vouches for that; a moved start of the write timeline (it decides which files
-    count as committed everywhere) rebuilds everything."""
+    file groups and pending operations of ``partitions``: those are rebuilt, the others read
+    from ``view``. The caller vouches for that; a moved start of the write timeline (it decides
+    which files count as committed everywhere) rebuilds everything."""
     if timeline.write_timeline_start() != view.timeline.write_timeline_start():
         return build_view(timeline, listings, inputs)
     touched = sorted({p for p in partitions if p in listings})
     scoped = listings.subset(touched) if isinstance(listings, Listings) else {p: listings[p] for p in touched}
-    partial = build_view(timeline, scoped, inputs)
-    kept = tuple(f for f in view.uncommitted if f.partition not in partial.groups)
-    return FileSystemView(timeline, {**view.groups, **partial.groups}, inputs, kept + partial.uncommitted)
+    partial = built_now(build_view(timeline, scoped, inputs))
+    return FileSystemView(
+        timeline,
+        Overlaid(partial.groups, view.groups),
+        inputs,
+        Overlaid(partial.uncommitted_by_partition, view.uncommitted_by_partition),
+    )
 
 
 def view_as_of(

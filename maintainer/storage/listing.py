@@ -11,8 +11,7 @@ access, once per partition); the file-system view reads the columns directly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 
@@ -41,9 +40,6 @@ class DirListing:
     """Sizes in bytes (None where the storage reports none, e.g. directories)."""
     is_dir: Sequence[bool]
     mtime_ns: Sequence[int | None]
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """What readers derive from the entries, by reader (e.g. the parsed data files), so that
-    it is derived once however many views are built on the listing."""
 
     @classmethod
     def from_arrow(cls, directory: str, infos: Sequence[pafs.FileInfo]) -> DirListing:
@@ -87,7 +83,7 @@ class DirListing:
         ]
 
     def followed_by(self, more: DirListing) -> DirListing:
-        """This listing's entries, then ``more``'s (a new listing: nothing derived is kept)."""
+        """This listing's entries, then ``more``'s (a new listing)."""
         return DirListing(
             self.directory,
             [*self.names, *more.names],

@@ -264,7 +264,7 @@ def _partition_emptied(view: FileSystemView, partition: str, deleted: list[FileT
         if data_file.name not in deleted_names:
             return False
         has_files = True
-    return has_files and not any(f.partition == partition for f in view.uncommitted)
+    return has_files and not view.uncommitted_in(partition)
 
 
 def plan_partition(

@@ -41,5 +41,5 @@ def project_after_savepoint_create(table: TableState, node: NodePlan) -> TableSt
     snapshot = replace(table.snapshot, timeline=projected_timeline)
     projection = Projection.after(table.projection, f"savepoint(s) {', '.join(created)}")
     # savepoints change no file group: the view's groups stay, with the new timeline and inputs
-    view = FileSystemView(projected_timeline, table.view.groups, inputs, table.view.uncommitted)
+    view = FileSystemView(projected_timeline, table.view.groups, inputs, table.view.uncommitted_by_partition)
     return TableState(table.storage, snapshot, view, projection)

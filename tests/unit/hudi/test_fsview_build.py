@@ -56,12 +56,75 @@ def test_logs_before_every_base_open_their_own_slice() -> None:
     assert slices(v) == [(T1, None, [log(FG, T1).name]), (T3, base(FG, T3).name, [])]
 
 
-def test_views_on_the_same_listings_share_the_parsed_files() -> None:
+def _counting_builder(view: FileSystemView) -> list[str]:
+    """The partitions the lazily built ``view`` builds from now on, in order."""
+    assert isinstance(view.groups, fsview.PartitionViews)
+    built: list[str] = []
+    build = view.groups._build
+
+    def counted(partition: str) -> fsview.PartitionBuilt:
+        built.append(partition)
+        return build(partition)
+
+    view.groups._build = counted
+    return built
+
+
+def _many_partitions(count: int) -> dict[str, list[FileInfo]]:
+    return {
+        f"p={i}": [
+            FileInfo(f"p={i}/{base(FG, T1).name}", 1, False),
+            FileInfo(f"p={i}/{log(FG, T2).name}", 1, False),
+        ]
+        for i in range(count)
+    }
+
+
+def test_a_partition_is_built_when_first_read_and_kept_while_the_table_is_small() -> None:
     timeline = v8(f"{T1}_{T2}.commit", f"{T2}_{T3}.deltacommit")
-    listings = _column_wise({P: [base(FG, T1), log(FG, T2)]})
-    first, second = build_view(timeline, listings), build_view(timeline, listings)
-    assert [id(f) for f in first.all_files()] == [id(f) for f in second.all_files()]
-    _same(first, build_view(timeline, {P: [base(FG, T1), log(FG, T2)]}))
+    view = build_view(timeline, _column_wise(_many_partitions(5)))
+    built = _counting_builder(view)
+    assert view.partitions == [f"p={i}" for i in range(5)] and built == []  # listing order known
+    view.file_groups("p=3")
+    view.file_groups("p=3")
+    assert built == ["p=3"]
+    view.all_files()
+    assert sorted(built) == sorted({"p=3", *view.partitions})  # each partition once
+    _same(view, build_view(timeline, _many_partitions(5)))
+
+
+def test_a_large_table_view_keeps_about_its_budget_of_files_and_builds_again_what_it_dropped() -> None:
+    """Reading every partition of a table larger than the budget holds the budget's worth of
+    partitions (the one just read always), never the table; what was dropped is built again,
+    equal to what it was."""
+    timeline = v8(f"{T1}_{T2}.commit", f"{T2}_{T3}.deltacommit")
+    listings = _column_wise(_many_partitions(10))
+    views = fsview.PartitionViews(
+        listings, fsview._PartitionBuilder.of(timeline, listings, fsview.ViewInputs()), 4
+    )
+    view = FileSystemView(timeline, views, fsview.ViewInputs(), views.uncommitted())
+    built = _counting_builder(view)
+    first = view.file_groups("p=0")
+    for partition in view.partitions:
+        view.file_groups(partition)
+        assert views.kept_partitions <= 2  # 2 data files each, budget 4
+    assert view.file_groups("p=0") == first and built.count("p=0") == 2
+    one_file_budget = fsview.PartitionViews(listings, views._build, 1)
+    one_file_budget["p=1"]
+    assert one_file_budget.kept_partitions == 1  # the partition just read is kept, over budget
+
+
+def test_a_rebuilt_view_reads_untouched_partitions_from_the_view_it_came_from() -> None:
+    timeline = v8(f"{T1}_{T2}.commit", f"{T2}_{T3}.deltacommit")
+    listings = _column_wise(_many_partitions(3))
+    view = build_view(timeline, listings)
+    kept = view.file_groups("p=2")
+    changed = listings.without([f"p=0/{log(FG, T2).name}"])
+    rebuilt = rebuild_partitions(view, timeline, changed, view.inputs, ["p=0"])
+    built = _counting_builder(view)
+    assert rebuilt.file_groups("p=2") == kept and built in ([], ["p=2"])
+    assert [f.name for f in rebuilt.all_files() if f.partition == "p=0"] == [base(FG, T1).name]
+    assert rebuilt.partitions == view.partitions and set(rebuilt.uncommitted_by_partition) == set(view.groups)
 
 
 def test_a_listing_read_under_another_partition_name_is_parsed_for_that_name() -> None:

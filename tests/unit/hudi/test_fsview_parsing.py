@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maintainer.hudi.datafiles import listing_data_files, parse_data_file_name
+from maintainer.hudi.datafiles import parse_data_file_name, parse_data_files
 from maintainer.hudi.filemodel import BaseFile, LogFile
 from maintainer.hudi.filenames import BASE_FILE_EXTENSIONS, BaseFileName, LogFileName, is_junk
 from maintainer.storage.listing import DirListing
@@ -61,7 +61,7 @@ def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
         P, names, [None if s == 0 else s for s in sizes], [False] * len(names), [None] * len(names)
     )
     expected = [f for f in (_expected(n, s) for n, s in zip(names, sizes, strict=True)) if f is not None]
-    assert list(listing_data_files(P, listing)) == expected
+    assert list(parse_data_files(P, listing)) == expected
     assert [parse_data_file_name(P, n, s) for n, s in zip(names, sizes, strict=True)] == [
         _expected(n, s) for n, s in zip(names, sizes, strict=True)
     ]
@@ -70,11 +70,11 @@ def test_listing_parses_like_the_full_patterns(names: list[str]) -> None:
 def test_directories_are_never_data_files() -> None:
     name = "abc-0_0-1-2_20240101000000000.parquet"
     listing = DirListing(P, [name, name], [0, 7], [True, False], [None, None])
-    assert listing_data_files(P, listing) == (BaseFile(P, name, 7, "abc-0", "20240101000000000"),)
+    assert parse_data_files(P, listing) == (BaseFile(P, name, 7, "abc-0", "20240101000000000"),)
 
 
 def test_fast_built_data_files_are_ordinary_frozen_dataclasses() -> None:
-    (parsed,) = listing_data_files(P, DirListing(P, [".f-0_5.log.2_1-2-3"], [9], [False], [None]))
+    (parsed,) = parse_data_files(P, DirListing(P, [".f-0_5.log.2_1-2-3"], [9], [False], [None]))
     assert parsed == LogFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3")
     assert hash(parsed) == hash(LogFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3"))
     assert parsed.path == f"{P}/.f-0_5.log.2_1-2-3" and parsed.log_order() == ("5", 2, "1-2-3")

@@ -71,21 +71,13 @@ def test_listings_subset_merged_and_pickled(storage: Storage) -> None:
     assert copy == listings and copy.dir_listing("p=1") == listings.dir_listing("p=1")
 
 
-def test_memo_is_not_part_of_the_listing_value(storage: Storage) -> None:
-    listing = storage.list_dir_columns("p=1")
-    again = storage.list_dir_columns("p=1")
-    listing.memo["reader"] = object()
-    assert listing == again and "memo" not in repr(listing)
-
-
 def test_entries_added_to_listings_read_as_appended_file_infos(storage: Storage) -> None:
     listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
-    listings.dir_listing("p=1").memo["reader"] = "derived"
     added = {"p=2": [FileInfo("p=2/new.parquet", 7, False)], "p=3": [FileInfo("p=3/x.parquet", 1, False)]}
     extended = listings.with_entries(added)
     assert extended == {**listings, **{p: tuple(infos) for p, infos in added.items()}}
-    assert extended.dir_listing("p=1").memo == {"reader": "derived"}
-    assert extended.dir_listing("p=2").memo == {} and listings["p=2"] == ()
+    assert extended.dir_listing("p=1") is listings.dir_listing("p=1")  # untouched: the same columns
+    assert extended.dir_listing("p=2") is not listings.dir_listing("p=2") and listings["p=2"] == ()
     more = [FileInfo("p=1/more.parquet", 3, False, 5)]
     assert Listings(storage.list_dirs_columns(["p=1"])).with_entries({"p=1": more})["p=1"] == (
         *storage.list_dir("p=1"),
@@ -95,9 +87,8 @@ def test_entries_added_to_listings_read_as_appended_file_infos(storage: Storage)
 
 def test_entries_removed_from_listings_leave_the_other_partitions_as_they_were(storage: Storage) -> None:
     listings = Listings(storage.list_dirs_columns(["p=1", "p=2"]))
-    listings.dir_listing("p=2").memo["reader"] = "derived"
     victim = listings["p=1"][0]
     reduced = listings.without([victim.path, "p=9/absent.parquet"])
     assert reduced["p=1"] == tuple(i for i in listings["p=1"] if i.path != victim.path)
-    assert reduced["p=2"] == listings["p=2"] and reduced.dir_listing("p=2").memo == {"reader": "derived"}
+    assert reduced["p=2"] == listings["p=2"] and reduced.dir_listing("p=2") is listings.dir_listing("p=2")
     assert set(reduced) == set(listings)

@@ -37,9 +37,9 @@ def all_paths() -> list[object]:
     return [*sorted(joined), *extra, None, 3, b"a"]
 
 
-@pytest.mark.parametrize("path", all_paths())
-def test_relative_path_problem_is_the_plain_definition(path: object) -> None:
-    assert relative_path_problem(path) == plain_relative_path_problem(path)
+def test_relative_path_problem_is_the_plain_definition() -> None:
+    differ = [p for p in all_paths() if relative_path_problem(p) != plain_relative_path_problem(p)]
+    assert differ == []
 
 
 NAMES = [
