@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import click
 
 from maintainer import __version__
-from maintainer.commands import register_commands
+from maintainer.commands import LazyCommandGroup, register_commands
 from maintainer.console import print_error
 from maintainer.errors import MaintainerError
 
@@ -25,7 +25,7 @@ EXIT_USAGE = 64
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LazyCommandGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="maintainer")
 def cli() -> None:
     """Keep Apache Hudi tables healthy, declaratively.

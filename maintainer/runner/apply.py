@@ -21,7 +21,7 @@ from typing import Any
 
 import networkx as nx
 
-from maintainer.clock import utc_now
+from maintainer.clock import Clock, utc_now
 from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
@@ -162,6 +162,8 @@ class PlanRunner:
     """Refuse the whole plan when a table it changes moved since it was made."""
     engine: str = "spark"
     """``auto``: small nodes in process (see :mod:`maintainer.runner.engine`); ``local``; ``spark``."""
+    clock: Clock = utc_now
+    """What the instants the nodes write are timed by."""
 
     def __post_init__(self) -> None:
         self.nodes: dict[NodeId, NodePlan] = {
@@ -192,7 +194,7 @@ class PlanRunner:
             )
         spark = self.spark() if runs_on_spark(node, self.engine) else None
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
-                          self.storage_options, utc_now)  # fmt: skip
+                          self.storage_options, self.clock)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
             applied = node_applied(ctx)
             if applied is not None:

@@ -104,7 +104,7 @@ class CleanExecutor:
         return {a.target: a for a in self.ctx.node.actions_of(FinishPendingClean)}
 
     def writer(self, table: TableState) -> TimelineWriter:
-        return TimelineWriter(table.storage, table.snapshot.config)
+        return TimelineWriter(table.storage, table.snapshot.config, self.ctx.clock)
 
     def sync(self, table: TableState) -> BeforeComplete | None:
         """``metadata_table: sync``: each clean's metadata deltacommit, before it completes."""

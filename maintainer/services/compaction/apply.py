@@ -106,6 +106,7 @@ class CompactionApply:
                     self.runner,
                     parquet=self.parquet(config),
                     before_complete=self.sync(table),
+                    clock=self.ctx.clock,
                 )
             )
             approved.discard(instant.timestamp)
@@ -160,6 +161,7 @@ class CompactionApply:
                     self.runner,
                     parquet=self.parquet(config),
                     before_complete=self.sync(table),
+                    clock=self.ctx.clock,
                 )
             )
 

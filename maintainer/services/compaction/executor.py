@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
 from maintainer.hudi import payloads
 from maintainer.hudi.basefile import ParquetSettings
@@ -131,12 +132,14 @@ def _rollback_fault(point: str) -> None:
 
 
 def rollback_inflight(
-    storage: Storage, config: TableConfig, compaction: Instant, plan: CompactionPlan
+    storage: Storage, config: TableConfig, compaction: Instant, plan: CompactionPlan, clock: Clock = utc_now
 ) -> RolledBack | None:
     """Roll back the failed attempt of ``compaction`` with a rollback instant (or finish the
     pending rollback of it), leaving it requested; None when there was nothing to roll back."""
     partitions = {s.partition for s in slices_of(plan)}
-    outcome = rollback_table_service(storage, config, compaction, partitions, fault=_rollback_fault)
+    outcome = rollback_table_service(
+        storage, config, compaction, partitions, fault=_rollback_fault, clock=clock
+    )
     if outcome is None:
         return None
     return RolledBack(outcome.rollback_instant.timestamp, deleted_files(storage, outcome))
@@ -167,7 +170,7 @@ def _requested(
     if entry.instant.is_completed:
         raise ApplyError(f"compaction {instant_time} is already completed", where=storage.base_uri)
     stored = _read_plan(storage, timeline, entry.instant)
-    rolled_back = rollback_inflight(storage, writer.config, entry.instant, stored)
+    rolled_back = rollback_inflight(storage, writer.config, entry.instant, stored, writer.clock)
     return entry.instant.with_state(State.REQUESTED), stored, rolled_back
 
 
@@ -179,13 +182,15 @@ def run_compaction(
     runner: TaskRunner = IN_PROCESS,
     parquet: ParquetSettings | None = None,
     before_complete: Callable[[Instant, CommitMetadata], object] | None = None,
+    clock: Clock = utc_now,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
     does not have it yet; a pending one is executed from its stored plan. ``parquet``: the writer
     settings of slices without a base file whose codec is kept (default: :mod:`.codec`'s
     configured settings without a manifest option). ``before_complete`` runs right before the
-    compaction completes (the metadata table's sync)."""
-    writer = TimelineWriter(storage, config)
+    compaction completes (the metadata table's sync). ``clock``: what new instants are timed by
+    (apply's)."""
+    writer = TimelineWriter(storage, config, clock)
     requested, stored, rolled_back = _requested(storage, writer, instant_time, plan)
     inflight = writer.transition_to_inflight(requested)
     maybe_fail(SERVICE, "after_inflight")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from maintainer.hudi import payloads
-from maintainer.hudi.filemodel import LogFile
+from maintainer.hudi.filemodel import BaseFile, LogFile
+from maintainer.hudi.filenames import MarkerType
+from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.instant import (
     WRITE_ACTIONS,
     Action,
@@ -93,6 +95,32 @@ def _clustering_replacecommits(table: TableState) -> frozenset[str]:
     return frozenset(op.instant_time for op in clustering)
 
 
+def _files_of(
+    table: TableState,
+    targets: set[str],
+    markers: Mapping[str, tuple[Marker, ...]],
+    block_instants: Mapping[str, frozenset[str]],
+) -> tuple[BaseFile | LogFile, ...]:
+    """The data files a rollback plan may name: those the pending writes wrote (their
+    instant), the logs their append markers name, and the logs holding their blocks; none
+    read when nothing is pending (a plan never holds the whole table's files)."""
+    if not targets:
+        return ()
+    marked = {m.path for found in markers.values() for m in found if m.marker_type is MarkerType.APPEND}
+    view = table.view
+    return tuple(
+        f
+        for partition in view.groups
+        for f in (*_partition_files(view, partition), *view.uncommitted_in(partition))
+        if f.instant_time in targets or f.path in marked or f.path in block_instants
+    )
+
+
+def _partition_files(view: FileSystemView, partition: str) -> list[BaseFile | LogFile]:
+    groups = view.file_groups(partition, include_replaced=True)
+    return [f for g in groups for s in g.slices for f in s.files]
+
+
 def load_rollback_inputs(table: TableState) -> RollbackInputs:
     snapshot = table.snapshot
     clustering = _clustering_replacecommits(table)
@@ -100,7 +128,8 @@ def load_rollback_inputs(table: TableState) -> RollbackInputs:
     markers = _markers(table, targets)
     unmarked = [t.timestamp for t in targets if t.timestamp not in markers]
     needs_blocks = snapshot.config.version < 8 and snapshot.config.is_mor and bool(unmarked)
-    files = tuple(table.view.all_files()) + tuple(table.view.uncommitted)
+    block_instants = _block_instants(table, _logs_written_since(table, unmarked)) if needs_blocks else {}
+    files = _files_of(table, {t.timestamp for t in targets}, markers, block_instants)
     return RollbackInputs(
         timeline=snapshot.timeline,
         table_version=snapshot.config.version,
@@ -109,9 +138,7 @@ def load_rollback_inputs(table: TableState) -> RollbackInputs:
         files=files,
         markers=markers,
         heartbeats=dict(snapshot.heartbeats),
-        log_block_instants=_block_instants(table, _logs_written_since(table, unmarked))
-        if needs_blocks
-        else {},
+        log_block_instants=block_instants,
         pending_rollback_plans=_decode_plans(table),
         completed_rollback_targets=_completed_rollback_targets(table, {t.timestamp for t in targets}),
         clustering_replacecommits=clustering,

@@ -6,7 +6,7 @@ hudi reads the same snapshot and the same time travel to every retained instant.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +134,31 @@ def test_a_slice_the_compaction_drops_as_drift_keeps_its_files_from_the_clean(
     assert group_files <= data_files(path)
     assert files - data_files(path) == approved - group_files
     assert rows(path) == before
+
+
+def test_the_instants_apply_writes_are_timed_by_its_clock(tmp_path: Path, spark: Any) -> None:
+    """Compaction (with its rollback of nothing), clean: every instant apply writes takes its
+    time from the runner's clock, none from the wall clock."""
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=1, file_groups=1, commits=4, rows_per_commit=10, seed=5)
+    generate(str(path), DatagenSpec("t", "mor", 8, workload), runner=CompactingWriter(path, 2))
+    spec = table_spec(path, CleanSpec(commits_retained=1))
+    saved = plan(tmp_path / "plan", spec)
+    before = {f.name for f in (path / ".hoodie" / "timeline").iterdir()}
+    ticks: list[datetime] = []
+
+    def clock() -> datetime:  # a second further at each call, from 2031
+        ticks.append(datetime(2031, 1, 2, 3, 4, 5, tzinfo=timezone.utc) + timedelta(seconds=len(ticks)))
+        return ticks[-1]
+
+    graph = nx.DiGraph()
+    graph.add_edge(NodeId("t", "compaction"), NodeId("t", "clean"), kind="service_order")
+    runner = PlanRunner(saved, {"t": spec}, lambda: spark, clock=clock)
+    results = apply_plan(saved, graph, runner, threads=1)
+    statuses = [n.status for n in results.nodes]
+    assert statuses == [NodeRunStatus.SUCCESS] * 2, [n.message for n in results.nodes]
+    written = {f.name for f in (path / ".hoodie" / "timeline").iterdir() if f.is_file()} - before
+    assert {"compaction", "clean"} <= {part for name in written for part in name.split(".")}, written
+    issued = {f"{tick:%Y%m%d%H%M%S}000" for tick in ticks}
+    instants = {name.split(".")[0].split("_")[0] for name in written}
+    assert instants <= issued, (sorted(instants), sorted(issued))  # never the wall clock's
