@@ -133,11 +133,11 @@ class PartitionViews(Mapping[str, tuple[FileGroup, ...]]):
         self,
         partitions: Iterable[str],
         build: Callable[[str], PartitionBuilt],
-        capacity: int = VIEW_CACHE_FILES,
+        capacity: int | None = None,
     ) -> None:
         self._partitions = dict.fromkeys(partitions)
         self._build = build
-        self._capacity = capacity
+        self._capacity = VIEW_CACHE_FILES if capacity is None else capacity
         self._kept: OrderedDict[str, PartitionBuilt] = OrderedDict()
         self._kept_files = 0
         self._lock = threading.Lock()
