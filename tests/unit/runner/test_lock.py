@@ -465,9 +465,7 @@ def test_a_killed_holders_lock_on_this_host_is_taken_over_at_once(storage: Stora
 # -- instant times are generated under the lock ----------------------------------------------------
 
 
-def test_an_executors_clock_is_read_only_while_the_table_lock_is_held(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_executors_clock_is_read_only_while_the_table_lock_is_held(tmp_path: Path) -> None:
     saved = saved_plan(tmp_path, ("a", "clean", NodeStatus.CHANGES))
     table = Storage(str(tmp_path / "a"))
     held_when_read: list[bool] = []
@@ -478,13 +476,13 @@ def test_an_executors_clock_is_read_only_while_the_table_lock_is_held(
         held_when_read.append(record is not None and record.data.binds(time.time_ns() // 10**6))
         return real()
 
-    monkeypatch.setattr("maintainer.runner.apply.utc_now", watched_clock)
-
     def execute(ctx: NodeContext) -> NodeOutcome:
         ctx.clock()  # what every executor's instant time comes from
         return NodeOutcome(message="done")
 
-    runner = PlanRunner(saved, {"a": spec(tmp_path, "a")}, lambda: None, executors=lambda _: execute)
+    runner = PlanRunner(
+        saved, {"a": spec(tmp_path, "a")}, lambda: None, executors=lambda _: execute, clock=watched_clock
+    )
     apply_plan(saved, graph_of(saved), runner)
     assert held_when_read == [True]
     record = read_lock(table)
