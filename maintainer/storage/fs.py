@@ -130,13 +130,17 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
     }
     if not linked:
         return listing
-    keep = [i for i, name in enumerate(listing.names) if name not in linked]
+    kept = [
+        entry
+        for entry in zip(listing.names, listing.sizes, listing.is_dir, listing.mtime_ns, strict=True)
+        if entry[0] not in linked
+    ]
     return DirListing(
         listing.directory,
-        [listing.names[i] for i in keep],
-        [listing.sizes[i] for i in keep],
-        [listing.is_dir[i] for i in keep],
-        [listing.mtime_ns[i] for i in keep],
+        [name for name, _, _, _ in kept],
+        [size for _, size, _, _ in kept],
+        [is_dir for _, _, is_dir, _ in kept],
+        [mtime for _, _, _, mtime in kept],
     )
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pyarrow.fs as pafs
 
+from maintainer.storage.columns import Names, OptionalInts
+
 
 @dataclass(frozen=True, slots=True)
 class FileInfo:
@@ -43,14 +45,15 @@ class DirListing:
 
     @classmethod
     def from_arrow(cls, directory: str, infos: Sequence[pafs.FileInfo]) -> DirListing:
-        """Columns of a pyarrow listing of ``directory`` (one pass per attribute)."""
+        """Columns of a pyarrow listing of ``directory`` (one pass per attribute), compact
+        (:mod:`.columns`): a loaded table's listings are held while its plan is made."""
         folder = pafs.FileType.Directory
         return cls(
             directory,
-            [info.base_name for info in infos],
-            [info.size for info in infos],
+            Names([info.base_name for info in infos]),
+            OptionalInts([info.size for info in infos]),
             [info.type is folder for info in infos],
-            [info.mtime_ns for info in infos],
+            OptionalInts([info.mtime_ns for info in infos]),
         )
 
     @classmethod

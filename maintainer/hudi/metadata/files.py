@@ -12,6 +12,7 @@ from maintainer.hudi.metadata.partitions import ALL_PARTITIONS_KEY, FILES, NON_P
 from maintainer.hudi.metadata.records import live_files
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
+from maintainer.storage.columns import Names, OptionalInts
 from maintainer.storage.fs import FileInfo
 from maintainer.storage.listing import DirListing, Listings
 
@@ -116,7 +117,6 @@ def metadata_listings(listing: FileListing, partitions: Iterable[str] | None = N
         files = listing.get(partition, {})
         names = sorted(files)
         count = len(names)
-        columns[partition] = DirListing(
-            partition, names, [files[n] for n in names], [False] * count, [None] * count
-        )
+        sizes = OptionalInts([files[n] for n in names])
+        columns[partition] = DirListing(partition, Names(names), sizes, [False] * count, [None] * count)
     return Listings(columns)
