@@ -73,8 +73,12 @@ class OptionalInts(Sequence["int | None"]):
     __slots__ = ("_has_none", "_values")
 
     def __init__(self, values: Iterable[int | None]) -> None:
-        self._values = array("q", [_NONE if value is None else value for value in values])
-        self._has_none = _NONE in self._values
+        listed = values if isinstance(values, list) else list(values)
+        try:
+            self._values, self._has_none = array("q", listed), False
+        except TypeError:  # a None (a directory's size): the sentinel stands for it
+            self._values = array("q", [_NONE if value is None else value for value in listed])
+            self._has_none = True
 
     def __iter__(self) -> Iterator[int | None]:
         if not self._has_none:  # files only: the array's own iterator
