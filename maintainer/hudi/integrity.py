@@ -345,11 +345,8 @@ def parquet_footer_problem(head: bytes, tail: bytes, size: int) -> str | None:
 
 
 def _read_ends(storage: Storage, path: str) -> tuple[bytes, bytes, int]:
-    with storage.open_input_file(path) as handle:
-        size = handle.size()
-        head = handle.read_at(min(size, len(PARQUET_MAGIC)), 0)
-        tail = handle.read_at(min(size, PARQUET_TAIL), max(0, size - PARQUET_TAIL))
-    return head, tail, size
+    ends = storage.read_ends(path, len(PARQUET_MAGIC), PARQUET_TAIL)
+    return ends.head, ends.tail, ends.size
 
 
 def footer_findings(storage: Storage, paths: Iterable[str]) -> list[Finding]:

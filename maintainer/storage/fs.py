@@ -25,7 +25,15 @@ import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
 from maintainer.storage.listing import DirListing, FileInfo
-from maintainer.storage.s3 import delete_object, delete_objects, delete_prefix, existing_objects, is_s3
+from maintainer.storage.s3 import (
+    FileEnds,
+    delete_object,
+    delete_objects,
+    delete_prefix,
+    existing_objects,
+    is_s3,
+    read_object_ends,
+)
 
 
 @dataclass
@@ -376,6 +384,22 @@ class Storage:
             raise StorageError(f"file not found: {self.uri(path)}") from exc
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+
+    def read_ends(self, path: str, head: int, tail: int) -> FileEnds:
+        """The first ``head`` and last ``tail`` bytes of a file and its size (S3: one or two
+        ranged GETs; elsewhere one open and two reads)."""
+        if is_s3(self.base_uri):
+            return read_object_ends(self.options, self.full_path(path), self.uri(path), head, tail)
+        try:
+            with self._fs.open_input_file(self.full_path(path)) as handle:
+                size = handle.size()
+                first = handle.read_at(min(size, head), 0)
+                last = handle.read_at(min(size, tail), max(0, size - tail))
+        except FileNotFoundError as exc:
+            raise StorageError(f"file not found: {self.uri(path)}") from exc
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+        return FileEnds(first, last, size)
 
     def open_input_file(self, path: str) -> pa.NativeFile:
         """A random-access handle (for Parquet readers)."""

@@ -1,19 +1,30 @@
-"""Deletes on S3 through boto3 rather than pyarrow: pyarrow's ``delete_file`` and ``delete_dir``
-write an empty "folder" marker object for the parent afterwards (``<parent>/``), one stray PUT
-per deleted file, an object Hudi never wrote. A file is deleted with a HEAD (to say whether it
-was there) and a DELETE; a folder with one LIST per 1,000 keys and one batch delete each."""
+"""S3 requests made through boto3 rather than pyarrow, where pyarrow sends more.
+
+Deletes: pyarrow's ``delete_file`` and ``delete_dir`` write an empty "folder" marker object for
+the parent afterwards (``<parent>/``), one stray PUT per deleted file, an object Hudi never
+wrote. A file is deleted with a HEAD (to say whether it was there) and a DELETE; a folder with
+one LIST per 1,000 keys and one batch delete each. Reading a file's two ends (a Parquet file's
+magic and footer length): ranged GETs, no HEAD."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from maintainer.errors import StorageError
 
 S3_SCHEMES = ("s3://", "s3a://")
 BATCH = 1000
 """Keys per DeleteObjects request (S3's limit)."""
+
+
+class FileEnds(NamedTuple):
+    """The first and last bytes of a file, and its size."""
+
+    head: bytes
+    tail: bytes
+    size: int
 
 
 def is_s3(uri: str) -> bool:
@@ -243,3 +254,40 @@ def s3_client(options: Mapping[str, Any]) -> Any:
             client = boto3.session.Session().client("s3", config=Config(**config), **kwargs)
             _S3_CLIENTS[key] = client
     return client
+
+
+def read_object_ends(options: Mapping[str, Any], full_path: str, uri: str, head: int, tail: int) -> FileEnds:
+    """The first ``head`` and last ``tail`` bytes of an object and its size, in one ranged GET
+    (a suffix range: its answer names the size) or two for an object larger than ``tail``,
+    where pyarrow sends a HEAD and two GETs."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    client = s3_client(options)
+    bucket, key = bucket_and_key(full_path)
+    try:
+        try:
+            answer = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=-{tail}")
+        except ClientError as exc:
+            if s3_status(exc)[0] == 416:  # an empty object has no last bytes
+                return FileEnds(b"", b"", 0)
+            raise
+        last = answer["Body"].read()
+        size = _object_size(answer, len(last))
+        if size <= len(last) or head <= 0:
+            return FileEnds(last[: max(0, head)], last, size)
+        first = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{head - 1}")["Body"].read()
+    except ClientError as exc:
+        if s3_status(exc)[0] == 404:
+            raise StorageError(f"file not found: {uri}") from exc
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+    except BotoCoreError as exc:
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+    return FileEnds(first, last, size)
+
+
+def _object_size(answer: Mapping[str, Any], received: int) -> int:
+    """The object's size from a ranged answer (``Content-Range: bytes a-b/size``; a whole
+    object answered without one is its own size)."""
+    content_range = str(answer.get("ContentRange") or "")
+    total = content_range.rpartition("/")[2]
+    return int(total) if total.isdigit() else received

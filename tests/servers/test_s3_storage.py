@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from maintainer.errors import StorageError
 from maintainer.storage import Storage
 
 pytestmark = pytest.mark.servers
@@ -50,3 +51,26 @@ def test_batch_deletes_on_s3_tell_the_files_already_gone(s3_server: Any) -> None
     assert done.deleted == names[:1100] and done.gone == names[1100:] and done.failed == []
     listed = s3_server.client().list_objects_v2(Bucket="batch", Prefix="lake/t/")
     assert listed.get("KeyCount", 0) == 0  # no folder marker left behind
+
+
+def test_a_files_ends_are_read_with_ranged_gets_and_no_head(s3_server: Any, tmp_path: Any) -> None:
+    """Two ranged GETs for a file larger than its tail, one for a small file, what local
+    storage reads for the same bytes; an empty file and a missing one."""
+    storage = Storage(s3_server.create_bucket("ends") + "/t", s3_server.storage_options())
+    local = Storage(str(tmp_path))
+    contents = {
+        "big.parquet": b"PAR1" + bytes(range(200)) + b"\x10\x00\x00\x00PAR1",
+        "small": b"abc",
+        "empty": b"",
+    }
+    for name, data in contents.items():
+        storage.write_bytes(name, data)
+        local.write_bytes(name, data)
+    for name, expected_gets in (("big.parquet", 2), ("small", 1), ("empty", 1)):
+        before = len(s3_server.requests())
+        ends = storage.read_ends(name, 4, 8)
+        sent = [request.method for request in s3_server.requests()[before:]]
+        assert ends == local.read_ends(name, 4, 8), name
+        assert sent == ["GET"] * expected_gets, (name, sent)
+    with pytest.raises(StorageError, match="not found"):
+        storage.read_ends("missing.parquet", 4, 8)

@@ -225,3 +225,15 @@ def test_a_table_reached_through_a_linked_root_deletes_inside_it(tmp_path: Path)
     (real / "p" / "f.parquet").write_bytes(b"x")
     (tmp_path / "alias").symlink_to(real, target_is_directory=True)
     assert Storage(str(tmp_path / "alias")).delete("p/f.parquet") is True
+
+
+def test_a_files_ends_and_size(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    storage.write_bytes("f", b"0123456789")
+    storage.write_bytes("small", b"ab")
+    storage.write_bytes("empty", b"")
+    assert storage.read_ends("f", 4, 8) == (b"0123", b"23456789", 10)
+    assert storage.read_ends("small", 4, 8) == (b"ab", b"ab", 2)
+    assert storage.read_ends("empty", 4, 8) == (b"", b"", 0)
+    with pytest.raises(StorageError, match="not found"):
+        storage.read_ends("missing", 4, 8)
