@@ -32,6 +32,7 @@ from maintainer.storage.s3 import (
     delete_prefix,
     existing_objects,
     is_s3,
+    read_object,
     read_object_ends,
 )
 
@@ -377,6 +378,9 @@ class Storage:
         return self.stat(path) is not None
 
     def read_bytes(self, path: str) -> bytes:
+        """The whole file (S3: one GET, where pyarrow sends a HEAD and a GET)."""
+        if is_s3(self.base_uri):
+            return read_object(self.options, self.full_path(path), self.uri(path))
         try:
             with self._fs.open_input_stream(self.full_path(path)) as stream:
                 return bytes(stream.read())

@@ -3,8 +3,8 @@
 Deletes: pyarrow's ``delete_file`` and ``delete_dir`` write an empty "folder" marker object for
 the parent afterwards (``<parent>/``), one stray PUT per deleted file, an object Hudi never
 wrote. A file is deleted with a HEAD (to say whether it was there) and a DELETE; a folder with
-one LIST per 1,000 keys and one batch delete each. Reading a file's two ends (a Parquet file's
-magic and footer length): ranged GETs, no HEAD."""
+one LIST per 1,000 keys and one batch delete each. Reading a whole file: one GET; a file's two
+ends (a Parquet file's magic and footer length): ranged GETs; no HEAD before either."""
 
 from __future__ import annotations
 
@@ -291,3 +291,19 @@ def _object_size(answer: Mapping[str, Any], received: int) -> int:
     content_range = str(answer.get("ContentRange") or "")
     total = content_range.rpartition("/")[2]
     return int(total) if total.isdigit() else received
+
+
+def read_object(options: Mapping[str, Any], full_path: str, uri: str) -> bytes:
+    """A whole object in one GET (pyarrow sends a HEAD first)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    bucket, key = bucket_and_key(full_path)
+    try:
+        data: bytes = s3_client(options).get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as exc:
+        if s3_status(exc)[0] == 404:
+            raise StorageError(f"file not found: {uri}") from exc
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+    except BotoCoreError as exc:
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+    return data

@@ -74,3 +74,13 @@ def test_a_files_ends_are_read_with_ranged_gets_and_no_head(s3_server: Any, tmp_
         assert sent == ["GET"] * expected_gets, (name, sent)
     with pytest.raises(StorageError, match="not found"):
         storage.read_ends("missing.parquet", 4, 8)
+
+
+def test_a_whole_file_is_read_in_one_get(s3_server: Any) -> None:
+    storage = Storage(s3_server.create_bucket("whole") + "/t", s3_server.storage_options())
+    storage.write_bytes(".hoodie/hoodie.properties", b"hoodie.table.name=t\n")
+    before = len(s3_server.requests())
+    assert storage.read_bytes(".hoodie/hoodie.properties") == b"hoodie.table.name=t\n"
+    assert [request.method for request in s3_server.requests()[before:]] == ["GET"]
+    with pytest.raises(StorageError, match="file not found: s3://whole/t/absent"):
+        storage.read_bytes("absent")
