@@ -9,7 +9,8 @@ ends (a Parquet file's magic and footer length): ranged GETs; no HEAD before eit
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from maintainer.errors import StorageError
@@ -256,15 +257,30 @@ def s3_client(options: Mapping[str, Any]) -> Any:
     return client
 
 
+@contextmanager
+def _read_errors(uri: str) -> Iterator[None]:
+    """botocore's errors of a read of ``uri`` as :class:`StorageError` (404: not found)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as exc:
+        if s3_status(exc)[0] == 404:
+            raise StorageError(f"file not found: {uri}") from exc
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+    except BotoCoreError as exc:
+        raise StorageError(f"cannot read {uri}: {exc}") from exc
+
+
 def read_object_ends(options: Mapping[str, Any], full_path: str, uri: str, head: int, tail: int) -> FileEnds:
     """The first ``head`` and last ``tail`` bytes of an object and its size, in one ranged GET
     (a suffix range: its answer names the size) or two for an object larger than ``tail``,
     where pyarrow sends a HEAD and two GETs."""
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import ClientError
 
     client = s3_client(options)
     bucket, key = bucket_and_key(full_path)
-    try:
+    with _read_errors(uri):
         try:
             answer = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=-{tail}")
         except ClientError as exc:
@@ -276,12 +292,6 @@ def read_object_ends(options: Mapping[str, Any], full_path: str, uri: str, head:
         if size <= len(last) or head <= 0:
             return FileEnds(last[: max(0, head)], last, size)
         first = client.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{head - 1}")["Body"].read()
-    except ClientError as exc:
-        if s3_status(exc)[0] == 404:
-            raise StorageError(f"file not found: {uri}") from exc
-        raise StorageError(f"cannot read {uri}: {exc}") from exc
-    except BotoCoreError as exc:
-        raise StorageError(f"cannot read {uri}: {exc}") from exc
     return FileEnds(first, last, size)
 
 
@@ -295,15 +305,7 @@ def _object_size(answer: Mapping[str, Any], received: int) -> int:
 
 def read_object(options: Mapping[str, Any], full_path: str, uri: str) -> bytes:
     """A whole object in one GET (pyarrow sends a HEAD first)."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
     bucket, key = bucket_and_key(full_path)
-    try:
+    with _read_errors(uri):
         data: bytes = s3_client(options).get_object(Bucket=bucket, Key=key)["Body"].read()
-    except ClientError as exc:
-        if s3_status(exc)[0] == 404:
-            raise StorageError(f"file not found: {uri}") from exc
-        raise StorageError(f"cannot read {uri}: {exc}") from exc
-    except BotoCoreError as exc:
-        raise StorageError(f"cannot read {uri}: {exc}") from exc
     return data
