@@ -555,10 +555,10 @@ class Storage:
         return result
 
     def _delete_many_local(self, paths: Iterable[str]) -> Deletions:
-        """Local disk: per folder, the fence, where the folder resolves and its entries are
-        checked once (one ``scandir``: an entry's link type comes with the listing, no ``stat``
-        per file); then one ``unlink`` per file. A file made a link after the listing loses
-        only the link (``unlink`` never follows one)."""
+        """Local disk, folder by folder: the fence checked, the folder opened and proven inside
+        the table once, its links told by one ``scandir``; then each file unlinked relative to
+        the opened folder, so a folder swapped for a link meanwhile is never followed, and a
+        file made a link after the listing loses only the link (``unlink`` never follows one)."""
         result = Deletions()
         by_folder: dict[str, list[str]] = {}
         for path in paths:
@@ -567,39 +567,66 @@ class Storage:
         for folder, members in by_folder.items():
             try:
                 self.check_write_fence(folder)
-                links = self._links_in_folder(folder, root)
+                handle = self._open_folder_inside(folder, root)
             except StorageError as exc:
                 result.failed += [(path, str(exc)) for path in members]
                 continue
-            for path in members:
-                if posixpath.basename(path) in links:
-                    result.failed.append((path, self._outside_message(path, "it is a symbolic link")))
-                    continue
-                try:
-                    os.unlink(self.full_path(path))
-                except FileNotFoundError:
-                    result.gone.append(path)
-                except OSError as exc:
-                    result.failed.append((path, f"cannot delete {self.uri(path)}: {exc}"))
-                else:
-                    result.deleted.append(path)
+            if handle is None:  # no such folder: its files are gone
+                result.gone += members
+                continue
+            try:
+                self._unlink_in(handle, members, result)
+            finally:
+                os.close(handle)
         return result
 
-    def _links_in_folder(self, folder: str, root: str) -> frozenset[str]:
-        """Names of the symbolic links directly in ``folder`` (local); refuses a folder that
-        resolves outside the root (``..``, or a linked folder)."""
+    def _open_folder_inside(self, folder: str, root: str) -> int | None:
+        """A descriptor of ``folder``, refused unless the very folder opened resolves inside
+        the root (``..`` or a linked folder do not); None where there is no such folder."""
         full = self.full_path(folder)
-        where = os.path.realpath(full)
-        if where != root and not where.startswith(root.rstrip(os.sep) + os.sep):
+        try:
+            handle = os.open(full, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
+        try:
+            where = os.path.realpath(full)
+            opened = os.fstat(handle)
+            resolved = os.stat(where)
+        except OSError as exc:
+            os.close(handle)
+            raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
+        inside = where == root or where.startswith(root.rstrip(os.sep) + os.sep)
+        if not inside or (opened.st_dev, opened.st_ino) != (resolved.st_dev, resolved.st_ino):
+            os.close(handle)
             problem = f"it resolves to {where}, outside the table at {root}"
             raise StorageError(self._outside_message(folder, problem), hint=OUTSIDE_HINT)
+        return handle
+
+    def _unlink_in(self, handle: int, members: list[str], result: Deletions) -> None:
+        """Unlink ``members`` (paths of one folder) relative to the folder's descriptor."""
         try:
-            with os.scandir(full) as entries:
-                return frozenset(entry.name for entry in entries if entry.is_symlink())
-        except FileNotFoundError:
-            return frozenset()
+            with os.scandir(handle) as entries:
+                links = {entry.name for entry in entries if entry.is_symlink()}
         except OSError as exc:
-            raise StorageError(f"cannot list {self.uri(folder)}: {exc}") from exc
+            result.failed += [
+                (path, f"cannot list the folder of {self.uri(path)}: {exc}") for path in members
+            ]
+            return
+        for path in members:
+            name = posixpath.basename(path)
+            if name in links:
+                result.failed.append((path, self._outside_message(path, "it is a symbolic link")))
+                continue
+            try:
+                os.unlink(name, dir_fd=handle)
+            except FileNotFoundError:
+                result.gone.append(path)
+            except OSError as exc:
+                result.failed.append((path, f"cannot delete {self.uri(path)}: {exc}"))
+            else:
+                result.deleted.append(path)
 
     def _outside_message(self, path: str, problem: str) -> str:
         return f"refusing to delete {self.uri(path)}: {problem}"
