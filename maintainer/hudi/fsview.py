@@ -127,7 +127,7 @@ class PartitionViews(Mapping[str, tuple[FileGroup, ...]]):
     """Partition -> its file groups, each partition built from its listing when first read.
     Only the most recently read partitions are kept, up to :data:`VIEW_CACHE_FILES` data files
     (the one just built always), so reading every partition of a table of millions of files
-    holds one partition's objects at a time, not the table's. Thread-safe."""
+    holds that budget's objects (or one partition's, if larger), not the table's. Thread-safe."""
 
     def __init__(
         self,
