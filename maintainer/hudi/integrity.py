@@ -344,18 +344,13 @@ def parquet_footer_problem(head: bytes, tail: bytes, size: int) -> str | None:
     return None
 
 
-def _read_ends(storage: Storage, path: str) -> tuple[bytes, bytes, int]:
-    ends = storage.read_ends(path, len(PARQUET_MAGIC), PARQUET_TAIL)
-    return ends.head, ends.tail, ends.size
-
-
 def footer_findings(storage: Storage, paths: Iterable[str]) -> list[Finding]:
     """Parquet base files among ``paths`` (relative to the table) that are not complete."""
     findings = []
     for path in sorted(set(paths)):
         if not path.endswith(".parquet"):
             continue
-        head, tail, size = _read_ends(storage, path)
+        head, tail, size = storage.read_ends(path, len(PARQUET_MAGIC), PARQUET_TAIL)
         problem = parquet_footer_problem(head, tail, size)
         if problem is not None:
             findings.append(

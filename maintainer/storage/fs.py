@@ -153,6 +153,11 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
     )
 
 
+def _is_within(resolved: str, root: str) -> bool:
+    """Whether the resolved local path ``resolved`` is ``root`` or below it."""
+    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
+
+
 CONDITIONAL_SCHEMES = frozenset({"s3", "s3a", "gs", "gcs"})
 """Object stores with conditional writes (``maintainer.storage.conditional``)."""
 
@@ -482,7 +487,7 @@ class Storage:
         folder = os.path.realpath(os.path.dirname(full))
         if os.path.islink(full):
             problem = "it is a symbolic link"
-        elif folder != root and not folder.startswith(root.rstrip(os.sep) + os.sep):
+        elif not _is_within(folder, root):
             problem = f"it resolves to {folder}, outside the table at {root}"
         else:
             return
@@ -597,8 +602,8 @@ class Storage:
         except OSError as exc:
             os.close(handle)
             raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
-        inside = where == root or where.startswith(root.rstrip(os.sep) + os.sep)
-        if not inside or (opened.st_dev, opened.st_ino) != (resolved.st_dev, resolved.st_ino):
+        same = (opened.st_dev, opened.st_ino) == (resolved.st_dev, resolved.st_ino)
+        if not same or not _is_within(where, root):
             os.close(handle)
             problem = f"it resolves to {where}, outside the table at {root}"
             raise StorageError(self._outside_message(folder, problem), hint=OUTSIDE_HINT)
