@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import CorruptFileError, TableFormatError
-from maintainer.hudi import basefile, bloom
+from maintainer.hudi import basefile, bloom, parquet_gzip, thrift_compact
+from maintainer.hudi.logformat.arrow import arrow_schema
 from maintainer.storage import Storage
 
 DATA_SCHEMA = {
@@ -258,3 +260,40 @@ def test_bad_parquet_settings_are_refused_before_anything_is_left_behind(tmp_pat
     with pytest.raises(TableFormatError, match="cannot write Parquet"):
         basefile.BaseFileWriter(Storage(str(tmp_path)), target(), AVRO, settings)
     assert not (tmp_path / PATH).exists()
+
+
+@pytest.mark.parametrize("level", [None, 1, 9])
+def test_gzip_base_files_are_pyarrows_gzip_files_when_deflated_alike(
+    tmp_path: Path, level: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """zlib-ng deflates the pages; with stock zlib instead the file is pyarrow's own gzip file."""
+    monkeypatch.setattr(parquet_gzip, "page_compressor", parquet_gzip.zlib_compressor)
+    chunks = [rows(i * 300, 300) for i in range(4)]
+    write_new(Storage(str(tmp_path)), chunks, row_group_bytes=1, compression_level=level)
+    written = (tmp_path / PATH).read_bytes()
+    parquet = pq.ParquetFile(tmp_path / PATH)
+    expected = io.BytesIO()
+    with pq.ParquetWriter(
+        expected,
+        arrow_schema(basefile.with_meta_fields(AVRO)),
+        version="1.0",
+        compression="gzip",
+        compression_level=6 if level is None else level,
+        data_page_size=1024 * 1024,
+        dictionary_pagesize_limit=1024 * 1024,
+        store_schema=False,
+    ) as writer:
+        for index in range(parquet.metadata.num_row_groups):
+            group = parquet.read_row_group(index)
+            writer.write_table(group, row_group_size=group.num_rows)
+        writer.add_key_value_metadata(key_values_in_written_order(written))
+    assert written == expected.getvalue()
+
+
+def key_values_in_written_order(data: bytes) -> dict[bytes, bytes]:
+    length = int.from_bytes(data[-8:-4], "little")
+    metadata, _ = thrift_compact.read_struct(data[-8 - length : -8])
+    entries = metadata.get(5)  # FileMetaData.key_value_metadata
+    assert isinstance(entries, thrift_compact.TList)
+    pairs = [(e.get(1), e.get(2)) for e in entries.items if isinstance(e, thrift_compact.Struct)]
+    return {k: v for k, v in pairs if isinstance(k, bytes) and isinstance(v, bytes)}
