@@ -9,7 +9,8 @@ same number of concurrent tasks and a target size that bins the inputs into that
 Each round runs one then the other on fresh copies; best wall and process CPU times of
 ``--rounds`` rounds are compared.
 
-Two tables are measured: Hudi's default codec (gzip, zlib level 6: the generated base files'
+Two tables are measured: Hudi's default codec (gzip, zlib level 6, which maintainer deflates
+with zlib-ng and delta-rs with its own Rust deflate: the generated base files'
 codec, which compaction keeps) and the same table generated with its base files in ``--codec``
 (default zstd, at parquet-mr's level 3), whose new base files keep that codec.
 Goal (issue 17): within 1.5x of delta-rs with gzip, ahead of it with the table's other codec.
