@@ -186,7 +186,7 @@ class BaseFileWriter:
     def _open_gzip_sink(self) -> parquet_gzip.GzipPagesSink | None:
         """Gzip pages are deflated here rather than by pyarrow (same format, a third of the CPU)."""
         s = self.settings
-        if s.compression.lower() != "gzip":
+        if s.compression.lower() != "gzip" or not parquet_gzip.sink_supported():
             return None
         level = HUDI_CODEC_LEVELS["gzip"] if s.compression_level is None else s.compression_level
         return parquet_gzip.GzipPagesSink(self._stream, parquet_gzip.page_compressor(level))

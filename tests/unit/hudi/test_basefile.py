@@ -297,3 +297,15 @@ def key_values_in_written_order(data: bytes) -> dict[bytes, bytes]:
     assert isinstance(entries, thrift_compact.TList)
     pairs = [(e.get(1), e.get(2)) for e in entries.items if isinstance(e, thrift_compact.Struct)]
     return {k: v for k, v in pairs if isinstance(k, bytes) and isinstance(v, bytes)}
+
+
+def test_without_a_working_gzip_sink_pyarrow_gzips_the_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert parquet_gzip.sink_supported()  # this environment's pyarrow and zlib-ng
+    monkeypatch.setattr(parquet_gzip, "sink_supported", lambda: False)
+    monkeypatch.setattr(parquet_gzip, "GzipPagesSink", None)  # never used
+    write_new(Storage(str(tmp_path)), [rows(0, 50)])
+    parquet = pq.ParquetFile(tmp_path / PATH)
+    assert parquet.metadata.row_group(0).column(0).compression == "GZIP"
+    assert parquet.read().num_rows == 50
