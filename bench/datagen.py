@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from maintainer.datagen.generator import DatagenSpec, generate, spark_runner
+from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import DATA_SCHEMA, Workload, WorkloadSpec
 from maintainer.project.profiles import SparkSettings
 from maintainer.spark.session import create_session
+from maintainer.spark.tasks import SparkRunner
 
 
 def workload_spec(rows: int, update_share: float, partitions: int, file_groups: int) -> WorkloadSpec:
@@ -65,7 +66,7 @@ def main() -> None:
         generated, floor = spark_floor(spark, spec, Path(tmp) / "plain")
         started = time.perf_counter()
         table = generate(str(Path(tmp) / "mor"), DatagenSpec("bench", "mor", args.table_version, spec),
-                         runner=spark_runner(spark), keep_history=False)  # fmt: skip
+                         runner=SparkRunner(spark), keep_history=False)  # fmt: skip
         elapsed = time.perf_counter() - started
         shutil.rmtree(Path(tmp) / "plain")
     written = 2 * args.rows
