@@ -129,7 +129,7 @@ class GzipPagesSink:
         self._old_starts: list[int] = []  # page starts in the uncompressed file, ascending
         self._new_starts: list[int] = []
         self._uncompressed_before: list[int] = []  # new header + page bytes before each page
-        self._last_uncompressed = 0
+        self._uncompressed_total = 0
         self._in_footer = False
         self._discarding = False
         self.closed = False
@@ -208,11 +208,8 @@ class GzipPagesSink:
         if header.get(_CRC) is not None:
             header.set(_CRC, tc.I32, _signed32(zlib.crc32(compressed)))
         new_header = tc.write_struct(header)
-        before = self._uncompressed_before[-1] + self._last_uncompressed if self._old_starts else 0
-        self._old_starts.append(old_start)
-        self._new_starts.append(self._written)
-        self._uncompressed_before.append(before)
-        self._last_uncompressed = len(new_header) + len(body)
+        self._mark_page_start(old_start)
+        self._uncompressed_total += len(new_header) + len(body)
         self._emit(new_header)
         self._emit(compressed)
 
@@ -222,12 +219,13 @@ class GzipPagesSink:
         """Every page has been written: what comes next is the footer."""
         if self._pending:
             raise ParquetRewriteError(f"{len(self._pending)} bytes of an unfinished page before the footer")
-        end = self._pending_at
-        before = self._uncompressed_before[-1] + self._last_uncompressed if self._old_starts else 0
-        self._old_starts.append(end)
-        self._new_starts.append(self._written)
-        self._uncompressed_before.append(before)
+        self._mark_page_start(self._pending_at)  # the end of the last page
         self._in_footer = True
+
+    def _mark_page_start(self, old_start: int) -> None:
+        self._old_starts.append(old_start)
+        self._new_starts.append(self._written)
+        self._uncompressed_before.append(self._uncompressed_total)
 
     def finish(self) -> None:
         """Rewrite the footer pyarrow wrote for the moved pages and write it out."""
