@@ -322,7 +322,7 @@ class BaseFileWriter:
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot write {self._where}: {exc}") from exc
         except parquet_gzip.ParquetRewriteError as exc:
-            raise TableFormatError(f"cannot gzip the Parquet pages: {exc}", where=self._where) from exc
+            raise self._gzip_failed(exc) from exc
         self._finish_hashing()
 
     def _finish_hashing(self) -> None:
@@ -371,7 +371,7 @@ class BaseFileWriter:
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot finish {self._where}: {exc}") from exc
         except parquet_gzip.ParquetRewriteError as exc:
-            raise TableFormatError(f"cannot gzip the Parquet pages: {exc}", where=self._where) from exc
+            raise self._gzip_failed(exc) from exc
         finally:
             self._closed = True
         return _footer(self.target.path, self.num_rows, values, self._where)
@@ -389,6 +389,13 @@ class BaseFileWriter:
             except (pa.ArrowException, OSError):
                 pass  # the file is deleted below whatever state it is in
         self.storage.delete(self.target.path)
+
+    def _gzip_failed(self, error: parquet_gzip.ParquetRewriteError) -> TableFormatError:
+        return TableFormatError(
+            f"cannot gzip the Parquet pages: {error}",
+            where=self._where,
+            hint="a pyarrow release that writes Parquet differently; report it with the pyarrow version",
+        )
 
     @property
     def _where(self) -> str:

@@ -309,3 +309,16 @@ def test_without_a_working_gzip_sink_pyarrow_gzips_the_pages(
     parquet = pq.ParquetFile(tmp_path / PATH)
     assert parquet.metadata.row_group(0).column(0).compression == "GZIP"
     assert parquet.read().num_rows == 50
+
+
+def test_pages_the_gzip_sink_cannot_rewrite_fail_the_write_and_leave_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object) -> None:
+        raise parquet_gzip.ParquetRewriteError("a page of type 3 at 4")
+
+    monkeypatch.setattr(parquet_gzip.GzipPagesSink, "_pass_page", refuse)
+    with pytest.raises(TableFormatError, match="cannot gzip the Parquet pages: a page of type 3") as raised:
+        write_new(Storage(str(tmp_path)), [rows(0, 50)])
+    assert raised.value.hint and "pyarrow" in raised.value.hint
+    assert not (tmp_path / PATH).exists()
