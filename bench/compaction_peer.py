@@ -188,8 +188,8 @@ def compare(
 
 
 def main() -> None:
-    deltalake = require_deltalake()
     args = parse_args()
+    deltalake = require_deltalake()
     root = args.dir or Path(tempfile.mkdtemp(prefix="bench-compaction-peer-"))
     source = root / "generated"
     shutil.rmtree(source, ignore_errors=True)
