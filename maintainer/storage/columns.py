@@ -42,6 +42,22 @@ class Names(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.as_list())
 
+    def indexes_starting_with(self, prefix: str) -> list[int]:
+        """The indexes of the names that start with ``prefix``, found in the joined string (a
+        few ``find`` calls, not a split: a partition's marker file among its data files)."""
+        if self._plain is not None or not prefix or SEPARATOR in prefix:
+            return [index for index, name in enumerate(self.as_list()) if name.startswith(prefix)]
+        framed, marker = SEPARATOR + self._joined, SEPARATOR + prefix
+        found: list[int] = []
+        index, counted_to = 0, 0
+        at = framed.find(marker)
+        while at != -1:  # the separator before name i is the (i+1)-th
+            index += framed.count(SEPARATOR, counted_to, at)
+            counted_to = at
+            found.append(index)
+            at = framed.find(marker, at + 1)
+        return found
+
     def __len__(self) -> int:
         return self._count
 

@@ -566,8 +566,8 @@ class Storage:
         file made a link after the listing loses only the link (``unlink`` never follows one)."""
         result = Deletions()
         by_folder: dict[str, list[str]] = {}
-        for path in paths:
-            by_folder.setdefault(posixpath.dirname(path), []).append(path)
+        for path in paths:  # (rpartition: posixpath.dirname costs a third of a local delete)
+            by_folder.setdefault(path.rpartition("/")[0], []).append(path)
         root = os.path.realpath(self._root)
         for folder, members in by_folder.items():
             try:
@@ -620,7 +620,7 @@ class Storage:
             ]
             return
         for path in members:
-            name = posixpath.basename(path)
+            name = path.rpartition("/")[2]
             if name in links:
                 result.failed.append((path, self._outside_message(path, "it is a symbolic link")))
                 continue

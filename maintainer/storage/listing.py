@@ -48,11 +48,13 @@ class DirListing:
         """Columns of a pyarrow listing of ``directory`` (one pass per attribute), compact
         (:mod:`.columns`): a loaded table's listings are held while its plan is made."""
         folder = pafs.FileType.Directory
+        sizes = [info.size for info in infos]
         return cls(
             directory,
             Names([info.base_name for info in infos]),
-            OptionalInts([info.size for info in infos]),
-            [info.type is folder for info in infos],
+            OptionalInts(sizes),
+            # a directory has no size; ``type`` (an enum built per read) is asked only then
+            [size is None and info.type is folder for info, size in zip(infos, sizes, strict=True)],
             OptionalInts([info.mtime_ns for info in infos]),
         )
 
@@ -97,10 +99,10 @@ class DirListing:
 
     def has_file_starting_with(self, prefix: str) -> bool:
         """Whether the name of an entry that is not a directory starts with ``prefix``."""
-        return any(
-            not is_dir and name.startswith(prefix)
-            for name, is_dir in zip(self.names, self.is_dir, strict=True)
-        )
+        names, is_dir = self.names, self.is_dir
+        if isinstance(names, Names):  # searched in the joined names, no list of them built
+            return any(not is_dir[index] for index in names.indexes_starting_with(prefix))
+        return any(not folder and name.startswith(prefix) for name, folder in zip(names, is_dir, strict=True))
 
     def subdirectories(self) -> list[str]:
         """Names of the directory entries."""

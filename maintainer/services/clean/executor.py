@@ -43,6 +43,7 @@ from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,
     cleaner_plan_for,
+    node_cleaner_plan,
     partition_of,
 )
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
@@ -183,10 +184,7 @@ class CleanExecutor:
         if not names:
             return None
         stored = self.ctx.payloads.get(names[0])
-        files, partitions = approved_deletions(self.ctx.node)
-        effect = effect_of(self.ctx.node, CleanEffect)
-        self.approved_plan = cleaner_plan_for(effect, self.ctx.storage(), self.ctx.plan_id, files, partitions)
-        rebuilt = encode_avro(self.approved_plan)
+        self.approved_plan, rebuilt = node_cleaner_plan(self.ctx.node, self.ctx.storage(), self.ctx.plan_id)
         if stored != rebuilt:
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",

@@ -106,5 +106,26 @@ def cleaner_plan_bytes(
 
 def node_cleaner_plan_bytes(node: NodePlan, storage: Storage, plan_id: str) -> bytes:
     """The ``.clean.requested`` bytes of a clean node as planned (its payload)."""
+    return node_cleaner_plan(node, storage, plan_id)[1]
+
+
+_BUILT_FOR_NODES: dict[tuple[int, str, str], tuple[NodePlan, CleanerPlan, bytes]] = {}
+_NODES_KEPT = 4
+
+
+def node_cleaner_plan(node: NodePlan, storage: Storage, plan_id: str) -> tuple[CleanerPlan, bytes]:
+    """The clean plan of a clean node as planned, and its bytes. Apply builds them twice per
+    node, in the up-front check of the whole plan and in the node's executor (a clean of 50,000
+    files: 0.1 s each), so the last few nodes' are kept, by the node object itself (a frozen
+    value: the same object gives the same plan, and is held so that its id is not reused)."""
+    key = (id(node), storage.uri(""), plan_id)
+    kept = _BUILT_FOR_NODES.get(key)
+    if kept is not None and kept[0] is node:
+        return kept[1], kept[2]
     files, partitions = approved_deletions(node)
-    return cleaner_plan_bytes(effect_of(node, CleanEffect), storage, plan_id, files, partitions)
+    plan = cleaner_plan_for(effect_of(node, CleanEffect), storage, plan_id, files, partitions)
+    built = encode_avro(plan)
+    while len(_BUILT_FOR_NODES) >= _NODES_KEPT:
+        _BUILT_FOR_NODES.pop(next(iter(_BUILT_FOR_NODES)), None)
+    _BUILT_FOR_NODES[key] = (node, plan, built)
+    return plan, built

@@ -36,3 +36,19 @@ def test_optional_ints_read_as_the_list_they_were_made_from(values: list[int | N
 
 def test_columns_are_not_equal_to_other_values() -> None:
     assert Names(["a"]) != "a" and Names(["a"]) != ["b"] and OptionalInts([1]) != [None]
+
+
+names_of_a_folder = st.lists(st.text(alphabet="._ab\0", max_size=6))
+
+
+@given(names_of_a_folder, st.text(alphabet="._ab\0", max_size=3))
+def test_names_starting_with_a_prefix_are_found_in_the_joined_string(names: list[str], prefix: str) -> None:
+    expected = [index for index, name in enumerate(names) if name.startswith(prefix)]
+    assert Names(names).indexes_starting_with(prefix) == expected
+
+
+def test_a_marker_among_many_names_is_found_at_its_index() -> None:
+    names = [f"file-{i}.parquet" for i in range(500)]
+    names[317] = ".hoodie_partition_metadata"
+    names.append(".hoodie_partition_metadata_2")
+    assert Names(names).indexes_starting_with(".hoodie_partition_metadata") == [317, 500]

@@ -4,10 +4,15 @@ writes (version 2, absolute paths per partition, ECTR, savepoints), plus the pla
 from __future__ import annotations
 
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
-from maintainer.plan.model import CleanEffect
-from maintainer.services.clean.payload import cleaner_plan_bytes, cleaner_plan_for, partition_of
+from maintainer.plan.model import CleanEffect, NodePlan
+from maintainer.services.clean.payload import (
+    cleaner_plan_bytes,
+    cleaner_plan_for,
+    node_cleaner_plan,
+    partition_of,
+)
 from maintainer.storage import Storage
-from tests.support.plans import clean_effect
+from tests.support.plans import clean_effect, delete_file, node
 
 STORAGE = Storage("/lake/t")
 FILES = ["b=2/f2.parquet", "a=1/f1.parquet", "a=1/.f1_1.log.1_0-1-1"]
@@ -98,3 +103,26 @@ def test_the_plan_apply_passes_on_equals_the_decoded_bytes() -> None:
     for savepoints in ((), ("20250101000000000",)):
         built = cleaner_plan_for(effect(savepointed_timestamps=savepoints), STORAGE, "pid", FILES, EMPTIED)
         assert decode_cleaner_plan(encode_avro(built), "test") == built
+
+
+def test_a_nodes_plan_is_built_once_per_node_object_and_never_mixed_up() -> None:
+    """Apply asks for a node's clean plan twice (the up-front check, then the executor): the
+    second time is the same plan, and equal nodes, other tables or plan ids never share one."""
+
+    def clean_node(files: list[str]) -> NodePlan:
+        actions = tuple(delete_file(path, 1) for path in files)
+        return node("t", "clean", actions, effect=effect(), payloads=("t.clean.requested",))
+
+    first = clean_node(FILES)
+    plan, data = node_cleaner_plan(first, STORAGE, "pid")
+    assert node_cleaner_plan(first, STORAGE, "pid")[0] is plan
+    assert data == cleaner_plan_bytes(effect(), STORAGE, "pid", FILES, [])
+    other = clean_node(FILES[:1])
+    assert node_cleaner_plan(other, STORAGE, "pid")[1] == cleaner_plan_bytes(
+        effect(), STORAGE, "pid", FILES[:1], []
+    )
+    assert node_cleaner_plan(first, Storage("/lake/u"), "pid")[1] != data
+    assert node_cleaner_plan(first, STORAGE, "other")[1] != data
+    for _ in range(8):  # many nodes later, the first is built again, the same
+        node_cleaner_plan(clean_node(FILES), STORAGE, "pid")
+    assert node_cleaner_plan(first, STORAGE, "pid")[1] == data
