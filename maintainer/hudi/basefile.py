@@ -166,6 +166,8 @@ class BaseFileWriter:
         self.avro_schema = with_meta_fields(avro_schema)
         self.schema = arrow_schema(self.avro_schema)
         self.num_rows = 0
+        self.bytes_written: int | None = None
+        """The file's size once :meth:`close` wrote it (what a listing will find; no stat)."""
         self._bloom = bloom.BloomFilterBuilder(self.settings.bloom_filter)
         self._keys = KeyRange()
         self._buffer: list[pa.RecordBatch] = []
@@ -367,7 +369,9 @@ class BaseFileWriter:
             self._writer.close()
             if self._gzip_sink is not None:
                 self._gzip_sink.finish()
+            written = self._stream.tell()
             self._stream.close()
+            self.bytes_written = written
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot finish {self._where}: {exc}") from exc
         except parquet_gzip.ParquetRewriteError as exc:

@@ -499,8 +499,20 @@ class Storage:
         self.check_write_fence(path)
         self._refuse_outside(path)
         if is_s3(self.base_uri):  # pyarrow would write a marker object for the parent
-            return delete_object(self.options, self.full_path(path), self.uri(path))
+            return delete_object(self.options, self.full_path(path), self.uri(path)) is not None
         return self._delete_checked(path)
+
+    def delete_telling_size(self, path: str) -> int | None:
+        """Delete one file, as :meth:`delete`; its size before the delete, None where it was
+        already gone (S3: the HEAD a delete sends anyway, no stat before it)."""
+        self.check_write_fence(path)
+        self._refuse_outside(path)
+        if is_s3(self.base_uri):
+            return delete_object(self.options, self.full_path(path), self.uri(path))
+        info = self.stat(path)
+        if info is None:
+            return None
+        return info.size if self._delete_checked(path) else None
 
     def _delete_checked(self, path: str) -> bool:
         """The delete itself, once the path was checked (not S3)."""

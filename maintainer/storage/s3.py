@@ -46,17 +46,18 @@ def s3_status(exc: Exception) -> tuple[int, str]:
     return status, code
 
 
-def delete_object(options: Mapping[str, Any], full_path: str, uri: str) -> bool:
-    """Delete one object; False where there was none."""
+def delete_object(options: Mapping[str, Any], full_path: str, uri: str) -> int | None:
+    """Delete one object; its size (from the HEAD that tells whether it is there), None where
+    there was none."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     client = s3_client(options)
     bucket, key = bucket_and_key(full_path)
     try:
-        client.head_object(Bucket=bucket, Key=key)
+        head = client.head_object(Bucket=bucket, Key=key)
     except ClientError as exc:
         if s3_status(exc)[0] == 404:
-            return False
+            return None
         raise StorageError(f"cannot delete {uri}: {exc}") from exc
     except BotoCoreError as exc:
         raise StorageError(f"cannot delete {uri}: {exc}") from exc
@@ -64,7 +65,7 @@ def delete_object(options: Mapping[str, Any], full_path: str, uri: str) -> bool:
         client.delete_object(Bucket=bucket, Key=key)
     except (ClientError, BotoCoreError) as exc:
         raise StorageError(f"cannot delete {uri}: {exc}") from exc
-    return True
+    return int(head.get("ContentLength", 0))
 
 
 def delete_prefix(options: Mapping[str, Any], full_path: str, uri: str) -> int:

@@ -42,6 +42,18 @@ def test_deletes_leave_no_folder_marker_behind(s3_server: Any) -> None:
     assert s3_server.keys("storage-deletes") == ["lake/table/.hoodie/metadata_old/kept"]
 
 
+def test_a_delete_telling_the_size_sends_one_head_and_one_delete(s3_server: Any) -> None:
+    """Rollback records the size of each log file it deletes: the HEAD that tells whether the
+    object is there gives it (no stat before the delete)."""
+    storage = Storage(s3_server.create_bucket("sized-deletes") + "/t", s3_server.storage_options())
+    storage.write_bytes("p/.f1_1.log.1_0-1-1", b"12345")
+    before = len(s3_server.requests())
+    assert storage.delete_telling_size("p/.f1_1.log.1_0-1-1") == 5
+    assert [request.method for request in s3_server.requests()[before:]] == ["HEAD", "DELETE"]
+    assert storage.delete_telling_size("p/.f1_1.log.1_0-1-1") is None
+    assert not s3_server.keys("sized-deletes")
+
+
 def test_batch_deletes_on_s3_tell_the_files_already_gone(s3_server: Any) -> None:
     storage = Storage(s3_server.create_bucket("batch") + "/lake/t", s3_server.storage_options())
     names = [f"p/f{i:04d}.parquet" for i in range(1200)]  # more than one DeleteObjects request

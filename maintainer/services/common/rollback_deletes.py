@@ -57,12 +57,11 @@ def _delete(ctx: RequestContext, partition: str, absolute: str) -> tuple[bool, i
     if relative.startswith(".hoodie/") or not is_data_file_name(relative.rsplit("/", 1)[-1]):
         return False, None  # a rollback deletes data files only, never anything else
     try:
-        info = ctx.storage.stat(relative)
-        ctx.storage.delete(relative)
+        size = ctx.storage.delete_telling_size(relative)
     except StorageError:
         return False, None
     is_log = LogFileName.parse(relative.rsplit("/", 1)[-1]) is not None
-    return True, (info.size if info is not None and is_log else None)
+    return True, (size if is_log else None)
 
 
 def _existing_rollback_block(ctx: RequestContext, partition: str, log: LogFileName) -> tuple[str, int] | None:

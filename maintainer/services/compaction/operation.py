@@ -230,15 +230,26 @@ def compact_slice(task: CompactionTask) -> WriteStat:
             merger = SliceMerger(state, task.rules)
             _merge_into(writer, base, merger)
             footer = writer.close()
+            written = writer.bytes_written
     timing = _Timing(started, scanned, time.monotonic())
-    return _write_stat(task, footer.num_rows, logs, state, merger, timing)
+    return _write_stat(task, footer.num_rows, written, logs, state, merger, timing)
 
 
 def _write_stat(
-    task: CompactionTask, rows: int, logs: _LogRead, state: LogState, merger: SliceMerger, timing: _Timing
+    task: CompactionTask,
+    rows: int,
+    written: int | None,
+    logs: _LogRead,
+    state: LogState,
+    merger: SliceMerger,
+    timing: _Timing,
 ) -> WriteStat:
-    size = task.storage.stat(task.new_file_path)
-    file_size = size.size if size else 0
+    """The stat of the new base file; its size is what the writer wrote (on object stores a
+    stat is a request per file), asked of the storage only where the writer could not tell."""
+    if written is None:
+        info = task.storage.stat(task.new_file_path)
+        written = info.size if info else 0
+    file_size = written
     counts = merger.counts
     return WriteStat(
         file_id=task.slice.file_id,

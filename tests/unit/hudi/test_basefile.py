@@ -322,3 +322,19 @@ def test_pages_the_gzip_sink_cannot_rewrite_fail_the_write_and_leave_no_file(
         write_new(Storage(str(tmp_path)), [rows(0, 50)])
     assert raised.value.hint and "pyarrow" in raised.value.hint
     assert not (tmp_path / PATH).exists()
+
+
+@pytest.mark.parametrize(("compression", "level"), [("gzip", 6), ("snappy", None), ("zstd", 3)])
+def test_the_writer_tells_the_size_of_the_file_it_wrote(
+    tmp_path: Path, compression: str, level: int | None
+) -> None:
+    """Compaction records the new file's size from the writer, without a stat (a request per
+    file on object stores): it is the size a listing finds."""
+    storage = Storage(str(tmp_path))
+    with basefile.BaseFileWriter(
+        storage, target(), AVRO, basefile.ParquetSettings(compression=compression, compression_level=level)
+    ) as writer:
+        assert writer.bytes_written is None
+        writer.write(rows(0, 500), rows(0, 500).column("uuid"))
+        writer.close()
+    assert writer.bytes_written == (tmp_path / PATH).stat().st_size > 0

@@ -95,6 +95,13 @@ def test_delete_file(storage: Storage) -> None:
     assert storage.delete("never/was.txt") is False
 
 
+def test_a_delete_can_tell_the_size_of_what_it_deleted(storage: Storage) -> None:
+    assert storage.delete_telling_size("top.txt") == 3
+    assert not storage.exists("top.txt")
+    assert storage.delete_telling_size("top.txt") is None
+    assert storage.delete_telling_size("never/was.txt") is None
+
+
 def test_delete_dir(storage: Storage) -> None:
     assert storage.delete_dir("a") is True
     assert not storage.exists("a") and not storage.exists("a/b/two.txt")
@@ -210,6 +217,8 @@ def test_deletes_never_leave_the_table(storage: Storage, neighbour: Path, tmp_pa
     for path in ("p=9/victim.parquet", "../other/p=1/victim.parquet", "a/link.parquet"):
         with pytest.raises(StorageError, match="refusing to delete"):
             storage.delete(path)
+        with pytest.raises(StorageError, match="refusing to delete"):
+            storage.delete_telling_size(path)
     with pytest.raises(StorageError, match="outside the table"):
         storage.delete_dir("../other/p=1")
     with pytest.raises(StorageError, match="symbolic link"):
