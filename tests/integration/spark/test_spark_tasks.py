@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from maintainer.errors import ApplyError
+from maintainer.spark import tasks
 from maintainer.spark.tasks import SparkRunner
 
 pytestmark = pytest.mark.spark
@@ -30,3 +31,24 @@ def test_an_executor_without_maintainer_is_named_with_the_fix(spark: Any) -> Non
         SparkRunner(spark).run(without_maintainer, [1, 2])
     assert "the Spark executors cannot import maintainer" in error.value.message
     assert "spark.pyspark.python" in (error.value.hint or "")
+
+
+def partition_of_task(value: int) -> tuple[int, int]:
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    assert context is not None
+    return value, context.partitionId()
+
+
+@pytest.mark.parametrize("shipped_with_function", [True, False])
+def test_each_item_runs_in_a_task_of_its_own_whichever_way_items_travel(
+    spark: Any, shipped_with_function: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small work travels with the function over ``spark.range`` (no shuffle), larger work as
+    range-partitioned rows: both run one task per item and return results in item order."""
+    if not shipped_with_function:
+        monkeypatch.setattr(tasks, "SHIPPED_WITH_FUNCTION_BYTES", 0)
+    results = SparkRunner(spark).run(partition_of_task, list(range(5)))
+    assert [value for value, _ in results] == list(range(5))
+    assert len({partition for _, partition in results}) == 5
