@@ -339,8 +339,10 @@ class Storage:
             infos = self._fs.get_file_info(selector)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot list {self.uri(directory)}: {exc}") from exc
-        listing = DirListing.from_arrow(directory, infos)
-        return _without_linked_dirs(listing, self.full_path(directory)) if self.is_local else listing
+        if not self.is_local:
+            return DirListing.from_arrow(directory, infos)
+        listing = DirListing.from_arrow(directory, infos, sized_entries_are_files=True)
+        return _without_linked_dirs(listing, self.full_path(directory))
 
     def list_dir(self, path: str = "") -> list[FileInfo]:
         """Entries directly under ``path``; an empty list where it does not exist."""

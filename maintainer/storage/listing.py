@@ -44,17 +44,25 @@ class DirListing:
     mtime_ns: Sequence[int | None]
 
     @classmethod
-    def from_arrow(cls, directory: str, infos: Sequence[pafs.FileInfo]) -> DirListing:
+    def from_arrow(
+        cls, directory: str, infos: Sequence[pafs.FileInfo], *, sized_entries_are_files: bool = False
+    ) -> DirListing:
         """Columns of a pyarrow listing of ``directory`` (one pass per attribute), compact
-        (:mod:`.columns`): a loaded table's listings are held while its plan is made."""
+        (:mod:`.columns`): a loaded table's listings are held while its plan is made.
+        ``sized_entries_are_files``: the file system never gives a directory a size (pyarrow's
+        local one), so ``type`` (an enum built per read, a third of the columns' cost) is
+        asked only of entries without one; elsewhere (an S3 folder marker, HDFS) of each."""
         folder = pafs.FileType.Directory
         sizes = [info.size for info in infos]
+        if sized_entries_are_files:
+            is_dir = [size is None and info.type is folder for info, size in zip(infos, sizes, strict=True)]
+        else:
+            is_dir = [info.type is folder for info in infos]
         return cls(
             directory,
             Names([info.base_name for info in infos]),
             OptionalInts(sizes),
-            # a directory has no size; ``type`` (an enum built per read) is asked only then
-            [size is None and info.type is folder for info, size in zip(infos, sizes, strict=True)],
+            is_dir,
             OptionalInts([info.mtime_ns for info in infos]),
         )
 

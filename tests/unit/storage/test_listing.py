@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+import pyarrow.fs as pafs
 import pytest
 
 from maintainer.storage import FileInfo, Storage
@@ -92,3 +93,25 @@ def test_entries_removed_from_listings_leave_the_other_partitions_as_they_were(s
     assert reduced["p=1"] == tuple(i for i in listings["p=1"] if i.path != victim.path)
     assert reduced["p=2"] == listings["p=2"] and reduced.dir_listing("p=2") is listings.dir_listing("p=2")
     assert set(reduced) == set(listings)
+
+
+def test_a_directory_with_a_size_is_a_directory_where_the_file_system_may_size_one() -> None:
+    """pyarrow's local file system never sizes a directory (the listing skips asking the type
+    of sized entries there); an S3 folder marker or an HDFS directory may have a size."""
+    infos = [
+        pafs.FileInfo("t/p=1", pafs.FileType.Directory, size=0),
+        pafs.FileInfo("t/f.parquet", pafs.FileType.File, size=7),
+        pafs.FileInfo("t/p=2", pafs.FileType.Directory),
+    ]
+    assert DirListing.from_arrow("t", infos).is_dir == [True, False, True]
+    local = DirListing.from_arrow("t", infos[1:], sized_entries_are_files=True)
+    assert local.is_dir == [False, True] and local.subdirectories() == ["p=2"]
+
+
+def test_the_local_file_system_gives_no_directory_a_size(tmp_path: Path) -> None:
+    """What ``sized_entries_are_files`` rests on, asked of the installed pyarrow."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_bytes(b"")
+    infos = pafs.LocalFileSystem().get_file_info(pafs.FileSelector(str(tmp_path)))
+    sizes = {info.base_name: info.size for info in infos}
+    assert sizes == {"d": None, "f": 0}
