@@ -124,7 +124,7 @@ def print_counts(name: str, path: Path) -> None:
         with counted() as via_storage:
             plan(path)
     finally:
-        builder.open_from_metadata_table = real  # type: ignore[assignment]
+        builder.open_from_metadata_table = real
     partitions = len([p for p in path.rglob(".hoodie_partition_metadata*") if ".hoodie/" not in str(p)])
     keys = ("LIST data", "LIST metadata", "GET data", "GET metadata")
     via_md = " ".join(f"{via_metadata[k]:>4}" for k in keys)
