@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import pickle
+import threading
+import time
 from pathlib import Path
 
 import pyarrow.fs as pafs
 import pytest
 
 from maintainer.storage import FileInfo, Storage
+from maintainer.storage.fs import listing_pool
 from maintainer.storage.listing import DirListing, Listings
 
 
@@ -115,3 +120,40 @@ def test_the_local_file_system_gives_no_directory_a_size(tmp_path: Path) -> None
     infos = pafs.LocalFileSystem().get_file_info(pafs.FileSelector(str(tmp_path)))
     sizes = {info.base_name: info.size for info in infos}
     assert sizes == {"d": None, "f": 0}
+
+
+def listing_threads_alive() -> int:
+    return sum(1 for t in threading.enumerate() if t.name.startswith("maintainer-listing"))
+
+
+def test_listings_reuse_one_pool_per_thread_and_process(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Table after table, a thread lists with the same pool (no threads started per table); a
+    forked child (another process id) gets its own; another thread has its own."""
+    before = listing_threads_alive()
+    first = listing_pool(storage.listing_threads)
+    for _ in range(5):
+        storage.list_dirs_columns(["p=1", "p=2", ""])
+    assert listing_pool(storage.listing_threads) is first
+    assert listing_threads_alive() - before <= storage.listing_threads  # the pool's, at most
+    other: list[object] = []
+    worker = threading.Thread(target=lambda: other.append(listing_pool(storage.listing_threads)))
+    worker.start()
+    worker.join()
+    assert other and other[0] is not first
+    monkeypatch.setattr(os, "getpid", lambda: -1)
+    assert listing_pool(storage.listing_threads) is not first
+
+
+def test_the_pool_of_a_thread_that_ended_stops_its_threads(storage: Storage) -> None:
+    before = listing_threads_alive()
+    worker = threading.Thread(target=lambda: storage.list_dirs_columns(["p=1", "p=2", ""]))
+    worker.start()
+    worker.join()
+    del worker
+    deadline = time.monotonic() + 10
+    while listing_threads_alive() > before and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert listing_threads_alive() <= before
