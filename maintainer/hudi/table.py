@@ -57,6 +57,30 @@ class TableSnapshot:
     def partitions(self) -> list[str]:
         return sorted(self.listings)
 
+    def listed_sizes(self) -> ListedSizes:
+        return ListedSizes(self.listings)
+
+
+class ListedSizes:
+    """The size of a file (table-relative path) as its partition's listing has it; None where
+    the partition was not listed or the file is not in it. Each partition's names are indexed
+    when first asked."""
+
+    def __init__(self, listings: Mapping[str, tuple[FileInfo, ...]]) -> None:
+        self._listings = listings
+        self._by_partition: dict[str, dict[str, int]] = {}
+
+    def __call__(self, path: str) -> int | None:
+        partition, _, name = path.rpartition("/")
+        sizes = self._by_partition.get(partition)
+        if sizes is None:
+            if partition not in self._listings:
+                return None
+            entries = self._listings[partition]
+            sizes = {info.name: info.size for info in entries if not info.is_dir}
+            self._by_partition[partition] = sizes
+        return sizes.get(name)
+
 
 def load_config(storage: Storage) -> TableConfig:
     """Read ``hoodie.properties``; where it is missing or corrupt (empty, cut short, checksum

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from maintainer.errors import StorageError
+from maintainer.errors import CorruptFileError, StorageError
+from maintainer.services.compaction.operation import BaseFileReader
 from maintainer.storage import Storage
 
 pytestmark = pytest.mark.servers
@@ -96,3 +99,28 @@ def test_a_whole_file_is_read_in_one_get(s3_server: Any) -> None:
     assert [request.method for request in s3_server.requests()[before:]] == ["GET"]
     with pytest.raises(StorageError, match="file not found: s3://whole/t/absent"):
         storage.read_bytes("absent")
+
+
+def test_a_base_file_of_known_size_is_read_without_a_head(s3_server: Any) -> None:
+    """Compaction reads a base file whose size the listing gave with ranged GETs only (pyarrow
+    opening it sends a HEAD first); a wrong size fails the read, it never misreads."""
+    storage = Storage(s3_server.create_bucket("sized-reads") + "/t", s3_server.storage_options())
+    table = pa.table({"k": [f"k{i}" for i in range(30000)], "v": list(range(30000))})
+    out = pa.BufferOutputStream()
+    pq.write_table(table, out, row_group_size=10000)
+    data = out.getvalue().to_pybytes()
+    storage.write_bytes("p/f.parquet", data)
+    with BaseFileReader(storage, "p/f.parquet") as opened:
+        expected = list(opened.row_groups())
+    before = len(s3_server.requests())
+    with BaseFileReader(storage, "p/f.parquet", len(data)) as sized:
+        got = list(sized.row_groups())
+    methods = [request.method for request in s3_server.requests()[before:]]
+    assert "HEAD" not in methods and set(methods) == {"GET"}
+    assert all(a.equals(b) for a, b in zip(got, expected, strict=True)) and len(got) == 3
+    for wrong in (len(data) - 1, len(data) // 2):
+        with (
+            pytest.raises(CorruptFileError, match="cannot read base file"),
+            BaseFileReader(storage, "p/f.parquet", wrong) as reader,
+        ):
+            list(reader.row_groups())

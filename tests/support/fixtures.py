@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,15 @@ class FixtureTable:
     @property
     def is_mor(self) -> bool:
         return "_mor_" in self.name
+
+
+def base_files(table: FixtureTable) -> Iterator[Path]:
+    """Every Parquet base file of the table, outside .hoodie."""
+    for directory, dirs, files in os.walk(table.path):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__MACOSX"]
+        for name in sorted(files):
+            if name.endswith(".parquet") and not name.startswith("."):
+                yield Path(directory) / name
 
 
 def unpack(name: str, into: Path) -> FixtureTable:

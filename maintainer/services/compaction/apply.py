@@ -107,6 +107,7 @@ class CompactionApply:
                     parquet=self.parquet(config),
                     before_complete=self.sync(table),
                     clock=self.ctx.clock,
+                    size_of=table.snapshot.listed_sizes(),
                 )
             )
             approved.discard(instant.timestamp)
@@ -162,6 +163,7 @@ class CompactionApply:
                     parquet=self.parquet(config),
                     before_complete=self.sync(table),
                     clock=self.ctx.clock,
+                    size_of=table.snapshot.listed_sizes(),
                 )
             )
 

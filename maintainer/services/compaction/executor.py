@@ -18,7 +18,7 @@ and ``rollback_after_completed``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from maintainer.clock import Clock, utc_now
@@ -101,6 +101,16 @@ def slices_of(plan: CompactionPlan) -> list[SliceToCompact]:
     return slices
 
 
+SizeOf = Callable[[str], "int | None"]
+"""The size of a table file (table-relative path) as listed; None where not known."""
+
+
+def _with_sizes(slices: list[SliceToCompact], size_of: SizeOf | None) -> list[SliceToCompact]:
+    if size_of is None:
+        return slices
+    return [replace(s, base_file_size=size_of(s.path(s.base_file))) if s.base_file else s for s in slices]
+
+
 def build_tasks(
     storage: Storage,
     config: TableConfig,
@@ -108,14 +118,17 @@ def build_tasks(
     instant_time: str,
     plan: CompactionPlan,
     parquet: ParquetSettings | None = None,
+    size_of: SizeOf | None = None,
 ) -> list[CompactionTask]:
+    """One task per operation; ``size_of``: base file sizes as listed (read without a request
+    for them)."""
     schema = table_avro_schema(storage, timeline, config)
     settings = parquet or configured_settings(config)
     rules = MergeRules.for_table(config)
     committed = CommittedInstants.of(timeline)
     return [
         CompactionTask(storage, instant_time, s, f"{i}-1-{i}", i, schema, rules, committed, settings)
-        for i, s in enumerate(slices_of(plan))
+        for i, s in enumerate(_with_sizes(slices_of(plan), size_of))
     ]
 
 
@@ -183,18 +196,20 @@ def run_compaction(
     parquet: ParquetSettings | None = None,
     before_complete: Callable[[Instant, CommitMetadata], object] | None = None,
     clock: Clock = utc_now,
+    size_of: SizeOf | None = None,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
     does not have it yet; a pending one is executed from its stored plan. ``parquet``: the writer
     settings of slices without a base file whose codec is kept (default: :mod:`.codec`'s
     configured settings without a manifest option). ``before_complete`` runs right before the
     compaction completes (the metadata table's sync). ``clock``: what new instants are timed by
-    (apply's)."""
+    (apply's). ``size_of``: the base files' sizes as the caller listed them."""
     writer = TimelineWriter(storage, config, clock)
     requested, stored, rolled_back = _requested(storage, writer, instant_time, plan)
     inflight = writer.transition_to_inflight(requested)
     maybe_fail(SERVICE, "after_inflight")
-    tasks = build_tasks(storage, config, load_timeline(storage, config), instant_time, stored, parquet)
+    timeline = load_timeline(storage, config)
+    tasks = build_tasks(storage, config, timeline, instant_time, stored, parquet, size_of)
     stats = runner.run(compact_slice, tasks)
     maybe_fail(SERVICE, "before_commit")
     schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)

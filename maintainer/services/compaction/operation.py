@@ -14,11 +14,12 @@ becomes the new file's name. Corrupt log blocks are skipped and counted in the w
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 import pyarrow as pa
+import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
@@ -60,6 +61,10 @@ class CommittedInstants:
         )
 
 
+PARQUET = pads.ParquetFileFormat()
+"""Reads base files as dataset fragments of a known size (:class:`BaseFileReader`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SliceToCompact:
     """The slice of one compaction operation (file names in the partition)."""
@@ -69,6 +74,9 @@ class SliceToCompact:
     base_instant: str
     base_file: str | None
     log_files: tuple[str, ...]
+    base_file_size: int | None = None
+    """The base file's size as listed (None: not known); with it, the file is read without
+    asking its size first (on an object store, a HEAD request per base file)."""
 
     def path(self, name: str) -> str:
         return f"{self.partition}/{name}" if self.partition else name
@@ -125,39 +133,54 @@ def _read_logs(task: CompactionTask) -> _LogRead:
 
 
 class BaseFileReader:
-    """The slice's base file, opened once: its codec (from the footer) and its row groups."""
+    """The slice's base file, opened once: its codec (from the footer) and its row groups.
+    Given its ``size``, it is read as a dataset fragment of that size: the same row groups,
+    the same ranged reads, and no request for the size (pyarrow's ``open_input_file`` takes
+    none)."""
 
-    def __init__(self, storage: Storage, path: str) -> None:
+    def __init__(self, storage: Storage, path: str, size: int | None = None) -> None:
         self.where = storage.uri(path)
+        self._handle: pa.NativeFile | None = None
         try:
-            self._handle = storage.open_input_file(path)
+            if size is None:
+                self._handle = storage.open_input_file(path)
+                parquet = pq.ParquetFile(self._handle)
+                self.metadata = parquet.metadata
+                self._read: Callable[[int], pa.Table] = parquet.read_row_group
+            else:
+                fragment = PARQUET.make_fragment(storage.full_path(path), storage.arrow_fs, file_size=size)
+                self.metadata = fragment.metadata
+                self._read = lambda index: fragment.subset(row_group_ids=[index]).to_table()
+        except FileNotFoundError as exc:
+            self.close()
+            raise StorageError(f"file not found: {self.where}") from exc
         except (pa.ArrowException, OSError) as exc:
-            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
-        try:
-            self.parquet = pq.ParquetFile(self._handle)
-        except (pa.ArrowException, OSError) as exc:
-            self._handle.close()
+            self.close()
             raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
 
     @property
     def codec(self) -> str | None:
-        return file_codec(self.parquet.metadata)
+        return file_codec(self.metadata)
 
     def row_groups(self) -> Iterator[pa.Table]:
         """The row groups, one at a time."""
         try:
-            for index in range(self.parquet.num_row_groups):
-                yield self.parquet.read_row_group(index)
+            for index in range(self.metadata.num_row_groups):
+                yield self._read(index)
         except (StorageError, UnsupportedTableError):
             raise
         except (pa.ArrowException, OSError) as exc:
             raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
 
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+
     def __enter__(self) -> BaseFileReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._handle.close()
+        self.close()
 
 
 def _write_marker(task: CompactionTask) -> None:
@@ -216,7 +239,9 @@ def compact_slice(task: CompactionTask) -> WriteStat:
     with ExitStack() as stack:
         base_file = task.slice.base_file
         base = (
-            stack.enter_context(BaseFileReader(task.storage, task.slice.path(base_file)))
+            stack.enter_context(
+                BaseFileReader(task.storage, task.slice.path(base_file), task.slice.base_file_size)
+            )
             if base_file
             else None
         )

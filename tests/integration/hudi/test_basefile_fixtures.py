@@ -5,7 +5,7 @@ exactly as before."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -14,7 +14,7 @@ import pytest
 from maintainer.hudi import basefile, bloom, thrift_compact
 from maintainer.storage import Storage
 from tests.support import oracle
-from tests.support.fixtures import FixtureTable, fixture_names
+from tests.support.fixtures import FixtureTable, base_files, fixture_names
 
 pytestmark = pytest.mark.fixtures
 
@@ -32,15 +32,6 @@ HUDI_FOOTER_KEYS = (
 def populates_meta_fields(table: FixtureTable) -> bool:
     properties = (table.path / ".hoodie" / "hoodie.properties").read_text()
     return "hoodie.populate.meta.fields=false" not in properties
-
-
-def base_files(table: FixtureTable) -> Iterator[Path]:
-    """Every Parquet base file of the table, outside .hoodie."""
-    for directory, dirs, files in os.walk(table.path):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__MACOSX"]
-        for name in sorted(files):
-            if name.endswith(".parquet") and not name.startswith("."):
-                yield Path(directory) / name
 
 
 def footer_values(path: Path) -> dict[str, str]:

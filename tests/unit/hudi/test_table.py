@@ -186,3 +186,12 @@ def test_metadata_table_detected(tmp_path: Path) -> None:
     snapshot = load_snapshot(Storage(str(tmp_path)))
     assert snapshot.metadata_table.exists and snapshot.metadata_table.enabled
     assert snapshot.metadata_table.partitions == ("files",)
+
+
+def test_listed_sizes_are_the_sizes_of_the_files_the_listing_holds(tmp_path: Path) -> None:
+    sizes = load_snapshot(v6_table(tmp_path), partitions=["region=eu"]).listed_sizes()
+    assert sizes(f"region=eu/f1-0_0-1-1_{T1}.parquet") == len(b"base")
+    assert sizes(f"region=eu/.f1-0_{T1}.log.1_0-2-2") == len(b"log")
+    assert sizes("region=eu/never-listed.parquet") is None
+    assert sizes(f"region=us/sub=1/f1-0_0-1-1_{T1}.parquet") is None  # a partition not listed
+    assert sizes("region=eu") is None

@@ -10,10 +10,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.errors import UnsupportedTableError
+from maintainer.errors import StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
 from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
 from maintainer.services.compaction.operation import (
+    BaseFileReader,
     CommittedInstants,
     CompactionTask,
     SliceToCompact,
@@ -120,3 +121,26 @@ def test_non_parquet_base_file_is_refused(tmp_path: Path) -> None:
     write_log(storage, logformat.avro_data_block([record("a", 1, "001", 0)], WITH_META, "001"))
     with pytest.raises(UnsupportedTableError, match="not Parquet"):
         compact_slice(task(storage, "fg-0_0-1-0_001.lance"))
+
+
+def written_base_file(tmp_path: Path) -> tuple[Storage, str, int]:
+    storage = Storage(str(tmp_path))
+    path = "p/f.parquet"
+    table = pa.table({"k": [f"k{i}" for i in range(5000)], "v": list(range(5000))})
+    (tmp_path / "p").mkdir()
+    pq.write_table(table, tmp_path / path, row_group_size=2000, compression="zstd")
+    return storage, path, (tmp_path / path).stat().st_size
+
+
+def test_a_base_file_read_with_its_size_reads_as_opened(tmp_path: Path) -> None:
+    storage, path, size = written_base_file(tmp_path)
+    with BaseFileReader(storage, path) as opened, BaseFileReader(storage, path, size) as sized:
+        assert sized.codec == opened.codec == "zstd"
+        assert [t.num_rows for t in sized.row_groups()] == [2000, 2000, 1000]
+        assert all(a.equals(b) for a, b in zip(sized.row_groups(), opened.row_groups(), strict=True))
+
+
+def test_a_missing_base_file_read_with_a_size_fails_clearly(tmp_path: Path) -> None:
+    storage, _, size = written_base_file(tmp_path)
+    with pytest.raises(StorageError, match="not found"):
+        BaseFileReader(storage, "p/gone.parquet", size)
