@@ -15,6 +15,7 @@ from maintainer.hudi.metadata.updates import (
     TableView,
     clean_update,
     compaction_update,
+    needs_partition_stats,
     table_indexes,
 )
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
@@ -24,6 +25,7 @@ from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.schema import latest_avro_schema
+from maintainer.hudi.table import load_config
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
 from maintainer.services.common.rollback_instant import (
@@ -142,12 +144,14 @@ def sync_compaction(
     """Write the compaction's metadata deltacommit (call it right before it completes)."""
 
     def build(mdt: MetadataTable) -> MetadataUpdate:
-        partitions = sorted(metadata.partition_to_write_stats or {})
-        state = _data_state(mdt, storage, partitions)
-        indexes = table_indexes(storage, state.snapshot.config, metadata.table_schema)
-        stats = mdt.read_partition(COLUMN_STATS) if indexes.has(PARTITION_STATS) else {}
-        written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
-        view = TableView(latest_files_after(state.view, instant.timestamp, written), stats)
+        config = mdt.data.snapshot.config if mdt.data is not None else load_config(storage)
+        indexes = table_indexes(storage, config, metadata.table_schema)
+        view = TableView({})
+        if needs_partition_stats(indexes, metadata):  # the only records that read the data table
+            state = _data_state(mdt, storage, sorted(metadata.partition_to_write_stats or {}))
+            written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
+            files = latest_files_after(state.view, instant.timestamp, written)
+            view = TableView(files, mdt.read_partition(COLUMN_STATS))
         records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
         return MetadataUpdate(instant.timestamp, records)
 

@@ -9,7 +9,13 @@ values as ``(wrapper record name, {"value": ...})``), keyed; they encode with
 
 from maintainer.hudi.metadata.updates.build import KeyedRecord
 from maintainer.hudi.metadata.updates.clean import clean_update
-from maintainer.hudi.metadata.updates.commit import TableView, UpdateRecords, commit_update, compaction_update
+from maintainer.hudi.metadata.updates.commit import (
+    TableView,
+    UpdateRecords,
+    commit_update,
+    compaction_update,
+    needs_partition_stats,
+)
 from maintainer.hudi.metadata.updates.indexes import TableIndexes, table_indexes
 from maintainer.hudi.metadata.updates.slices import latest_files_after, latest_merged_files
 
@@ -23,5 +29,6 @@ __all__ = [
     "compaction_update",
     "latest_files_after",
     "latest_merged_files",
+    "needs_partition_stats",
     "table_indexes",
 ]

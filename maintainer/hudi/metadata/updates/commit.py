@@ -73,6 +73,18 @@ def compaction_update(
     return commit_update(instant_time, commit, storage, indexes, view)
 
 
+def needs_partition_stats(indexes: TableIndexes, commit: CommitMetadata) -> bool:
+    """Whether the commit's update has ``partition_stats`` records, the only ones that read the
+    :class:`TableView`'s latest files: the index is on, with column stats of some columns, and
+    the commit recorded its writer schema (Hudi computes them only then)."""
+    return (
+        indexes.has(PARTITION_STATS)
+        and indexes.has(COLUMN_STATS)
+        and bool(indexes.columns)
+        and bool(commit.table_schema)
+    )
+
+
 def commit_update(
     instant_time: str, commit: CommitMetadata, storage: Storage, indexes: TableIndexes, view: TableView
 ) -> UpdateRecords:
@@ -85,8 +97,7 @@ def commit_update(
         update[COLUMN_STATS] = [column_stats_record(p, r) for p, r, _ in written.ranges]
     if indexes.has(BLOOM_FILTERS):
         update[BLOOM_FILTERS] = written.blooms
-    if indexes.has(PARTITION_STATS) and indexes.has(COLUMN_STATS) and indexes.columns and commit.table_schema:
-        # Hudi computes partition stats only for a commit that recorded its writer schema
+    if needs_partition_stats(indexes, commit):
         update[PARTITION_STATS] = _partition_stats(by_partition, written.ranges, indexes, view)
     return {name: records for name, records in update.items() if records}
 

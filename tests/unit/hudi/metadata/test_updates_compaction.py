@@ -26,6 +26,7 @@ from maintainer.hudi.metadata.updates import (
     compaction_update,
     latest_files_after,
     latest_merged_files,
+    needs_partition_stats,
     table_indexes,
 )
 from maintainer.hudi.metadata.writer import encode_value
@@ -174,3 +175,24 @@ def test_a_commit_without_its_schema_gets_no_partition_stats(
         "files",
         "column_stats",
     }
+
+
+def test_only_partition_stats_need_the_table_around_the_write(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    """The sync of a compaction lists the data partitions it wrote only when the update has
+    partition stats (the only records reading :class:`TableView`): without them, the records
+    made with an empty view are the records made with the real one."""
+    name, instant = COMPACTIONS[0]
+    state = open_table(str(fixture_table(name).path), verify=False)
+    commit = _commit(state, instant)
+    indexes = table_indexes(state.storage, state.snapshot.config, commit.table_schema)
+    assert needs_partition_stats(indexes, commit)
+    assert not needs_partition_stats(indexes, dataclasses.replace(commit, extra_metadata={}))
+    without = dataclasses.replace(indexes, partitions=indexes.partitions - {"partition_stats"})
+    assert not needs_partition_stats(without, commit)
+    written = {p: tuple(w) for p, w in (commit.partition_to_write_stats or {}).items()}
+    real = TableView(latest_files_after(state.view, instant, written))
+    assert compaction_update(instant, commit, state.storage, without, TableView({})) == compaction_update(
+        instant, commit, state.storage, without, real
+    )
