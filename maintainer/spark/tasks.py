@@ -3,9 +3,8 @@ per item, over ``mapInArrow``.
 
 Items travel pickled with the function over ``spark.range`` (small work: no shuffle) or in a
 binary column, results in one, so this works on classic Spark and on Spark Connect alike (no
-RDDs). The function and items must be importable/picklable on the
-executors (the ``maintainer`` package installed there); only the function is shipped, never
-the session.
+RDDs). The function and items must be importable/picklable on the executors (the
+``maintainer`` package installed there); only the function is shipped, never the session.
 """
 
 from __future__ import annotations
@@ -42,16 +41,22 @@ travel as rows, range-partitioned to one per task (a sampling job and a shuffle:
 more per run on a warm local session)."""
 
 
+def _results(function: Callable[[Any], Any], indexes: list[int], payloads: Iterable[bytes]) -> pa.RecordBatch:
+    """The pickled results of ``function`` on the pickled items, by item index."""
+    results = [pickle.dumps(function(pickle.loads(payload))) for payload in payloads]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(indexes, pa.int64()), pa.array(results, pa.binary())], schema=_RESULT_SCHEMA
+    )
+
+
 def _task_body(
     function: Callable[[Any], Any],
 ) -> Callable[[Iterable[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The task over rows of (index, pickled item)."""
+
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            indexes = batch.column("index").to_pylist()
-            payloads = batch.column("item").to_pylist()
-            results = [pickle.dumps(function(pickle.loads(p))) for p in payloads]
-            yield pa.RecordBatch.from_arrays([pa.array(indexes, pa.int64()), pa.array(results, pa.binary())],
-                                             schema=_RESULT_SCHEMA)  # fmt: skip
+            yield _results(function, batch.column("index").to_pylist(), batch.column("item").to_pylist())
 
     return run
 
@@ -64,9 +69,7 @@ def _indexed_task_body(
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
             indexes = batch.column("id").to_pylist()
-            results = [pickle.dumps(function(pickle.loads(payloads[i]))) for i in indexes]
-            yield pa.RecordBatch.from_arrays([pa.array(indexes, pa.int64()), pa.array(results, pa.binary())],
-                                             schema=_RESULT_SCHEMA)  # fmt: skip
+            yield _results(function, indexes, (payloads[i] for i in indexes))
 
     return run
 

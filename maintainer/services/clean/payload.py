@@ -6,6 +6,7 @@ same bytes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
@@ -110,6 +111,8 @@ def node_cleaner_plan_bytes(node: NodePlan, storage: Storage, plan_id: str) -> b
 
 
 _BUILT_FOR_NODES: dict[tuple[int, str, str], tuple[NodePlan, CleanerPlan, bytes]] = {}
+_BUILT_LOCK = threading.Lock()
+"""Apply runs nodes on several threads."""
 _NODES_KEPT = 4
 
 
@@ -119,13 +122,15 @@ def node_cleaner_plan(node: NodePlan, storage: Storage, plan_id: str) -> tuple[C
     files: 0.1 s each), so the last few nodes' are kept, by the node object itself (a frozen
     value: the same object gives the same plan, and is held so that its id is not reused)."""
     key = (id(node), storage.uri(""), plan_id)
-    kept = _BUILT_FOR_NODES.get(key)
+    with _BUILT_LOCK:
+        kept = _BUILT_FOR_NODES.get(key)
     if kept is not None and kept[0] is node:
         return kept[1], kept[2]
     files, partitions = approved_deletions(node)
     plan = cleaner_plan_for(effect_of(node, CleanEffect), storage, plan_id, files, partitions)
     built = encode_avro(plan)
-    while len(_BUILT_FOR_NODES) >= _NODES_KEPT:
-        _BUILT_FOR_NODES.pop(next(iter(_BUILT_FOR_NODES)), None)
-    _BUILT_FOR_NODES[key] = (node, plan, built)
+    with _BUILT_LOCK:
+        while len(_BUILT_FOR_NODES) >= _NODES_KEPT:
+            del _BUILT_FOR_NODES[next(iter(_BUILT_FOR_NODES))]
+        _BUILT_FOR_NODES[key] = (node, plan, built)
     return plan, built
