@@ -7,7 +7,7 @@ anything is timed. Compaction = plan + ``run_compaction`` (operations on ``--wor
 or as Spark tasks with ``--spark``). The floor, with the same number of threads, reads every
 input byte (each base file decoded with pyarrow, each log file's bytes) and writes the output
 (the rows of each compacted file, held in memory beforehand) with pyarrow and Hudi's codec
-(gzip level 6, pages deflated by zlib-ng as base files are), no merge. Goal: compaction at
+(gzip level 6, pages deflated by libdeflate as base files are), no merge. Goal: compaction at
 most 1.5x the floor. Compaction and floor are measured ``--rounds`` times, one after the other,
 compaction each time on a fresh copy of the generated table (copying is not measured); the
 best wall and CPU times of each are compared, which keeps the ratio steady on a machine shared
@@ -70,7 +70,7 @@ def warm_up_imports() -> None:
 
 
 def write_gzip(table: pa.Table, path: Path) -> None:
-    """Write ``table`` as gzip-6 Parquet the way base files are (pages deflated by zlib-ng)."""
+    """Write ``table`` as gzip-6 Parquet the way base files are (pages deflated by libdeflate)."""
     with path.open("wb") as out:
         sink = GzipPagesSink(out, page_compressor(6))
         writer = pq.ParquetWriter(sink, table.schema, compression="none", version="1.0")

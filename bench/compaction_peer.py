@@ -10,7 +10,7 @@ Each round runs one then the other on fresh copies; best wall and process CPU ti
 ``--rounds`` rounds are compared.
 
 Two tables are measured: Hudi's default codec (gzip, zlib level 6, which maintainer deflates
-with zlib-ng and delta-rs with its own Rust deflate: the generated base files'
+with libdeflate and delta-rs with its own Rust deflate: the generated base files'
 codec, which compaction keeps) and the same table generated with its base files in ``--codec``
 (default zstd, at parquet-mr's level 3), whose new base files keep that codec.
 Goal (issue 17): within 1.5x of delta-rs with gzip, ahead of it with the table's other codec.

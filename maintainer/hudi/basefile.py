@@ -14,7 +14,7 @@ With ``hoodie.populate.meta.fields=false`` only ``_hoodie_file_name`` is filled 
 footer has no bloom filter or key range.
 
 Hudi's Parquet defaults are kept: gzip (level 6, as Hadoop's zlib codec; the pages are
-deflated by zlib-ng, see :mod:`.parquet_gzip`), dictionary encoding, 1 MiB pages,
+deflated by libdeflate, see :mod:`.parquet_gzip`), dictionary encoding, 1 MiB pages,
 statistics, format version 1.0 and v1 data pages. Row groups are cut by buffered Arrow
 bytes rather than parquet-mr's 120 MiB encoded block size, and lists use the 3-level
 layout (parquet-avro writes the old 2-level one); readers treat both alike.

@@ -1,4 +1,4 @@
-"""Base files whose gzip pages zlib-ng deflated, read by the JVM's Parquet reader (Spark's, on
+"""Base files whose gzip pages libdeflate deflated, read by the JVM's Parquet reader (Spark's, on
 parquet-mr's codecs, as Hudi's readers are): the same rows as written."""
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ def trips(start: int, count: int) -> pa.Table:
 
 
 @pytest.mark.parametrize("level", [1, 6])
-def test_spark_reads_zlib_ng_gzip_base_files_as_written(tmp_path: Path, spark: Any, level: int) -> None:
-    assert parquet_gzip.sink_supported()  # the pages below are zlib-ng's, not pyarrow's
+def test_spark_reads_libdeflate_gzip_base_files_as_written(tmp_path: Path, spark: Any, level: int) -> None:
+    assert parquet_gzip.sink_supported()  # the pages below are libdeflate's, not pyarrow's
     target = basefile.BaseFileTarget(
         path="city=sf/abc-0_3-10-20_20250101120000123.parquet",
         partition_path="city=sf",

@@ -266,7 +266,7 @@ def test_bad_parquet_settings_are_refused_before_anything_is_left_behind(tmp_pat
 def test_gzip_base_files_are_pyarrows_gzip_files_when_deflated_alike(
     tmp_path: Path, level: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """zlib-ng deflates the pages; with stock zlib instead the file is pyarrow's own gzip file."""
+    """libdeflate deflates the pages; with stock zlib instead the file is pyarrow's own gzip file."""
     monkeypatch.setattr(parquet_gzip, "page_compressor", parquet_gzip.zlib_compressor)
     chunks = [rows(i * 300, 300) for i in range(4)]
     write_new(Storage(str(tmp_path)), chunks, row_group_bytes=1, compression_level=level)
@@ -302,7 +302,7 @@ def key_values_in_written_order(data: bytes) -> dict[bytes, bytes]:
 def test_without_a_working_gzip_sink_pyarrow_gzips_the_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert parquet_gzip.sink_supported()  # this environment's pyarrow and zlib-ng
+    assert parquet_gzip.sink_supported()  # this environment's pyarrow and libdeflate
     monkeypatch.setattr(parquet_gzip, "sink_supported", lambda: False)
     monkeypatch.setattr(parquet_gzip, "GzipPagesSink", None)  # never used
     write_new(Storage(str(tmp_path)), [rows(0, 50)])
