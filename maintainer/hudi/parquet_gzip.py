@@ -51,22 +51,26 @@ class ParquetRewriteError(ValueError):
     """The Parquet bytes are not what this sink rewrites (see the module)."""
 
 
+Compressor = Callable[[bytes | bytearray | memoryview], bytes | bytearray]
+"""A page's bytes -> one gzip stream of them."""
+
+
 class _Output(Protocol):
     def write(self, data: Any) -> Any: ...
 
 
-def libdeflate_compressor(level: int) -> Callable[[bytes], bytes]:
+def libdeflate_compressor(level: int) -> Compressor:
     """Gzip streams by libdeflate at ``level`` (1 fastest, 9 smallest, as zlib's; it releases
     the GIL while it compresses)."""
     import deflate
 
-    def compress(data: bytes) -> bytes:
+    def compress(data: bytes | bytearray | memoryview) -> bytes | bytearray:
         return deflate.gzip_compress(data, level)
 
     return compress
 
 
-def page_compressor(level: int) -> Callable[[bytes], bytes]:
+def page_compressor(level: int) -> Compressor:
     """The compressor base files' gzip pages are written with: libdeflate at ``level``.
 
     Measured on a compaction's pages (bench/README.md): at level 6 zlib takes 1.01 s, zlib-ng
@@ -108,10 +112,10 @@ def sink_supported() -> bool:
         return False
 
 
-def zlib_compressor(level: int, mem_level: int = 8) -> Callable[[bytes], bytes]:
+def zlib_compressor(level: int, mem_level: int = 8) -> Compressor:
     """Gzip streams by the interpreter's zlib, for comparison with pyarrow's own gzip pages."""
 
-    def compress(data: bytes) -> bytes:
+    def compress(data: bytes | bytearray | memoryview) -> bytes:
         deflater = zlib.compressobj(level, zlib.DEFLATED, GZIP_WBITS, mem_level)
         return deflater.compress(data) + deflater.flush()
 
@@ -126,7 +130,7 @@ class GzipPagesSink:
     output then holds the whole file. The sink never closes ``out``.
     """
 
-    def __init__(self, out: _Output, compress: Callable[[bytes], bytes]) -> None:
+    def __init__(self, out: _Output, compress: Compressor) -> None:
         self._out = out
         self._compress = compress
         self._pending = bytearray()
@@ -209,7 +213,7 @@ class GzipPagesSink:
             )
         if _int_field(header, _UNCOMPRESSED_SIZE, "page header") != len(body):
             raise ParquetRewriteError(f"the page at {old_start} is compressed already")
-        compressed = self._compress(bytes(body))
+        compressed = self._compress(body)
         header.set(_COMPRESSED_SIZE, tc.I32, len(compressed))
         if header.get(_CRC) is not None:
             header.set(_CRC, tc.I32, _signed32(zlib.crc32(compressed)))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import io
 import zlib
-from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -51,9 +50,7 @@ def pyarrow_gzip(table: pa.Table, level: int, row_group_size: int, **options: An
     return out.getvalue()
 
 
-def through_sink(
-    table: pa.Table, compress: Callable[[bytes], bytes], row_group_size: int, **options: Any
-) -> bytes:
+def through_sink(table: pa.Table, compress: pg.Compressor, row_group_size: int, **options: Any) -> bytes:
     out = io.BytesIO()
     sink = pg.GzipPagesSink(out, compress)
     writer = pq.ParquetWriter(sink, table.schema, compression="none", **{**WRITER_OPTIONS, **options})
