@@ -279,6 +279,7 @@ def test_gzip_base_files_are_pyarrows_gzip_files_when_deflated_alike(
         version="1.0",
         compression="gzip",
         compression_level=6 if level is None else level,
+        use_dictionary=list(basefile.dictionary_columns(arrow_schema(basefile.with_meta_fields(AVRO)))),
         data_page_size=1024 * 1024,
         dictionary_pagesize_limit=1024 * 1024,
         store_schema=False,
@@ -338,3 +339,34 @@ def test_the_writer_tells_the_size_of_the_file_it_wrote(
         writer.write(rows(0, 500), rows(0, 500).column("uuid"))
         writer.close()
     assert writer.bytes_written == (tmp_path / PATH).stat().st_size > 0
+
+
+def test_every_column_but_the_unique_meta_columns_is_dictionary_encoded() -> None:
+    schema = pa.schema(
+        [
+            pa.field(basefile.COMMIT_TIME, pa.string()),
+            pa.field(basefile.COMMIT_SEQNO, pa.string()),
+            pa.field(basefile.RECORD_KEY, pa.string()),
+            pa.field("point", pa.struct([("x", pa.int64()), ("y", pa.string())])),
+            pa.field("tags", pa.list_(pa.string())),
+            pa.field("attrs", pa.map_(pa.string(), pa.int32())),
+        ]
+    )
+    assert basefile.dictionary_columns(schema) == (
+        basefile.COMMIT_TIME,
+        "point.x",
+        "point.y",
+        "tags.list.element",
+        "attrs.key_value.key",
+        "attrs.key_value.value",
+    )
+
+
+def test_the_unique_meta_columns_are_written_plain(tmp_path: Path) -> None:
+    write_new(Storage(str(tmp_path)), [rows(0, 2_000)])
+    metadata = pq.ParquetFile(tmp_path / PATH).metadata
+    group = metadata.row_group(0)
+    encodings = {group.column(c).path_in_schema: group.column(c).encodings for c in range(group.num_columns)}
+    for column, used in encodings.items():
+        dictionary = "PLAIN_DICTIONARY" in used or "RLE_DICTIONARY" in used
+        assert dictionary == (column not in basefile.UNIQUE_IN_EVERY_FILE), (column, used)
