@@ -416,6 +416,9 @@ class Storage:
         if is_s3(self.base_uri):
             return read_object(self.options, self.full_path(path), self.uri(path))
         try:
+            if self.is_local:  # one read of the known size (a stream grows and copies its buffer)
+                with self._fs.open_input_file(self.full_path(path)) as handle:
+                    return bytes(handle.read())
             with self._fs.open_input_stream(self.full_path(path)) as stream:
                 return bytes(stream.read())
         except FileNotFoundError as exc:

@@ -72,6 +72,14 @@ def test_read_missing_file_names_it(storage: Storage) -> None:
         storage.open_input_file("missing.txt")
 
 
+def test_read_bytes_reads_whole_large_files_and_refuses_a_folder(storage: Storage) -> None:
+    data = bytes(range(256)) * 40_000  # 10 MB: more than one read of a stream's buffer
+    storage.write_bytes("big.bin", data)
+    assert storage.read_bytes("big.bin") == data
+    with pytest.raises(StorageError, match="a/b"):
+        storage.read_bytes("a/b")
+
+
 def test_write_bytes_overwrites_and_creates_parents(storage: Storage) -> None:
     storage.write_bytes("new/dir/f.bin", b"x")
     storage.write_bytes("new/dir/f.bin", b"yz")
