@@ -29,8 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from maintainer.errors import PlanError
-from maintainer.plan.canonical import PLAN_ID_FIELD, canonical_json, compute_plan_id, pretty_json
-from maintainer.plan.model import FORMAT_VERSION, Plan, read_body
+from maintainer.plan.canonical import (
+    PLAN_ID_FIELD,
+    canonical_body,
+    canonical_json,
+    compute_plan_id,
+    id_of_canonical,
+    pretty_json,
+)
+from maintainer.plan.model import FORMAT_VERSION, Plan, read_body_json
 
 PLAN_FILE = "plan.json"
 REVIEW_FILE = "plan.md"
@@ -228,7 +235,8 @@ def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
             hint="make the plan again with this version of maintainer",
         )
     stored_id = data.get(PLAN_ID_FIELD)
-    actual_id = compute_plan_id(_unsigned_body(data))
+    canonical = canonical_body(_unsigned_body(data))
+    actual_id = id_of_canonical(canonical)
     if stored_id != actual_id:
         raise PlanError(
             "plan.json does not match its plan_id: it was changed after planning",
@@ -236,7 +244,7 @@ def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
             hint="plans are applied exactly as reviewed; make the plan again and review it",
         )
     try:
-        plan = read_body(_unsigned_body(data))
+        plan = read_body_json(canonical)  # the bytes just hashed: what is read is what matched
     except ValueError as exc:
         raise PlanError(
             f"plan.json is malformed: {exc}",

@@ -23,8 +23,17 @@ def canonical_json(value: Any) -> bytes:
 
 def compute_plan_id(body: Mapping[str, Any]) -> str:
     """sha256 of the canonical body (without its ``plan_id`` field)."""
-    unsigned = {k: v for k, v in body.items() if k != PLAN_ID_FIELD}
-    return hashlib.sha256(canonical_json(unsigned)).hexdigest()
+    return id_of_canonical(canonical_body(body))
+
+
+def canonical_body(body: Mapping[str, Any]) -> bytes:
+    """The canonical encoding of the body without its ``plan_id`` field (what the id hashes)."""
+    return canonical_json({k: v for k, v in body.items() if k != PLAN_ID_FIELD})
+
+
+def id_of_canonical(canonical: bytes) -> str:
+    """The plan id of a body's :func:`canonical_body` bytes."""
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def pretty_json(value: Any) -> str:

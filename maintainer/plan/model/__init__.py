@@ -24,6 +24,7 @@ from maintainer.plan.model.nodes import (
     TablePlan,
     dump_body,
     read_body,
+    read_body_json,
 )
 from maintainer.plan.model.rollback import (
     LeftAlone,
@@ -69,5 +70,6 @@ __all__ = [
     "TablePlan",
     "dump_body",
     "read_body",
+    "read_body_json",
     "slice_target",
 ]

@@ -132,9 +132,15 @@ def dump_body(plan: Plan) -> dict[str, Any]:
 def read_body(data: dict[str, Any]) -> Plan:
     """The plan of a JSON body, read strictly; ``ValueError`` says what is wrong and where
     (e.g. ``tables.0.nodes.2.actions.0.delete_file.size: Input should be a valid integer``)."""
+    return read_body_json(json.dumps(data))
+
+
+def read_body_json(text: str | bytes) -> Plan:
+    """:func:`read_body` of the body's JSON text (e.g. the canonical bytes the plan id hashed,
+    which spares encoding the body again)."""
     try:
         # strict JSON mode: arrays for tuples and strings for enums, nothing coerced
-        plan = PLAN_ADAPTER.validate_json(json.dumps(data), strict=True)
+        plan = PLAN_ADAPTER.validate_json(text, strict=True)
     except ValidationError as exc:
         raise ValueError(_first_errors(exc)) from None
     _check_node_tables(plan)
