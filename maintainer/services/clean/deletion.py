@@ -99,7 +99,17 @@ def relative_to_table(storage: Storage, uri: str, where: str, base: str | None =
             where=where,
             hint="the clean plan does not belong to this table; remove the pending clean by hand",
         )
-    return posixpath.normpath(path[len(base) :])
+    relative = path[len(base) :]
+    return relative if _is_normal(relative) else posixpath.normpath(relative)
+
+
+def _is_normal(path: str) -> bool:
+    """Whether ``normpath`` would leave the relative ``path`` as it is (no ``.`` or ``..``
+    part, no empty part): string tests, spared for the thousands of paths of a clean plan."""
+    if not path or path.startswith("/") or path.endswith("/") or "//" in path:
+        return False
+    framed = f"/{path}/"
+    return "/./" not in framed and "/../" not in framed
 
 
 def group_by_partition(

@@ -3,6 +3,7 @@ services' ``validate`` (the up-front check of a whole plan) and their applies.""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import TypeVar
@@ -62,7 +63,18 @@ def data_file_problem(path: object) -> str | None:
 
 def partition_problem(partition: object) -> str | None:
     """Why ``partition`` is not a partition path ("" is the non-partitioned table's)."""
-    return None if partition == "" else relative_path_problem(partition)
+    if partition == "":
+        return None
+    return (
+        _partition_path_problem(partition) if isinstance(partition, str) else relative_path_problem(partition)
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _partition_path_problem(partition: str) -> str | None:
+    """:func:`relative_path_problem` of a partition, asked once per partition of a plan (every
+    file a clean deletes names its partition)."""
+    return relative_path_problem(partition)
 
 
 def instant_problem(text: object) -> str | None:

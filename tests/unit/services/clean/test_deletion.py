@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pickle
+import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maintainer.errors import ApplyError
 from maintainer.services.clean.deletion import (
@@ -70,6 +73,15 @@ def test_absolute_paths_of_a_plan_must_be_inside_the_table(table: Storage) -> No
         relative_to_table(table, "file:/elsewhere/" + BASE, "plan")
     with pytest.raises(ApplyError, match="outside the table"):
         relative_to_table(table, table.uri("") + "-sibling/" + BASE, "plan")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["p=1", "a", ".", "..", "", BASE, "x.y"]), min_size=1, max_size=6))
+def test_a_plan_path_is_made_relative_as_normpath_makes_it(parts: list[str]) -> None:
+    """The paths that skip ``normpath`` (already normal) come out as ``normpath`` gives them."""
+    table = Storage("/tables/t")
+    relative = "/".join(parts)
+    assert relative_to_table(table, "file:/tables/t/" + relative, "plan") == posixpath.normpath(relative)
 
 
 def test_files_are_grouped_per_partition_with_emptied_partitions_marked() -> None:
