@@ -79,3 +79,38 @@ def test_fast_built_data_files_are_ordinary_frozen_dataclasses() -> None:
     assert hash(parsed) == hash(LogFile(P, ".f-0_5.log.2_1-2-3", 9, "f-0", "5", 2, "1-2-3"))
     assert parsed.path == f"{P}/.f-0_5.log.2_1-2-3" and parsed.log_order() == ("5", 2, "1-2-3")
     assert repr(parsed).startswith("LogFile(partition='p=1'")
+
+
+ASCII_DIGITS = st.text(alphabet="0123456789", min_size=1, max_size=4)
+HUDI_ID = st.text(alphabet="abf0-", min_size=1, max_size=8)
+HUDI_TOKEN = st.builds("{}-{}-{}".format, ASCII_DIGITS, ASCII_DIGITS, ASCII_DIGITS)
+INSTANT = st.text(alphabet="0123456789", min_size=14, max_size=17)
+hudi_base_names = st.builds(
+    "{}_{}_{}{}".format, HUDI_ID, HUDI_TOKEN, INSTANT, st.sampled_from(sorted(BASE_FILE_EXTENSIONS))
+)
+hudi_log_names = st.builds(
+    ".{}_{}.log.{}{}".format,
+    HUDI_ID,
+    st.one_of(INSTANT, st.just("")),
+    ASCII_DIGITS,
+    st.one_of(st.just(""), HUDI_TOKEN.map("_{}".format)),
+)
+# what sits beside data files in real partitions: checksums, CDC logs, archived logs, the
+# partition's metadata, OS litter
+beside_data_files = st.one_of(
+    hudi_base_names.map(".{}.crc".format),
+    hudi_log_names.map("{}.cdc".format),
+    hudi_log_names.map(lambda name: name.replace(".log.", ".archive.")),
+    st.sampled_from(
+        [".hoodie_partition_metadata", ".hoodie_partition_metadata.parquet", "_SUCCESS", ".DS_Store"]
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(hudi_base_names, hudi_log_names, beside_data_files), max_size=15))
+def test_hudi_written_partitions_parse_like_the_full_patterns(names: list[str]) -> None:
+    sizes = list(range(1, len(names) + 1))
+    listing = DirListing(P, names, sizes, [False] * len(names), [None] * len(names))
+    expected = [f for f in (_expected(n, s) for n, s in zip(names, sizes, strict=True)) if f is not None]
+    assert list(parse_data_files(P, listing)) == expected
