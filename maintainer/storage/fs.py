@@ -180,6 +180,21 @@ def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
     )
 
 
+_PROC_FD = "/proc/self/fd"
+
+
+def _opened_folder_path(handle: int, path: str) -> tuple[str, bool]:
+    """Where the folder open as ``handle`` (opened from ``path``) really is, and whether that is
+    surely the folder opened. Linux names a descriptor's own folder in ``/proc/self/fd`` (one
+    call, and it is the opened folder whatever happened to ``path`` since); elsewhere the path is
+    resolved again, and the folder there must be the one opened."""
+    if os.path.isdir(_PROC_FD):
+        return os.readlink(f"{_PROC_FD}/{handle}"), True
+    where = os.path.realpath(path)
+    opened, resolved = os.fstat(handle), os.stat(where)
+    return where, (opened.st_dev, opened.st_ino) == (resolved.st_dev, resolved.st_ino)
+
+
 def _is_within(resolved: str, root: str) -> bool:
     """Whether the resolved local path ``resolved`` is ``root`` or below it."""
     return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
@@ -612,7 +627,7 @@ class Storage:
         by_folder: dict[str, list[str]] = {}
         for path in paths:  # (rpartition: posixpath.dirname costs a third of a local delete)
             by_folder.setdefault(path.rpartition("/")[0], []).append(path)
-        root = os.path.realpath(self._root)
+        root = self._real_root()
         for folder, members in by_folder.items():
             try:
                 self.check_write_fence(folder)
@@ -640,18 +655,22 @@ class Storage:
         except OSError as exc:
             raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
         try:
-            where = os.path.realpath(full)
-            opened = os.fstat(handle)
-            resolved = os.stat(where)
+            where, same = _opened_folder_path(handle, full)
         except OSError as exc:
             os.close(handle)
             raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
-        same = (opened.st_dev, opened.st_ino) == (resolved.st_dev, resolved.st_ino)
         if not same or not _is_within(where, root):
             os.close(handle)
             problem = f"it resolves to {where}, outside the table at {root}"
             raise StorageError(self._outside_message(folder, problem), hint=OUTSIDE_HINT)
         return handle
+
+    def _real_root(self) -> str:
+        """The root with every link resolved (once per storage: it is asked per folder)."""
+        real = self.__dict__.get("_resolved_root")
+        if real is None:
+            real = self.__dict__["_resolved_root"] = os.path.realpath(self._root)
+        return str(real)
 
     def _unlink_in(self, handle: int, members: list[str], result: Deletions) -> None:
         """Unlink ``members`` (paths of one folder) relative to the folder's descriptor."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.storage import Storage
+from maintainer.storage import Storage, fs
 
 
 def test_deleted_gone_and_refused_are_told_apart(tmp_path: Path) -> None:
@@ -76,5 +76,27 @@ def test_a_folder_resolving_elsewhere_than_the_one_opened_is_refused(
         return str(table / "other") if resolved == str(table / "p") else resolved
 
     monkeypatch.setattr(os.path, "realpath", moved)
+    monkeypatch.setattr(fs, "_PROC_FD", str(tmp_path / "no-proc"))  # where /proc names no descriptor
     done = Storage(str(table)).delete_many(["p/a.parquet"])
     assert [path for path, _ in done.failed] == ["p/a.parquet"] and (table / "p" / "a.parquet").exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="Linux names open descriptors in /proc")
+def test_the_opened_folder_is_where_proc_says_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where /proc names the descriptor's folder is what must lie inside the table (a path
+    resolved again could already name another folder)."""
+    table = tmp_path / "t"
+    (table / "p").mkdir(parents=True)
+    (table / "p" / "a.parquet").write_bytes(b"x")
+    (table / "q").mkdir()
+    (table / "q" / "b.parquet").write_bytes(b"y")
+    real_readlink = os.readlink
+
+    def elsewhere(path: Any, *args: Any, **kwargs: Any) -> str:
+        found = real_readlink(path, *args, **kwargs)
+        return str(tmp_path / "outside") if found == str(table / "p") else found
+
+    monkeypatch.setattr(os, "readlink", elsewhere)
+    done = Storage(str(table)).delete_many(["p/a.parquet", "q/b.parquet"])
+    assert [path for path, _ in done.failed] == ["p/a.parquet"] and (table / "p" / "a.parquet").exists()
+    assert done.deleted == ["q/b.parquet"] and not (table / "q" / "b.parquet").exists()
