@@ -43,6 +43,20 @@ def test_version_and_help_import_no_command() -> None:
         assert loaded == [], f"{args}: {loaded}"
 
 
+def test_plan_and_apply_import_no_dataframe_library() -> None:
+    """pandas (which ``pyarrow.dataset`` imports) and polars cost a fifth of a second each at
+    the start of a command; only a compaction's executor uses them, when it runs."""
+    script = (
+        "import json, sys\n"
+        "import maintainer.commands.plan_cmd, maintainer.commands.apply_cmd\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded = [m for m in modules if m.split(".")[0] in ("pandas", "polars")]
+    assert loaded == [], loaded
+
+
 def test_help_lists_every_command_with_its_line() -> None:
     out = CliRunner().invoke(cli, ["--help"], terminal_width=200).output
     listed = [line.split()[0] for line in out.split("Commands:")[1].strip().splitlines()]

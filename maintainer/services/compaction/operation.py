@@ -13,13 +13,14 @@ becomes the new file's name. Corrupt log blocks are skipped and counted in the w
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
-import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
@@ -61,8 +62,14 @@ class CommittedInstants:
         )
 
 
-PARQUET = pads.ParquetFileFormat()
-"""Reads base files as dataset fragments of a known size (:class:`BaseFileReader`)."""
+@functools.cache
+def parquet_format() -> Any:
+    """pyarrow's dataset Parquet format, which reads base files as fragments of a known size
+    (:class:`BaseFileReader`). Imported when first read: ``pyarrow.dataset`` imports pandas,
+    a fifth of a second that every ``maintainer`` command would otherwise pay at start."""
+    import pyarrow.dataset as pads
+
+    return pads.ParquetFileFormat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +155,8 @@ class BaseFileReader:
                 self.metadata = parquet.metadata
                 self._read: Callable[[int], pa.Table] = parquet.read_row_group
             else:
-                fragment = PARQUET.make_fragment(storage.full_path(path), storage.arrow_fs, file_size=size)
+                full_path = storage.full_path(path)
+                fragment = parquet_format().make_fragment(full_path, storage.arrow_fs, file_size=size)
                 self.metadata = fragment.metadata
                 self._read = lambda index: fragment.subset(row_group_ids=[index]).to_table()
         except FileNotFoundError as exc:
