@@ -63,7 +63,9 @@ def save(built: BuiltPlan, directory: Path, loaded: LoadedProject, review: Revie
     }
     markdown = render_markdown(built.plan, built.plan_id, review)
     try:
-        write_plan(directory, built.plan, built.payloads, markdown, meta, key, body=built.body)
+        write_plan(
+            directory, built.plan, built.payloads, markdown, meta, key, body=built.body, plan_id=built.plan_id
+        )
         write_compiled(loaded, directory / MANIFEST_FILE)
     except OSError as exc:
         raise MaintainerError(

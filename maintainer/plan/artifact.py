@@ -135,14 +135,18 @@ def _unsigned_body(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def write_plan(
     directory: Path, plan: Plan, payloads: Mapping[str, bytes], review: str, meta: Mapping[str, Any],
-    key: bytes | None = None, body: Mapping[str, Any] | None = None,
+    key: bytes | None = None, body: Mapping[str, Any] | None = None, plan_id: str | None = None,
 ) -> str:  # fmt: skip
     """Write the plan directory (replacing an older plan there); returns the plan id.
     ``payloads`` must hold exactly the payloads the nodes name; given a ``key``, the plan is
     signed with it. ``body``: ``plan.body()`` when the caller made it already (``build_plan``
-    does, for the plan id): a plan of 500,000 actions is then dumped once, not twice."""
-    body = dict(body) if body is not None else plan.body()
-    plan_id = compute_plan_id(body)
+    does, for the plan id), and ``plan_id`` the id it computed of that body: a plan of 500,000
+    actions is then dumped and hashed once, not twice (an id that does not match its body is
+    refused by ``read_plan``, so nothing is applied from it)."""
+    if body is None:
+        body, plan_id = plan.body(), None
+    body = dict(body)
+    plan_id = plan_id or compute_plan_id(body)
     if sorted(payloads) != plan.payload_names():
         raise PlanError(
             f"payloads {sorted(payloads)} do not match those the plan's nodes name {plan.payload_names()}",

@@ -61,7 +61,19 @@ def test_a_body_made_already_writes_the_same_plan(tmp_path: Path) -> None:
     payloads = {"trips.clean.requested": PAYLOAD}
     write_plan(tmp_path / "a", made, payloads, "# plan\n", {})
     write_plan(tmp_path / "b", made, payloads, "# plan\n", {}, body=made.body())
+    plan_id = compute_plan_id(made.body())
+    write_plan(tmp_path / "c", made, payloads, "# plan\n", {}, body=made.body(), plan_id=plan_id)
     assert (tmp_path / "a" / PLAN_FILE).read_bytes() == (tmp_path / "b" / PLAN_FILE).read_bytes()
+    assert (tmp_path / "a" / PLAN_FILE).read_bytes() == (tmp_path / "c" / PLAN_FILE).read_bytes()
+    assert read_plan(tmp_path / "c").plan_id == plan_id
+
+
+def test_an_id_given_that_is_not_its_bodys_makes_a_plan_apply_refuses(tmp_path: Path) -> None:
+    made = sample_plan()
+    payloads = {"trips.clean.requested": PAYLOAD}
+    write_plan(tmp_path, made, payloads, "# plan\n", {}, body=made.body(), plan_id="0" * 64)
+    with pytest.raises(PlanError, match="changed after planning"):
+        read_plan(tmp_path)
 
 
 def test_tampered_plan_json_is_refused(tmp_path: Path) -> None:
