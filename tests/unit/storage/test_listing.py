@@ -7,12 +7,13 @@ import os
 import pickle
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow.fs as pafs
 import pytest
 
-from maintainer.storage import FileInfo, Storage
+from maintainer.storage import FileInfo, Storage, fs
 from maintainer.storage.fs import listing_pool
 from maintainer.storage.listing import DirListing, Listings
 
@@ -55,6 +56,29 @@ def test_list_dirs_columns_keeps_the_order_asked(storage: Storage) -> None:
     assert list(listed) == ["p=2", "p=1", "missing"]
     assert len(listed["p=1"]) == 3 and len(listed["p=2"]) == 0 and len(listed["missing"]) == 0
     assert storage.list_dirs(["p=1"]) == {"p=1": storage.list_dir("p=1")}
+
+
+def test_a_few_local_folders_are_listed_in_the_calling_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "many"
+    folders = [f"p={index:02d}" for index in range(fs.LOCAL_LISTED_IN_THREAD + 1)]
+    for folder in folders:
+        (root / folder).mkdir(parents=True)
+        (root / folder / "a.parquet").write_bytes(b"1")
+    storage = Storage(str(root), listing_threads=4)
+    pooled: list[int] = []
+    real_pool = fs.listing_pool
+
+    def counted_pool(threads: int) -> ThreadPoolExecutor:
+        pooled.append(threads)
+        return real_pool(threads)
+
+    monkeypatch.setattr(fs, "listing_pool", counted_pool)
+    few = storage.list_dirs_columns(folders[:-1])
+    assert pooled == [] and all(list(listing.names) == ["a.parquet"] for listing in few.values())
+    many = storage.list_dirs_columns(folders)
+    assert pooled == [4] and list(many) == folders and many[folders[0]] == few[folders[0]]
 
 
 def test_listings_read_as_a_mapping_of_file_info_tuples(storage: Storage) -> None:
