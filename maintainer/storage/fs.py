@@ -64,7 +64,7 @@ _LISTING_POOLS = _ListingPools()
 LOCAL_LISTED_IN_THREAD = 16
 """Local folders listed by the calling thread rather than the listing pool, up to this many: a
 local folder lists in tens of microseconds, about what handing it to a pool thread costs (a
-lake of 2,000 tables of 10 partitions planned a tenth faster)."""
+lake of 2,000 tables of 10 partitions, 4 at once, planned in three quarters of the time)."""
 
 
 def listing_pool(threads: int) -> ThreadPoolExecutor:
@@ -254,6 +254,7 @@ class Storage:
     ) -> None:
         self.options = dict(options or {})
         self.listing_threads = listing_threads
+        self._resolved_root: str | None = None  # local: the root with its links resolved, once
         if _is_local(base_uri):
             self.base_uri = _local_path(base_uri)
             self._fs: pafs.FileSystem = pafs.LocalFileSystem()
@@ -674,10 +675,9 @@ class Storage:
 
     def _real_root(self) -> str:
         """The root with every link resolved (once per storage: it is asked per folder)."""
-        real = self.__dict__.get("_resolved_root")
-        if real is None:
-            real = self.__dict__["_resolved_root"] = os.path.realpath(self._root)
-        return str(real)
+        if self._resolved_root is None:
+            self._resolved_root = os.path.realpath(self._root)
+        return self._resolved_root
 
     def _unlink_in(self, handle: int, members: list[str], result: Deletions) -> None:
         """Unlink ``members`` (paths of one folder) relative to the folder's descriptor."""
