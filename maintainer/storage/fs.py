@@ -195,7 +195,10 @@ def _opened_folder_path(handle: int, path: str) -> tuple[str, bool]:
     call, and it is the opened folder whatever happened to ``path`` since); elsewhere the path is
     resolved again, and the folder there must be the one opened."""
     if os.path.isdir(_PROC_FD):
-        return os.readlink(f"{_PROC_FD}/{handle}"), True
+        try:
+            return os.readlink(f"{_PROC_FD}/{handle}"), True
+        except OSError:
+            pass  # a /proc that does not name descriptors: as elsewhere
     where = os.path.realpath(path)
     opened, resolved = os.fstat(handle), os.stat(where)
     return where, (opened.st_dev, opened.st_ino) == (resolved.st_dev, resolved.st_ino)

@@ -100,3 +100,16 @@ def test_the_opened_folder_is_where_proc_says_it_is(tmp_path: Path, monkeypatch:
     done = Storage(str(table)).delete_many(["p/a.parquet", "q/b.parquet"])
     assert [path for path, _ in done.failed] == ["p/a.parquet"] and (table / "p" / "a.parquet").exists()
     assert done.deleted == ["q/b.parquet"] and not (table / "q" / "b.parquet").exists()
+
+
+def test_a_proc_that_names_no_descriptor_falls_back_to_resolving_the_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "t"
+    (table / "p").mkdir(parents=True)
+    (table / "p" / "a.parquet").write_bytes(b"x")
+    proc = tmp_path / "proc-fd"
+    proc.mkdir()  # a folder, but with no entry per descriptor
+    monkeypatch.setattr(fs, "_PROC_FD", str(proc))
+    done = Storage(str(table)).delete_many(["p/a.parquet"])
+    assert done.deleted == ["p/a.parquet"] and not (table / "p" / "a.parquet").exists()
