@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 PLAN_ID_FIELD = "plan_id"
@@ -47,14 +47,47 @@ def pretty_json(value: Any) -> str:
     return "".join(parts)
 
 
-_INLINE = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
-).encode
+def _public_inline() -> Callable[[Any], str]:
+    return json.JSONEncoder(
+        sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": ")
+    ).encode
+
+
+def _reused_inline() -> Callable[[Any], str] | None:
+    """The same one-line encoding through CPython's C encoder made once (``JSONEncoder.encode``
+    makes one per call: a third of writing a plan of many actions); None where the interpreter
+    has no C encoder, or its encoder does not write a probe exactly as the public one does."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    refuse = json.JSONEncoder().default  # what is not JSON: the public encoder's TypeError
+    try:  # markers None: no cycle check (a plan body is a tree)
+        encoder = make(None, refuse, json.encoder.encode_basestring, None, ": ", ", ", True, False, False)
+    except TypeError:
+        return None
+
+    def inline(value: Any) -> str:
+        return "".join(encoder(value, 0))
+
+    try:
+        return inline if inline(_PROBE) == _PROBE_TEXT else None
+    except (TypeError, ValueError):
+        return None
+
+
+_PROBE = {"b": [1, -2.5, 1e300, None, True, False], "a": {"é ☃": 'q"\\\n\t'}, "": []}
+_PROBE_TEXT = '{"": [], "a": {"é ☃": "q\\"\\\\\\n\\t"}, "b": [1, -2.5, 1e+300, null, true, false]}'
+"""How the public encoder writes :data:`_PROBE` on one line."""
+
+
+_INLINE = _reused_inline() or _public_inline()
+_CONTAINERS = frozenset((dict, list))
 
 
 def _is_flat(value: dict[str, Any] | list[Any]) -> bool:
+    """No object or list inside (JSON values: plain dicts and lists)."""
     items = value.values() if isinstance(value, dict) else value
-    return not any(isinstance(item, dict | list) for item in items)
+    return _CONTAINERS.isdisjoint(map(type, items))
 
 
 def _pretty(value: Any, indent: str, parts: list[str]) -> None:
@@ -70,7 +103,11 @@ def _pretty(value: Any, indent: str, parts: list[str]) -> None:
         parts.append(f"\n{indent}}}")
     else:
         parts.append("[")
+        separator = f",\n{inner}"
         for index, item in enumerate(value):
-            parts.append(f"{',' if index else ''}\n{inner}")
-            _pretty(item, inner, parts)
+            parts.append(separator if index else f"\n{inner}")
+            if type(item) in _CONTAINERS and item and _is_flat(item):
+                parts.append(_INLINE(item))  # an action: one line, no call per item
+            else:
+                _pretty(item, inner, parts)
         parts.append(f"\n{indent}]")

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maintainer.plan import canonical
 from maintainer.plan.canonical import pretty_json
 
 scalars = (
@@ -65,3 +67,43 @@ def test_flat_objects_and_lists_take_one_line_and_keys_are_sorted() -> None:
 def test_text_is_kept_as_written_and_scalars_alone_are_plain() -> None:
     assert pretty_json({"w": "é ☃"}) == '{"w": "é ☃"}\n'
     assert pretty_json(3) == "3\n" and pretty_json([]) == "[]\n"
+
+
+def reference_pretty(value: Any, indent: str = "") -> str:
+    """The stored form written plainly: the public encoder, one call per value."""
+    inline = json.JSONEncoder(sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    containers = (dict, list)
+    if not isinstance(value, containers) or not value:
+        return inline.encode(value)
+    items = value.values() if isinstance(value, dict) else value
+    if not any(isinstance(item, containers) for item in items):
+        return inline.encode(value)
+    inner = indent + "  "
+    if isinstance(value, dict):
+        body = ",".join(
+            f"\n{inner}{inline.encode(k)}: {reference_pretty(value[k], inner)}" for k in sorted(value)
+        )
+        return "{" + body + f"\n{indent}}}"
+    body = ",".join(f"\n{inner}{reference_pretty(item, inner)}" for item in value)
+    return "[" + body + f"\n{indent}]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_the_stored_form_is_the_plain_encoders(value: Any) -> None:
+    assert pretty_json(value) == reference_pretty(value) + "\n"
+
+
+def test_without_a_c_encoder_the_public_one_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert canonical._public_inline()(canonical._PROBE) == canonical._PROBE_TEXT
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    assert canonical._reused_inline() is None
+    monkeypatch.setattr(json.encoder, "c_make_encoder", lambda *args: lambda value, level: ["{}"])
+    assert canonical._reused_inline() is None  # encodes the probe differently: not used
+
+
+def test_what_is_not_json_is_refused_as_the_public_encoder_refuses() -> None:
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        pretty_json({"a": {"b": object()}})
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        pretty_json({"a": float("nan")})
