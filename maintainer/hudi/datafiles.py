@@ -83,18 +83,14 @@ def parse_data_files(partition: str, listing: DirListing) -> tuple[BaseFile | Lo
 
 def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | LogFile]:
     base_match, log_match = PLAIN_BASE_FILE_PATTERN.fullmatch, PLAIN_LOG_FILE_PATTERN.fullmatch
+    new_base, new_log = _new_base_file, _new_log_file
     files: list[BaseFile | LogFile] = []
     append = files.append
-    # the objects are made here through their slots (see _new_base_file), inlined: this loop
-    # runs once per data file of the table
-    new_object = object.__new__
-    base_partition, base_name, base_size, base_id, base_instant = _BASE_FILE_SETTERS
-    log_partition, log_name, log_size, log_id, log_instant, log_version, log_token = _LOG_FILE_SETTERS
     # one string per distinct file id and instant of the partition, not one per file: a file
     # group's files share them (a third of what a large view holds)
     shared: dict[str, str] = {}
     share = shared.setdefault
-    versions: dict[str, int] = {}
+    versions: dict[str, int] = {}  # a log version converted once per distinct text
     for name, size in _files_of(listing):
         data_file: BaseFile | LogFile | None
         if name[:1] != ".":
@@ -102,13 +98,7 @@ def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | Lo
             base = base_match(name)
             if base is not None:
                 file_id, instant = base.groups()
-                data_file = new_object(BaseFile)
-                base_partition(data_file, partition)
-                base_name(data_file, name)
-                base_size(data_file, size or 0)
-                base_id(data_file, share(file_id, file_id))
-                base_instant(data_file, share(instant, instant))
-                append(data_file)
+                append(new_base(partition, name, size or 0, share(file_id, file_id), share(instant, instant)))
             elif (data_file := _parse_base(partition, name, size or 0)) is not None:
                 append(data_file)
         elif not name.startswith(_SKIPPED_DOT_PREFIXES) and not name.endswith(".crc"):
@@ -118,15 +108,12 @@ def _parse_data_files(partition: str, listing: DirListing) -> list[BaseFile | Lo
                 number = versions.get(version)
                 if number is None:
                     number = versions[version] = int(version)
-                data_file = new_object(LogFile)
-                log_partition(data_file, partition)
-                log_name(data_file, name)
-                log_size(data_file, size or 0)
-                log_id(data_file, share(file_id, file_id))
-                log_instant(data_file, share(instant, instant))
-                log_version(data_file, number)
-                log_token(data_file, share(token, token))
-                append(data_file)
+                file_id, instant, token = (
+                    share(file_id, file_id),
+                    share(instant, instant),
+                    share(token, token),
+                )
+                append(new_log(partition, name, size or 0, file_id, instant, number, token))
             elif (data_file := _parse_log(partition, name, size or 0)) is not None:
                 append(data_file)
     return files
