@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
 from maintainer.hudi import bloom, parquet_gzip
+from maintainer.hudi.deflate_threads import process_threads
 from maintainer.hudi.logformat.arrow import arrow_schema
 from maintainer.hudi.record_keys import KeyRange
 from maintainer.storage.fs import Storage
@@ -212,7 +213,9 @@ class BaseFileWriter:
         if s.compression.lower() != "gzip" or not parquet_gzip.sink_supported():
             return None
         level = HUDI_CODEC_LEVELS["gzip"] if s.compression_level is None else s.compression_level
-        return parquet_gzip.GzipPagesSink(self._stream, parquet_gzip.page_compressor(level))
+        return parquet_gzip.GzipPagesSink(
+            self._stream, parquet_gzip.page_compressor(level), process_threads()
+        )
 
     def _open_writer(self) -> pq.ParquetWriter:
         s = self.settings

@@ -23,13 +23,17 @@ import bisect
 import functools
 import io
 import zlib
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.hudi import thrift_compact as tc
+from maintainer.hudi.deflate_threads import DeflateThreads
 
 MAGIC = b"PAR1"
 GZIP_WBITS = 31
@@ -122,17 +126,39 @@ def zlib_compressor(level: int, mem_level: int = 8) -> Compressor:
     return compress
 
 
+@dataclass(frozen=True, slots=True)
+class _PageInFlight:
+    """A page handed to the pool: where it started, its header, its deflated bytes to come."""
+
+    old_start: int
+    header: tc.Struct
+    size: int
+    compressed: Future[bytes | bytearray]
+
+
 class GzipPagesSink:
     """A writable file for pyarrow's Parquet writer, set to write without compression.
 
     Call :meth:`begin_footer` once every row group is written (before closing the writer: the
     bytes that come after it are the footer), and :meth:`finish` after closing the writer; the
     output then holds the whole file. The sink never closes ``out``.
+
+    With ``threads``, the sink holds one of their cores while it writes, and pages go to a
+    deflate thread while a core is idle (see :mod:`.deflate_threads`), at most ``in_flight``
+    pages at a time (pyarrow's are about 1 MB); they are written out in their order, so the file
+    is byte for byte the one written without threads.
     """
 
-    def __init__(self, out: _Output, compress: Compressor) -> None:
+    def __init__(
+        self, out: _Output, compress: Compressor, threads: DeflateThreads | None = None, in_flight: int = 8
+    ) -> None:
         self._out = out
         self._compress = compress
+        self._threads = threads
+        if threads is not None:
+            threads.writer_started()
+        self._in_flight: deque[_PageInFlight] = deque()
+        self._max_in_flight = max(1, in_flight)
         self._pending = bytearray()
         self._pending_at = 0  # offset in the uncompressed file of _pending[0]
         self._written = 0
@@ -159,6 +185,18 @@ class GzipPagesSink:
         """Pass nothing more on (the file is being abandoned: what pyarrow still writes is dropped)."""
         self._discarding = True
         self._pending.clear()
+        while self._in_flight:
+            self._in_flight.popleft().compressed.cancel()
+        self._stop_holding_core()
+
+    def _stop_holding_core(self) -> None:
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.writer_finished()
+
+    def __del__(self) -> None:  # a sink dropped unfinished (an error while writing)
+        if getattr(self, "_threads", None) is not None:
+            self._stop_holding_core()
 
     def tell(self) -> int:
         return self._pending_at + len(self._pending)
@@ -205,7 +243,7 @@ class GzipPagesSink:
         del self._pending[:pos]
         self._pending_at += pos
 
-    def _pass_page(self, old_start: int, header: tc.Struct, body: bytearray | memoryview) -> None:
+    def _pass_page(self, old_start: int, header: tc.Struct, body: bytearray) -> None:
         page_type = header.get(_PAGE_TYPE)
         if page_type not in (_DATA_PAGE, _DICTIONARY_PAGE):
             raise ParquetRewriteError(
@@ -213,13 +251,36 @@ class GzipPagesSink:
             )
         if _int_field(header, _UNCOMPRESSED_SIZE, "page header") != len(body):
             raise ParquetRewriteError(f"the page at {old_start} is compressed already")
-        compressed = self._compress(body)
+        # (the body is a copy cut from the pending bytes: it may outlive them)
+        threads = self._threads
+        compressed = threads.submit_if_idle(self._compress, body) if threads is not None else None
+        if compressed is None:
+            if not self._in_flight:
+                self._write_page(old_start, header, len(body), self._compress(body))
+                return
+            compressed = Future()
+            compressed.set_result(self._compress(body))
+        self._in_flight.append(_PageInFlight(old_start, header, len(body), compressed))
+        self._write_deflated(wait=len(self._in_flight) > self._max_in_flight)
+
+    def _write_deflated(self, wait: bool = False, every: bool = False) -> None:
+        """Write out the pages at the head of the queue that are deflated (waiting for the first
+        one with ``wait``, for all with ``every``)."""
+        queue = self._in_flight
+        while queue and (every or wait or queue[0].compressed.done()):
+            page = queue.popleft()
+            self._write_page(page.old_start, page.header, page.size, page.compressed.result())
+            wait = False
+
+    def _write_page(
+        self, old_start: int, header: tc.Struct, size: int, compressed: bytes | bytearray
+    ) -> None:
         header.set(_COMPRESSED_SIZE, tc.I32, len(compressed))
         if header.get(_CRC) is not None:
             header.set(_CRC, tc.I32, _signed32(zlib.crc32(compressed)))
         new_header = tc.write_struct(header)
         self._mark_page_start(old_start)
-        self._uncompressed_total += len(new_header) + len(body)
+        self._uncompressed_total += len(new_header) + size
         self._emit(new_header)
         self._emit(compressed)
 
@@ -229,6 +290,8 @@ class GzipPagesSink:
         """Every page has been written: what comes next is the footer."""
         if self._pending:
             raise ParquetRewriteError(f"{len(self._pending)} bytes of an unfinished page before the footer")
+        self._write_deflated(every=True)
+        self._stop_holding_core()
         self._mark_page_start(self._pending_at)  # the end of the last page
         self._in_footer = True
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 
 from maintainer.errors import ApplyError
+from maintainer.hudi.deflate_threads import set_process_cores
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -41,8 +42,20 @@ travel as rows, range-partitioned to one per task (a sampling job and a shuffle:
 more per run on a warm local session)."""
 
 
+def _use_task_cores() -> None:
+    """This Python worker has the cores Spark gave its task (``spark.task.cpus``), not the
+    machine's: the task's base files deflate their pages on them alone (see
+    :mod:`maintainer.hudi.deflate_threads`)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    cpus = getattr(context, "cpus", None) if context is not None else None
+    set_process_cores(cpus() if callable(cpus) else 1)
+
+
 def _results(function: Callable[[Any], Any], indexes: list[int], payloads: Iterable[bytes]) -> pa.RecordBatch:
     """The pickled results of ``function`` on the pickled items, by item index."""
+    _use_task_cores()
     results = [pickle.dumps(function(pickle.loads(payload))) for payload in payloads]
     return pa.RecordBatch.from_arrays(
         [pa.array(indexes, pa.int64()), pa.array(results, pa.binary())], schema=_RESULT_SCHEMA

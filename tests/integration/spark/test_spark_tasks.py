@@ -52,3 +52,15 @@ def test_each_item_runs_in_a_task_of_its_own_whichever_way_items_travel(
     results = SparkRunner(spark).run(partition_of_task, list(range(5)))
     assert [value for value, _ in results] == list(range(5))
     assert len({partition for _, partition in results}) == 5
+
+
+def cores_of_task(value: int) -> int:
+    from maintainer.hudi.deflate_threads import process_threads
+
+    return process_threads().cores
+
+
+def test_a_task_deflates_on_the_cores_spark_gave_it_not_the_machines(spark: Any) -> None:
+    """Spark runs a task per core: a task's base files never hand pages to threads of their own
+    on cores Spark gave other tasks."""
+    assert SparkRunner(spark).run(cores_of_task, [0, 1]) == [1, 1]

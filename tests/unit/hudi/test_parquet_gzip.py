@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
+import threading
+import time
 import zlib
 from typing import Any
 
@@ -16,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maintainer.hudi import parquet_gzip as pg
+from maintainer.hudi.deflate_threads import DeflateThreads
 
 WRITER_OPTIONS: dict[str, Any] = {
     "version": "1.0",
@@ -50,9 +54,16 @@ def pyarrow_gzip(table: pa.Table, level: int, row_group_size: int, **options: An
     return out.getvalue()
 
 
-def through_sink(table: pa.Table, compress: pg.Compressor, row_group_size: int, **options: Any) -> bytes:
+def through_sink(
+    table: pa.Table,
+    compress: pg.Compressor,
+    row_group_size: int,
+    threads: DeflateThreads | None = None,
+    in_flight: int = 8,
+    **options: Any,
+) -> bytes:
     out = io.BytesIO()
-    sink = pg.GzipPagesSink(out, compress)
+    sink = pg.GzipPagesSink(out, compress, threads, in_flight)
     writer = pq.ParquetWriter(sink, table.schema, compression="none", **{**WRITER_OPTIONS, **options})
     writer.write_table(table, row_group_size=row_group_size)
     writer.add_key_value_metadata({"hoodie_min_record_key": "a"})
@@ -188,3 +199,160 @@ def test_a_discarded_sink_passes_nothing_on() -> None:
     sink.discard()
     sink.write(b"anything at all")
     assert out.getvalue() == b"PAR1"
+
+
+def _jittery(compress: pg.Compressor, seed: int) -> pg.Compressor:
+    """``compress``, each call held back a random few milliseconds: pages finish out of order."""
+    lock, draws = threading.Lock(), random.Random(seed)
+
+    def slow(data: bytes | bytearray | memoryview) -> bytes | bytearray:
+        with lock:
+            pause = draws.random() * 0.004
+        time.sleep(pause)
+        return compress(data)
+
+    return slow
+
+
+@pytest.mark.parametrize("in_flight", [1, 3, 8])
+@pytest.mark.parametrize("compressor", [pg.zlib_compressor(6), pg.page_compressor(6)])
+def test_pages_deflated_on_idle_cores_make_the_same_file(compressor: pg.Compressor, in_flight: int) -> None:
+    """Pages deflated by threads, finishing out of order."""
+    table = sample_table(20_000, seed=in_flight)
+    options: dict[str, Any] = {"data_page_size": 4096, "dictionary_pagesize_limit": 2048}
+    expected = through_sink(table, compressor, 7_000, **options)
+    threads = DeflateThreads(cores=4)
+    pooled = through_sink(table, _jittery(compressor, in_flight), 7_000, threads, in_flight, **options)
+    assert pooled == expected
+    assert pq.ParquetFile(io.BytesIO(pooled)).read().equals(table)
+    assert threads.writers == 0
+
+
+def _deflating_threads(threads: DeflateThreads, writers: int) -> set[str]:
+    """The names of the threads that deflated the pages of ``writers`` sinks writing at once."""
+    names: set[str] = set()
+    all_writing, all_written = threading.Barrier(writers), threading.Barrier(writers)
+
+    def compress(data: bytes | bytearray | memoryview) -> bytes:
+        names.add(threading.current_thread().name)
+        time.sleep(0.001)
+        return zlib.compress(bytes(data))
+
+    def write(seed: int) -> None:
+        sink = pg.GzipPagesSink(io.BytesIO(), compress, threads)
+        all_writing.wait()  # every sink holds its core before the first page
+        writer = pq.ParquetWriter(
+            sink, pa.schema([("v", pa.int64())]), compression="none", data_page_size=1024
+        )
+        writer.write_table(pa.table({"v": list(range(seed, seed + 20_000))}))
+        all_written.wait()  # (a sink that is done gives its core to the others' pages)
+        sink.begin_footer()
+        writer.close()
+        sink.finish()
+
+    workers = [threading.Thread(target=write, args=(n,), name=f"writer-{n}") for n in range(writers)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return names
+
+
+def test_pages_go_to_deflate_threads_only_while_a_core_is_idle() -> None:
+    threads = DeflateThreads(cores=2)
+    alone = _deflating_threads(threads, writers=1)
+    assert alone and all(name.startswith("maintainer-deflate") for name in alone)
+    assert threads.writers == 0
+    together = _deflating_threads(threads, writers=2)
+    assert together == {"writer-0", "writer-1"}  # every core has its writer: no handing over
+    assert threads.writers == 0
+
+
+def test_a_pooled_sink_keeps_at_most_its_pages_in_flight() -> None:
+    most = [0]
+
+    def slow(data: bytes | bytearray | memoryview) -> bytes:
+        time.sleep(0.002)  # slower than pyarrow makes the next page: the queue fills
+        return zlib.compress(bytes(data))
+
+    class Watched(pg.GzipPagesSink):
+        def _write_deflated(self, wait: bool = False, every: bool = False) -> None:
+            most[0] = max(most[0], len(self._in_flight))
+            super()._write_deflated(wait, every)
+
+    sink = Watched(io.BytesIO(), slow, DeflateThreads(cores=8), in_flight=2)
+    writer = pq.ParquetWriter(sink, pa.schema([("v", pa.int64())]), compression="none", data_page_size=1024)
+    writer.write_table(pa.table({"v": list(range(50_000))}), row_group_size=50_000)
+    sink.begin_footer()
+    writer.close()
+    sink.finish()
+    assert most[0] == 3  # the page just handed over, and two before it
+
+
+def test_a_page_that_fails_to_deflate_fails_the_write() -> None:
+    def broken(data: bytes | bytearray | memoryview) -> bytes:
+        raise OSError("deflate failed")
+
+    threads = DeflateThreads(cores=4)
+    with pytest.raises(OSError, match="deflate failed"):
+        through_sink(sample_table(3_000), broken, 3_000, threads, 1)
+
+
+def test_a_discarded_or_dropped_sink_gives_its_cores_back() -> None:
+    release = threading.Event()
+
+    def held(data: bytes | bytearray | memoryview) -> bytes:
+        if threading.current_thread() is not threading.main_thread():
+            release.wait(5)
+        return zlib.compress(bytes(data))
+
+    threads = DeflateThreads(cores=2)
+    out = io.BytesIO()
+    sink = pg.GzipPagesSink(out, held, threads, in_flight=100)
+    writer = pq.ParquetWriter(sink, pa.schema([("v", pa.int64())]), compression="none", data_page_size=1024)
+    writer.write_table(pa.table({"v": list(range(20_000))}))
+    assert threads.writers == 1
+    sink.discard()
+    release.set()
+    writer.close()
+    assert out.getvalue() == b"PAR1"
+    assert threads.writers == 0
+    dropped = pg.GzipPagesSink(io.BytesIO(), held, threads)
+    assert threads.writers == 1
+    del dropped
+    assert threads.writers == 0
+
+
+def test_a_sink_whose_idle_core_is_taken_mid_file_still_writes_its_pages_in_order() -> None:
+    """Pages handed to threads, then (another writer started) deflated in place behind them."""
+    table = sample_table(6_000, seed=3)
+    plain = io.BytesIO()
+    pq.write_table(
+        table, plain, compression="none", row_group_size=2_000, data_page_size=1024, **WRITER_OPTIONS
+    )
+    data = plain.getvalue()
+    footer_at = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+
+    def feed(sink: pg.GzipPagesSink, start: int, end: int) -> None:
+        for at in range(start, end, 500):
+            sink.write(data[at : min(at + 500, end)])
+
+    in_place = io.BytesIO()
+    reference = pg.GzipPagesSink(in_place, pg.zlib_compressor(6))
+    feed(reference, 0, footer_at)
+    reference.begin_footer()
+    reference.write(data[footer_at:])
+    reference.finish()
+
+    threads = DeflateThreads(cores=2)
+    out = io.BytesIO()
+    sink = pg.GzipPagesSink(out, _jittery(pg.zlib_compressor(6), 5), threads, in_flight=50)
+    feed(sink, 0, footer_at // 2)
+    assert sink._in_flight  # pages still deflating on threads
+    threads.writer_started()  # another writer takes the idle core
+    feed(sink, footer_at // 2, footer_at)
+    sink.begin_footer()
+    sink.write(data[footer_at:])
+    sink.finish()
+    threads.writer_finished()
+    assert out.getvalue() == in_place.getvalue()

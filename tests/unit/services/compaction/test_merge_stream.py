@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from typing import Any
+from unittest import mock
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maintainer.hudi import logformat
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
 from maintainer.hudi.merge import LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
 from maintainer.hudi.properties import MergeMode
 from maintainer.services.compaction.base_merge import SliceMerger
-from maintainer.services.compaction.log_state import build_log_state
+from maintainer.services.compaction.log_state import build_log_state, keys_all_distinct
 
 AVRO = json.dumps({
     "type": "record", "name": "r", "fields": [
@@ -150,3 +154,13 @@ def test_event_time_records_match_the_record_at_a_time_merge(seed: int) -> None:
         for i in range(4)
     ]
     assert streamed(base, items, EVENT, group_rows=3) == by_key(merge_file_slice(base, items, EVENT, SCHEMA))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="ab\u00e9", max_size=3), max_size=8), min_size=1, max_size=3))
+def test_keys_are_told_distinct_exactly_with_polars_and_without(chunks: list[list[str]]) -> None:
+    keys = pa.chunked_array([pa.array(chunk, pa.string()) for chunk in chunks], pa.string())
+    expected = len(set(keys.to_pylist())) == len(keys)
+    assert keys_all_distinct(keys) is expected
+    with mock.patch.dict(sys.modules, {"polars": None}):  # polars missing: Arrow counts
+        assert keys_all_distinct(keys) is expected
