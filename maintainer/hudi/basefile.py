@@ -15,7 +15,7 @@ footer has no bloom filter or key range.
 
 Hudi's Parquet defaults are kept: gzip (level 6, as Hadoop's zlib codec; the pages are
 deflated by libdeflate, see :mod:`.parquet_gzip`), dictionary encoding (but for the two meta
-columns unique in every file, see :func:`dictionary_columns`), 1 MiB pages,
+columns unique in every file and a single record key field, see :func:`dictionary_columns`), 1 MiB pages,
 statistics, format version 1.0 and v1 data pages. Row groups are cut by buffered Arrow
 bytes rather than parquet-mr's 120 MiB encoded block size, and lists use the 3-level
 layout (parquet-avro writes the old 2-level one); readers treat both alike.
@@ -62,17 +62,19 @@ UNIQUE_IN_EVERY_FILE = (COMMIT_SEQNO, RECORD_KEY)
 
 
 @functools.lru_cache(maxsize=64)
-def dictionary_columns(schema: pa.Schema) -> tuple[str, ...]:
+def dictionary_columns(schema: pa.Schema, unique_columns: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The leaf columns (Parquet paths) a base file dictionary-encodes: all but
-    :data:`UNIQUE_IN_EVERY_FILE`. A dictionary of values that never repeat only grows to the
-    page limit and falls back to plain encoding: a fifth of the encoding time for nothing, and a
-    few percent larger files (bench/README.md). The paths are the ones pyarrow's writer gives
-    the schema's leaves (``tags.list.element``, ``point.x``)."""
+    :data:`UNIQUE_IN_EVERY_FILE` and ``unique_columns`` (data columns distinct in every file,
+    see :attr:`ParquetSettings.unique_columns`). A dictionary of values that never repeat only
+    grows to the page limit and falls back to plain encoding: a fifth of the encoding time for
+    nothing, and a few percent larger files (bench/README.md). The paths are the ones pyarrow's
+    writer gives the schema's leaves (``tags.list.element``, ``point.x``)."""
     empty = io.BytesIO()
     pq.write_table(schema.empty_table(), empty, version="1.0", store_schema=False)
     leaves = pq.ParquetFile(io.BytesIO(empty.getvalue())).schema
     paths = (leaves.column(index).path for index in range(len(leaves)))
-    return tuple(path for path in paths if path not in UNIQUE_IN_EVERY_FILE)
+    plain = set(UNIQUE_IN_EVERY_FILE) | set(unique_columns)
+    return tuple(path for path in paths if path not in plain)
 
 
 def with_meta_fields(avro_schema: str) -> str:
@@ -109,6 +111,10 @@ class ParquetSettings:
     row_group_bytes: int = 128 * 1024 * 1024
     bloom_filter: bloom.BloomFilterConfig = field(default_factory=bloom.BloomFilterConfig)
     populate_meta_fields: bool = True
+    unique_columns: tuple[str, ...] = ()
+    """Data columns (Parquet paths) with a distinct value in every row of a file, written plain
+    like the unique meta columns: a table's one record key field (a key is in one file group,
+    once). A wrong guess costs compression, never correctness."""
 
 
 HUDI_CODEC_LEVELS = {"gzip": 6, "zstd": 3}
@@ -230,7 +236,7 @@ class BaseFileWriter:
                 compression_level=s.compression_level if gzip_sink is None else None,
                 data_page_size=s.page_size,
                 dictionary_pagesize_limit=s.dictionary_page_size,
-                use_dictionary=list(dictionary_columns(self.schema)),
+                use_dictionary=list(dictionary_columns(self.schema, s.unique_columns)),
                 write_statistics=True,
                 store_schema=False,
             )

@@ -9,6 +9,9 @@ else ``hoodie.parquet.compression.codec`` when the table's ``hoodie.properties``
 (a writer option of Hudi's ``HoodieStorageConfig``, default gzip, that Hudi does not write there
 itself; a table set up by hand or by another tool may have it), else Hudi's default, gzip.
 The compaction plan does not change: the codec is decided when each slice is written.
+
+A table whose record key is one field has that field written without a dictionary, as the two
+unique meta columns are (:func:`unique_key_columns`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,16 @@ def configured_settings(config: TableConfig, manifest_codec: str | None = None) 
         compression=_writer_codec(codec),
         compression_level=level,
         populate_meta_fields=config.populate_meta_fields,
+        unique_columns=unique_key_columns(config),
     )
+
+
+def unique_key_columns(config: TableConfig) -> tuple[str, ...]:
+    """The record key field when the key is that one field: distinct in every base file (each
+    key is in one file group, once), so it is written without a dictionary. A key of several
+    fields has none: each field alone may repeat."""
+    fields = config.record_key_fields
+    return fields if len(fields) == 1 else ()
 
 
 def slice_settings(configured: ParquetSettings, base_codec: str | None) -> ParquetSettings:

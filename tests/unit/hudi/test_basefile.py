@@ -362,6 +362,19 @@ def test_every_column_but_the_unique_meta_columns_is_dictionary_encoded() -> Non
     )
 
 
+def test_unique_data_columns_lose_their_dictionary_too() -> None:
+    schema = pa.schema(
+        [
+            pa.field(basefile.RECORD_KEY, pa.string()),
+            pa.field("uuid", pa.string()),
+            pa.field("rider", pa.struct([("id", pa.string()), ("name", pa.string())])),
+        ]
+    )
+    assert basefile.dictionary_columns(schema, ("uuid",)) == ("rider.id", "rider.name")
+    assert basefile.dictionary_columns(schema, ("rider.id",)) == ("uuid", "rider.name")
+    assert basefile.dictionary_columns(schema, ("not_a_column",)) == ("uuid", "rider.id", "rider.name")
+
+
 def test_the_unique_meta_columns_are_written_plain(tmp_path: Path) -> None:
     write_new(Storage(str(tmp_path)), [rows(0, 2_000)])
     metadata = pq.ParquetFile(tmp_path / PATH).metadata

@@ -18,7 +18,12 @@ from maintainer.errors import ApplyError
 from maintainer.hudi import logformat
 from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
 from maintainer.project.services import CompactionSpec, parse_parquet_compression
-from maintainer.services.compaction.codec import CODEC_PROPERTY, configured_settings, slice_settings
+from maintainer.services.compaction.codec import (
+    CODEC_PROPERTY,
+    configured_settings,
+    slice_settings,
+    unique_key_columns,
+)
 from maintainer.services.compaction.operation import (
     CommittedInstants,
     CompactionTask,
@@ -165,3 +170,28 @@ def test_log_only_slice_takes_the_configured_codec(tmp_path: Path) -> None:
     _write_log(storage)
     stat = compact_slice(_task(storage, None, configured_settings(states.config(8), "snappy")))
     assert _new_file_codec(tmp_path, stat.path) == "snappy"
+
+
+@pytest.mark.parametrize(
+    ("fields", "unique"),
+    [("uuid", ("uuid",)), ("rider.id", ("rider.id",)), ("city,uuid", ()), ("", ())],
+)
+def test_a_single_record_key_field_is_unique_in_every_file(fields: str, unique: tuple[str, ...]) -> None:
+    config = states.config(8)
+    keyed = replace(config, record_key_fields=tuple(f for f in fields.split(",") if f))
+    assert unique_key_columns(keyed) == unique
+    assert configured_settings(keyed).unique_columns == unique
+    assert slice_settings(configured_settings(keyed), "snappy").unique_columns == unique
+
+
+def test_the_record_key_field_of_a_compacted_file_is_written_plain(tmp_path: Path) -> None:
+    storage = Storage(str(tmp_path))
+    _write_log(storage)
+    keyed = replace(states.config(8), record_key_fields=("k",))
+    stat = compact_slice(_task(storage, None, configured_settings(keyed)))
+    group = pq.ParquetFile(tmp_path / (stat.path or "")).metadata.row_group(0)
+    encodings = {group.column(c).path_in_schema: group.column(c).encodings for c in range(group.num_columns)}
+    dictionary = {"PLAIN_DICTIONARY", "RLE_DICTIONARY"}
+    assert not dictionary & set(encodings["k"]), "the key field: plain"
+    assert dictionary & set(encodings["ts"]), "other data columns keep their dictionary"
+    assert pq.read_table(tmp_path / (stat.path or "")).column("k").to_pylist() == ["z"]
