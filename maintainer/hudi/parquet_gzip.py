@@ -128,7 +128,8 @@ def zlib_compressor(level: int, mem_level: int = 8) -> Compressor:
 
 @dataclass(frozen=True, slots=True)
 class _PageInFlight:
-    """A page handed to the pool: where it started, its header, its deflated bytes to come."""
+    """A page waiting its turn to be written (deflated on a thread, or in place behind pages that
+    are): where it started, its header, its size, its deflated bytes."""
 
     old_start: int
     header: tc.Struct

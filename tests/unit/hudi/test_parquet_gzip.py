@@ -298,7 +298,7 @@ def test_a_page_that_fails_to_deflate_fails_the_write() -> None:
         through_sink(sample_table(3_000), broken, 3_000, threads, 1)
 
 
-def test_a_discarded_or_dropped_sink_gives_its_cores_back() -> None:
+def test_a_discarded_or_dropped_sink_gives_its_core_back() -> None:
     release = threading.Event()
 
     def held(data: bytes | bytearray | memoryview) -> bytes:
