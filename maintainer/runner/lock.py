@@ -12,9 +12,15 @@ GCS generations, local disk a rename under a guard lock; HDFS has none and is re
   renewing): take it over with ``If-Match`` on the version read. A conditional write refused
   means another writer got there first: read again (it names the winner). A transient error
   (throttling, 5xx, no answer) is retried a few times. No settle wait: the server decides.
-* One extension, for maintainer's own locks only: a lock whose owner is a maintainer process on
-  this host that no longer runs (a killed apply) is taken over at once, still with
-  ``If-Match``, instead of after its validity. Hudi's owners are bare UUIDs and never match.
+* One extension, for maintainer's own locks only: a lock whose owner is a maintainer process that
+  provably no longer runs (a killed apply) is taken over at once, still with ``If-Match``,
+  instead of after its validity. "Provably" means the owner string records the same host name,
+  the same boot (``/proc/sys/kernel/random/boot_id``) and the same PID namespace
+  (``/proc/self/ns/pid``) as the process looking, and no process has the owner's pid. A host
+  name alone proves nothing: containers sharing the host network (Docker ``--network host``,
+  Kubernetes ``hostNetwork``) share the name, not the PIDs. Anything less (another namespace,
+  another boot, an owner without the record, a Hudi writer's bare UUID): the lease decides, and
+  the lock is taken over only once it has run out.
 * Renewal: a daemon thread rewrites the object every renewal interval (Hudi's 30 s) with
   ``validUntil = now + validity`` (Hudi's 5 min), ``If-Match`` on the version it last wrote. A
   transient failure is retried at the next beat (as Hudi does).
@@ -30,8 +36,10 @@ GCS generations, local disk a rename under a guard lock; HDFS has none and is re
   driver's commit, which is.
 * :meth:`TableLock.release` is Hudi's ``unlock``: stop renewing, then write ``expired: true``
   (``validUntil`` unchanged) with ``If-Match``: the object stays, marked expired.
-* The owner string is ``maintainer/<host>/<pid>/<plan id, 12>/<uuid>``: unique per lock, and it
-  tells a human (and the dead-owner rule) who holds it. Hudi only compares owners for equality.
+* The owner string is ``maintainer/<host>/<pid>/<plan id, 12>/<uuid>/<boot id>.<pid namespace>``:
+  unique per lock, and it tells a human (and the dead-owner rule) who holds it. Hudi only
+  compares owners for equality. (Owners of earlier versions lack the last part: their locks are
+  taken over only once run out.)
 * :func:`check_free` says before an apply starts anything (Spark, the first node) that a table
   is locked.
 * Table-service instant times are generated under the lock: every executor runs inside
@@ -45,6 +53,7 @@ before upgrading. A leftover file of it is harmless and may be deleted.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
 import time
@@ -81,6 +90,7 @@ __all__ = [
     "check_free",
     "epoch_ms",
     "pid_alive",
+    "process_scope",
     "read_lock",
 ]
 
@@ -123,6 +133,35 @@ def _utc(epoch_milliseconds: int) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
+PID_NAMESPACE_PATH = "/proc/self/ns/pid"
+_PROOF_PART = re.compile(r"^[0-9a-f]{32}\.[0-9]{1,20}$")
+
+
+def _read_boot_id() -> str:
+    try:
+        with open(BOOT_ID_PATH, encoding="ascii") as source:
+            return source.read(64).strip().replace("-", "").lower()
+    except OSError:
+        return ""
+
+
+def _read_pid_namespace() -> str:
+    try:
+        link = os.readlink(PID_NAMESPACE_PATH)  # "pid:[4026531836]"
+    except OSError:
+        return ""
+    return link[len("pid:[") : -1] if link.startswith("pid:[") and link.endswith("]") else ""
+
+
+def process_scope() -> str:
+    """``<boot id>.<pid namespace inode>`` of this process: two processes with the same scope see
+    the same PIDs. Empty where the system does not say (no /proc): no dead-owner shortcut then."""
+    boot, namespace = _read_boot_id(), _read_pid_namespace()
+    scope = f"{boot}.{namespace}"
+    return scope if _PROOF_PART.match(scope) else ""
+
+
 @dataclass(frozen=True, slots=True)
 class Owner:
     """Who holds a lock maintainer took: the owner string names it."""
@@ -131,22 +170,32 @@ class Owner:
     pid: int
     plan: str
     token: str
+    scope: str = ""
+    """:func:`process_scope` of the holder (empty: unknown, as in earlier versions' owners)."""
 
     PREFIX = "maintainer"
 
     def encode(self) -> str:
-        return f"{self.PREFIX}/{self.host}/{self.pid}/{self.plan[:12]}/{self.token}"
+        base = f"{self.PREFIX}/{self.host}/{self.pid}/{self.plan[:12]}/{self.token}"
+        return f"{base}/{self.scope}" if self.scope else base
 
     @classmethod
     def parse(cls, owner: str) -> Owner | None:
         """The maintainer owner ``owner`` names, None for any other (a Hudi writer's UUID)."""
         parts = owner.split("/")
-        if len(parts) != 5 or parts[0] != cls.PREFIX or not parts[2].isdigit():
+        if len(parts) not in (5, 6) or parts[0] != cls.PREFIX or not parts[2].isdigit():
             return None
-        return cls(parts[1], int(parts[2]), parts[3], parts[4])
+        scope = parts[5] if len(parts) == 6 and _PROOF_PART.match(parts[5]) else ""
+        return cls(parts[1], int(parts[2]), parts[3], parts[4], scope)
 
     def describe(self) -> str:
         return f"maintainer on {self.host} pid {self.pid} (plan {self.plan})"
+
+    def provably_gone(self, host: str, scope: str) -> bool:
+        """Does this owner provably no longer run? Only when it ran where the caller runs (same
+        host name, boot and PID namespace: ``scope``) and no process there has its pid."""
+        same_place = bool(scope) and self.scope == scope and self.host == host
+        return same_place and not pid_alive(self.pid)
 
 
 def describe_owner(owner: str) -> str:
@@ -177,19 +226,21 @@ class LockRecord:
     def held_by_maintainer(self) -> bool:
         return Owner.parse(self.data.owner) is not None
 
-    def owner_is_dead_here(self, host: str) -> bool:
-        """Is the owner a maintainer process on ``host`` (this one) that no longer runs?"""
+    def owner_is_dead_here(self, host: str, scope: str | None = None) -> bool:
+        """Is the owner a maintainer process that provably no longer runs, judged from a process
+        on ``host`` in ``scope`` (default: this process's, :func:`process_scope`)?"""
         parsed = Owner.parse(self.data.owner)
-        return parsed is not None and parsed.host == host and not pid_alive(parsed.pid)
+        here = process_scope() if scope is None else scope
+        return parsed is not None and parsed.provably_gone(host, here)
 
-    def is_live(self, now_ms: int, host: str) -> bool:
-        """Does the lock bind (Hudi's rule), its owner not a dead maintainer process here?"""
-        return self.data.binds(now_ms) and not self.owner_is_dead_here(host)
+    def is_live(self, now_ms: int, host: str, scope: str | None = None) -> bool:
+        """Does the lock bind (Hudi's rule), its owner not provably a dead maintainer process?"""
+        return self.data.binds(now_ms) and not self.owner_is_dead_here(host, scope)
 
-    def owner_is_gone(self, host: str, now_ms: int | None = None) -> bool:
+    def owner_is_gone(self, host: str, now_ms: int | None = None, scope: str | None = None) -> bool:
         """Does the lock no longer keep anyone out (released, run out, or its maintainer owner
-        on ``host`` is gone)?"""
-        return not self.is_live(epoch_ms() if now_ms is None else now_ms, host)
+        provably gone)?"""
+        return not self.is_live(epoch_ms() if now_ms is None else now_ms, host, scope)
 
 
 def _decode(found_data: bytes, version: str, where: str) -> LockRecord:
@@ -218,7 +269,8 @@ def _locked_error(storage: Storage, record: LockRecord, now_ms: int) -> ApplyErr
         f"the lock is valid until {_utc(record.data.valid_until)} ({left_s} s from now) unless renewed",
         where=storage.uri(LOCK_PATH),
         hint="wait for that writer to finish (a lock its owner stops renewing binds until "
-        "0.5 s after its validity; a killed apply's lock on this host is taken over at once)",
+        "0.5 s after its validity; a killed apply's lock is taken over at once only from the same "
+        "host, boot and PID namespace)",
     )
 
 
@@ -265,7 +317,8 @@ class TableLock:
         self.monotonic = monotonic
         self._store = store
         self.host = socket.gethostname()
-        self.owner = Owner(self.host, os.getpid(), plan_id, uuid.uuid4().hex).encode()
+        self.scope = process_scope()
+        self.owner = Owner(self.host, os.getpid(), plan_id, uuid.uuid4().hex, self.scope).encode()
         self.where = storage.uri(LOCK_PATH)
         self._root = storage.uri("")
         self._state = threading.Lock()
@@ -334,14 +387,14 @@ class TableLock:
         record = _decode(found.data, found.version, self.where)
         now = self.clock()
         if record.data.owner != self.owner:  # ours: a create of ours whose answer was lost
-            if record.is_live(now, self.host):
+            if record.is_live(now, self.host, self.scope):
                 if not record.held_by_maintainer():
                     raise _HeldByWriter(record)
                 raise _locked_error(self.storage, record, now)
             if record.data.binds(now):
                 print_warning(
                     f"taking over the lock of {record.owner()} on {self.storage.base_uri}: "
-                    "that process no longer runs on this host (a killed apply)"
+                    "that process no longer runs (same host, boot and PID namespace: a killed apply)"
                 )
             elif not record.data.expired:
                 print_warning(

@@ -127,3 +127,93 @@ def test_two_applies_racing_on_s3(s3_server: Any, tmp_path: Path, monkeypatch: p
     lock_key = f"/apply-lock-race/lake/t/{LOCK_PATH}"
     refused = [r for r in s3_server.requests()[before:] if r.path == lock_key and r.status == 412]
     assert refused, "the server refused at least one conditional write (the endpoint check, or the loser)"
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from maintainer.cli import main
+    from maintainer.runner import lock
+
+    acquire = lock.TableLock.acquire
+
+    def acquire_and_wait(self):
+        acquire(self)
+        print(f"holding {self.owner}", flush=True)
+        sys.stdin.readline()  # hold the lock (renewed) until the test says go on
+
+    lock.TableLock.acquire = acquire_and_wait
+    sys.exit(main(["apply", "--project-dir", sys.argv[1]]))
+    """
+)
+
+
+APPLY = "import sys; from maintainer.cli import main; sys.exit(main(['apply', '--project-dir', sys.argv[1]]))"
+
+
+def _can_unshare_pid() -> bool:
+    try:
+        probe = ["unshare", "--pid", "--fork", "true"]
+        done = subprocess.run(probe, check=False, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def test_an_apply_in_another_pid_namespace_never_takes_a_held_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Containers sharing the host name (``--network host``, ``hostNetwork``) but not PIDs: the
+    holder's pid does not exist in the second apply's namespace, which proves nothing; the second
+    apply fails naming the holder (stopped, alive) and changes nothing."""
+    if not _can_unshare_pid():
+        pytest.skip("unshare --pid --fork is not permitted here (needs root or user namespaces)")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
+    table = tmp_path / "t"
+    root = project(tmp_path, str(table), {})
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+    )
+    assert holder.stdin is not None and holder.stdout is not None
+    try:
+        while not (line := holder.stdout.readline()).startswith("holding"):
+            assert line, "the holder ended before taking the lock"
+        os.kill(holder.pid, 19)  # SIGSTOP: alive, not renewing
+        timeline_before = sorted(p.name for p in (table / ".hoodie").iterdir())
+        second = subprocess.run(
+            ["unshare", "--pid", "--fork", sys.executable, "-c", APPLY, str(root)],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=environment,
+            cwd=tmp_path,
+            timeout=180,
+        )
+        flat = " ".join((second.stdout + second.stderr).split())
+        assert second.returncode == 1, flat
+        host = re.escape(socket.gethostname())
+        holder_named = rf"locked by another apply or writer: maintainer on {host} pid {holder.pid} "
+        assert re.search(holder_named, flat), flat
+        assert "taking over" not in flat
+        assert sorted(p.name for p in (table / ".hoodie").iterdir()) == timeline_before
+        os.kill(holder.pid, 18)  # SIGCONT
+        holder.stdin.write("go on\n")
+        holder.stdin.flush()
+        output, _ = holder.communicate(timeout=180)
+        assert holder.returncode == 0, output
+    finally:
+        if holder.poll() is None:
+            os.kill(holder.pid, 18)
+            holder.kill()
+    lock = StorageLockData.decode((table / LOCK_PATH).read_bytes())
+    owner = Owner.parse(lock.owner)
+    assert lock.expired and owner is not None and owner.pid == holder.pid

@@ -24,7 +24,7 @@ from maintainer.hudi.lock import StorageLockData
 from maintainer.plan.artifact import PLAN_KEY_ENV, SIGNATURE_FIELD
 from maintainer.plan.canonical import compute_plan_id
 from maintainer.runner.ledger import record_path
-from maintainer.runner.lock import LOCK_PATH, Owner, TableLock, read_lock
+from maintainer.runner.lock import LOCK_PATH, Owner, TableLock, process_scope, read_lock
 from maintainer.services.base import FAULT_ENV
 from maintainer.spark.session import create_session
 from maintainer.storage import Storage
@@ -278,7 +278,7 @@ def test_the_fresh_lock_of_a_killed_apply_on_this_host_is_taken_over(
     assert main(["plan", "--project-dir", str(root)]) == 0
     pid = dead_pid()
     now_ms = time.time_ns() // 1_000_000  # valid for 5 more minutes by Hudi's rule
-    owner = Owner(socket.gethostname(), pid, "0123456789ab" * 5, "killed").encode()
+    owner = Owner(socket.gethostname(), pid, "0123456789ab" * 5, "killed", process_scope()).encode()
     Storage(str(table)).write_if_absent(LOCK_PATH, StorageLockData(False, now_ms + 300_000, owner).encode())
     capsys.readouterr()
 

@@ -32,6 +32,7 @@ from maintainer.runner.lock import (
     TableLock,
     check_free,
     pid_alive,
+    process_scope,
     read_lock,
 )
 from maintainer.services.base import NodeContext, NodeOutcome
@@ -338,7 +339,7 @@ def test_the_live_lock_of_a_dead_maintainer_process_here_is_taken_over_at_once(
 ) -> None:
     clock = Clock()
     pid = _dead_pid()
-    owner = Owner(socket.gethostname(), pid, "plan-killed", "t0").encode()
+    owner = Owner(socket.gethostname(), pid, "plan-killed", "t0", process_scope()).encode()
     put_lock(storage, StorageLockData(False, clock.now + 300_000, owner))
     check_free(storage, clock)  # the pre-check lets it through
     with TableLock(storage, "plan-2", clock=clock) as lock:
@@ -366,11 +367,11 @@ def test_the_live_lock_of_another_host_or_a_live_process_is_not_taken_over(stora
 
 
 def test_lock_records_say_whether_they_keep_anyone_out() -> None:
-    here = socket.gethostname()
-    live = LockRecord(StorageLockData(False, 10_000, Owner(here, os.getpid(), "p", "t").encode()))
+    here, scope = socket.gethostname(), process_scope()
+    live = LockRecord(StorageLockData(False, 10_000, Owner(here, os.getpid(), "p", "t", scope).encode()))
     assert live.is_live(10_500, here) and not live.owner_is_gone(here, 10_500)
     assert live.owner_is_gone(here, 10_501)
-    dead = LockRecord(StorageLockData(False, 10_000, Owner(here, _dead_pid(), "p", "t").encode()))
+    dead = LockRecord(StorageLockData(False, 10_000, Owner(here, _dead_pid(), "p", "t", scope).encode()))
     assert dead.owner_is_gone(here, 0) and not dead.owner_is_gone("other-host", 0)
     assert LockRecord.decode(b"garbage") is None
     assert pid_alive(os.getpid()) and not pid_alive(0)
@@ -487,3 +488,53 @@ def test_an_executors_clock_is_read_only_while_the_table_lock_is_held(tmp_path: 
     assert held_when_read == [True]
     record = read_lock(table)
     assert record is not None and record.data.expired
+
+
+# -- the dead-owner shortcut needs the same host, boot and PID namespace ------------------------------
+
+OTHER_NAMESPACE = "0" * 32 + ".1"
+
+
+def test_this_process_has_a_scope_of_boot_id_and_pid_namespace() -> None:
+    scope = process_scope()
+    boot, namespace = scope.split(".")
+    assert len(boot) == 32 and int(namespace) > 0
+    assert Owner.parse(Owner("h", 7, "p" * 12, "t", scope).encode()) == Owner("h", 7, "p" * 12, "t", scope)
+
+
+def test_a_dead_pid_proves_nothing_from_another_pid_namespace_or_boot() -> None:
+    here, scope = socket.gethostname(), process_scope()
+    pid = _dead_pid()
+    same = LockRecord(StorageLockData(False, 10_000, Owner(here, pid, "p", "t", scope).encode()))
+    assert same.owner_is_dead_here(here, scope)
+    assert not same.owner_is_dead_here(here, OTHER_NAMESPACE), "another namespace sees other pids"
+    assert not same.owner_is_dead_here(here, ""), "a looker with no /proc proves nothing"
+    foreign = Owner(here, pid, "p", "t", OTHER_NAMESPACE).encode()
+    elsewhere = LockRecord(StorageLockData(False, 10_000, foreign))
+    assert not elsewhere.owner_is_dead_here(here, scope)
+    assert elsewhere.is_live(10_000, here, scope) and elsewhere.owner_is_gone(here, 10_501, scope)
+
+
+def test_an_owner_without_a_scope_is_taken_over_only_once_its_lease_runs_out(
+    storage: Storage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = Clock()
+    legacy = f"maintainer/{socket.gethostname()}/{_dead_pid()}/plan-killed/t0"  # an earlier version's owner
+    assert Owner.parse(legacy) is not None and Owner.parse(legacy).scope == ""  # type: ignore[union-attr]
+    put_lock(storage, StorageLockData(False, clock.now + 300_000, legacy))
+    with pytest.raises(ApplyError, match="locked by another apply"):
+        TableLock(storage, "plan-2", clock=clock).acquire()
+    clock.now += 300_501
+    with TableLock(storage, "plan-2", clock=clock) as lock:
+        assert lock_json(storage)["owner"] == lock.owner
+    assert "ran out" in capsys.readouterr().err
+
+
+def test_a_lock_written_in_another_pid_namespace_is_not_taken_over(storage: Storage) -> None:
+    clock = Clock()
+    owner = Owner(socket.gethostname(), _dead_pid(), "plan-other", "t0", OTHER_NAMESPACE).encode()
+    put_lock(storage, StorageLockData(False, clock.now + 300_000, owner))
+    with pytest.raises(ApplyError, match="locked by another apply or writer: maintainer on"):
+        check_free(storage, clock)
+    with pytest.raises(ApplyError, match="locked by another apply or writer: maintainer on"):
+        TableLock(storage, "plan-2", clock=clock).acquire()
