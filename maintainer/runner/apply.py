@@ -27,12 +27,19 @@ from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
-from maintainer.plan.artifact import SavedPlan
-from maintainer.plan.model import NodePlan, NodeStatus
+from maintainer.plan.artifact import SavedPlan, plan_key
+from maintainer.plan.model import NodePlan, NodeStatus, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.runner.dag import EventSink, walk
 from maintainer.runner.engine import runs_on_spark
-from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, write_record
+from maintainer.runner.ledger import (
+    SERVICE_ACTIONS,
+    NodeRecord,
+    check_record,
+    payload_hashes,
+    read_record,
+    write_record,
+)
 from maintainer.runner.lock import TableLock, check_free
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.stale import refuse_stale, table_changes
@@ -44,6 +51,10 @@ from maintainer.services.registry import service_for
 from maintainer.storage import Storage
 
 NodeExecutor = Callable[[NodeContext], NodeOutcome]
+Recheck = Callable[[NodePlan, TableSpec, TablePlan], tuple[str, ...]]
+"""Why today's manifests no longer allow a planned node (empty: they do); see
+:mod:`maintainer.planning.stricter`, which the commands pass in."""
+STRICTER = "the current manifests are stricter than the plan"
 
 
 def executor_for(service: str) -> NodeExecutor | None:
@@ -61,14 +72,22 @@ def _read_timeline(storage: Storage) -> Timeline:
     return load_timeline(storage, load_config(storage))
 
 
+def expected_record(plan_id: str, node: NodePlan, payloads: Mapping[str, bytes]) -> NodeRecord:
+    """What the node's ledger record must say (its time and summary aside)."""
+    return NodeRecord(plan_id, node.table, node.service, "", "", payload_hashes(node.payloads, payloads))
+
+
 def _applied_how(
-    storage: Storage, plan_id: str, node: NodePlan, read_timeline: Callable[[], Timeline] | None = None
-) -> str | None:
-    """How the table shows the node applied from this plan: its ledger record, else (clean and
-    compaction, recorded by Hudi instants too) a completed instant carrying the plan id.
-    ``read_timeline``: the table's timeline as this check reads it (default: read now)."""
+    storage: Storage, plan_id: str, node: NodePlan, payloads: Mapping[str, bytes],
+    read_timeline: Callable[[], Timeline] | None = None,
+) -> str | None:  # fmt: skip
+    """How the table shows the node applied from this plan: its ledger record (believed only
+    when it records this node, see :func:`check_record`), else (clean and compaction, recorded by
+    Hudi instants too) a completed instant carrying the plan id. ``read_timeline``: the table's
+    timeline as this check reads it (default: read now)."""
     record = read_record(storage, plan_id, node.service)
     if record is not None:
+        check_record(storage, record, expected_record(plan_id, node, payloads), plan_key())
         return f"recorded {record.finished_at}"
     actions = SERVICE_ACTIONS.get(node.service)
     if actions is None or not node.payloads:
@@ -89,7 +108,11 @@ def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[
         storage = Storage(table.path, storage_options)
         read_once = functools.cache(functools.partial(_read_timeline, storage))  # one read per table here
         for node in table.nodes:
-            how = _applied_how(storage, saved.plan_id, node, read_once) if _recorded(node) else None
+            how = (
+                _applied_how(storage, saved.plan_id, node, saved.payloads, read_once)
+                if _recorded(node)
+                else None
+            )
             if how is not None:
                 applied[NodeId(node.table, node.service)] = how
     return applied
@@ -114,16 +137,16 @@ def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> d
 def node_applied(ctx: NodeContext) -> str | None:
     """Under the table lock: how the table shows this node already applied from this plan (by
     an earlier, interrupted apply, or a concurrent one), else None."""
-    return _applied_how(ctx.storage(), ctx.plan_id, ctx.node) if _recorded(ctx.node) else None
+    return _applied_how(ctx.storage(), ctx.plan_id, ctx.node, ctx.payloads) if _recorded(ctx.node) else None
 
 
 def record_node(ctx: NodeContext, summary: str) -> None:
     """Under the table lock, once the node's work is done: the ledger record (the fault point
     ``<service>:before_record`` lets tests crash between the two)."""
     maybe_fail(ctx.node.service, "before_record")
-    write_record(
-        ctx.storage(), NodeRecord(ctx.plan_id, ctx.table.name, ctx.node.service, utc_timestamp(), summary)
-    )
+    expected = expected_record(ctx.plan_id, ctx.node, ctx.payloads)
+    record = dataclasses.replace(expected, finished_at=utc_timestamp(), summary=summary)
+    write_record(ctx.storage(), record.signed(plan_key()))
 
 
 def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
@@ -164,6 +187,8 @@ class PlanRunner:
     """``auto``: small nodes in process (see :mod:`maintainer.runner.engine`); ``local``; ``spark``."""
     clock: Clock = utc_now
     """What the instants the nodes write are timed by."""
+    recheck: Recheck | None = None
+    """Today's safety settings against each node (None: not checked, as in unit tests)."""
 
     def __post_init__(self) -> None:
         self.nodes: dict[NodeId, NodePlan] = {
@@ -192,6 +217,9 @@ class PlanRunner:
                 f"table {node.table} is at {spec.path} in the project but at {table.path} in the plan",
                 hint="apply the plan with the project and target it was made with, or make the plan again",
             )
+        stricter = self.recheck(node, spec, table) if self.recheck is not None else ()
+        if stricter:
+            return NodeOutcome(message=f"skipped: {STRICTER}: " + "; ".join(stricter), skipped=True)
         spark = self.spark() if runs_on_spark(node, self.engine) else None
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
                           self.storage_options, self.clock)  # fmt: skip
@@ -229,6 +257,27 @@ def check_stale(saved: SavedPlan, runner: PlanRunner, done: Mapping[NodeId, str]
         )
 
 
+def check_stricter(saved: SavedPlan, runner: PlanRunner) -> None:
+    """Nodes today's manifests no longer allow: the plan refused (``refuse_stale``) or each named
+    before anything starts (the node then skips when its turn comes)."""
+    if runner.recheck is None:
+        return
+    found: list[str] = []
+    for table in saved.plan.tables:
+        for node in table.nodes:
+            spec = runner.specs.get(node.table)
+            reasons = runner.recheck(node, spec, table) if spec is not None else ()
+            found += [f"{node.table}.{node.service}: {reason}" for reason in reasons]
+    if found and runner.refuse_stale:
+        raise PlanError(
+            f"the plan is stale: {STRICTER}: " + "; ".join(found),
+            where=str(saved.directory),
+            hint="make the plan again under the current manifests and review it",
+        )
+    for line in found:
+        print_warning(f"{STRICTER}; the node will be skipped: {line}")
+
+
 def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
     """Before Spark, before any lock and any write: the whole plan is valid, not applied already,
     not stale (or stale and allowed), and no table is locked by another apply; the nodes done by
@@ -236,6 +285,7 @@ def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
     validate_plan(saved, runner.specs, runner.storage_options)
     done = refuse_if_applied(saved, runner.storage_options)
     check_stale(saved, runner, done)
+    check_stricter(saved, runner)
     check_locks(saved, runner.storage_options)
     return done
 

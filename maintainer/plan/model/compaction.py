@@ -70,11 +70,15 @@ class CompactSlice(PlanRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExecutePendingCompaction(PlanRecord):
-    """A compaction already requested in the table: executed first, as Hudi does."""
+    """A compaction already requested in the table: executed first, as Hudi does, only if its
+    ``.compaction.requested`` is still these bytes (``sha256``)."""
 
     kind: Literal["execute_pending_compaction"] = "execute_pending_compaction"
     target: str
     reason: str
+    sha256: str = ""
+    """Of its ``.compaction.requested``, as reviewed (empty: a plan of an earlier version, which
+    recorded none; such a pending compaction is refused at apply)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,10 +5,11 @@ On the table as it is now (re-read under the table lock):
    one the plan did not expect);
 2. pending cleans the plan named (or an interrupted apply of this very plan left) are finished
    first, re-executing their requested plan as Hudi does; any other pending clean fails the node,
-   and so does a named one whose ``.clean.requested`` is no longer the bytes the plan hashed
-   (checked before anything is written). Of a named one, only the files the plan listed that no
-   clean may delete now (not in a live slice: the latest of its file group, savepointed, needed
-   by a pending compaction or clustering) are deleted; the others are drift;
+   and so does a named one whose ``.clean.requested`` is no longer the bytes the plan hashed, or
+   one carrying this plan's id that deletes a file or empties a partition the plan did not
+   approve (the id is no proof; checked before anything is written). Of either, only the files
+   that no clean may delete now (not in a live slice: the latest of its file group, savepointed,
+   needed by a pending compaction or clustering) are deleted; the others are drift;
 3. the new clean deletes the intersection of the approved files and of what the same planner
    says is deletable now (a savepoint, a restore or a pending compaction created since the plan
    wins); whatever was dropped is drift, with its reason. The ``.clean.requested`` written is
@@ -19,6 +20,7 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 import functools
+import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
@@ -27,7 +29,7 @@ from typing import Any
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.payloads import CleanerPlan, encode_avro
+from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, SyncMetadataTable
 from maintainer.project.models import TableSpec
@@ -36,6 +38,7 @@ from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clean.execution import (
     BeforeComplete,
     CleanRun,
+    plan_deletions,
     read_requested_plan,
     run_clean_instant,
 )
@@ -136,12 +139,43 @@ class CleanExecutor:
             )
         return data
 
+    def own_requested(self, table: TableState, instant: Instant) -> frozenset[str]:
+        """A pending clean that carries this plan's id (an interrupted apply of it, or a forgery):
+        the table-relative paths it deletes, refused unless they are all files this node approved
+        (what apply writes is the approved list, or the part of it still deletable) and the
+        partitions it empties are approved ones. The plan id is no proof: anyone can write it."""
+        path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+        where = table.storage.uri(path)
+        plan = decode_cleaner_plan(table.storage.read_bytes(path), where)
+        deletions = plan_deletions(table.storage, plan, where) if plan is not None else []
+        files, partitions = approved_deletions(self.ctx.node)
+        paths = frozenset(posixpath.join(d.partition, n) for d in deletions for n in d.names)
+        unapproved = sorted(paths - set(files))
+        unapproved += sorted({d.partition for d in deletions if d.delete_partition} - set(partitions))
+        if plan is None or unapproved:
+            raise _not_approved(instant, unapproved if plan is not None else ["nothing (it is empty)"], where)
+        return paths
+
     def check_pending(self, table: TableState) -> None:
-        """Before anything is written: each pending clean the plan finishes is as reviewed."""
+        """Before anything is written: each pending clean the plan finishes is as reviewed, and
+        one that says it is this plan's own deletes only what the plan approved."""
         approved = self.pending_approved()
         for instant in table.snapshot.timeline.pending_cleans():
             if instant.timestamp in approved:
                 self.reviewed_requested(table, instant)
+            elif plan_id_of_instant(table.storage, table.snapshot.timeline, instant) == self.ctx.plan_id:
+                self.own_requested(table, instant)
+
+    def finish_own(self, table: TableState, instant: Instant) -> CleanRun:
+        """Finish this plan's own interrupted clean: only its files (all approved, checked) that
+        are still deletable under the current view; the others are drift."""
+        listed = sorted(self.own_requested(table, instant))
+        live = live_files(table.view, table.view.inputs.savepointed_files)
+        self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
+        keep = frozenset(path for path in listed if path not in live)
+        writer = self.writer(table)
+        data = read_requested_plan(writer, instant)
+        return run_clean_instant(writer, data, self.tasks, instant, keep, self.sync(table))
 
     def finish_reviewed(self, table: TableState, instant: Instant) -> CleanRun:
         """Finish a pending clean the plan named: only its listed files that are still
@@ -170,9 +204,7 @@ class CleanExecutor:
             if instant.timestamp in approved:
                 self.runs.append(self.finish_reviewed(table, instant))
             else:
-                writer = self.writer(table)
-                plan = read_requested_plan(writer, instant)
-                self.runs.append(run_clean_instant(writer, plan, self.tasks, instant, None, self.sync(table)))
+                self.runs.append(self.finish_own(table, instant))
             approved.discard(instant.timestamp)
         for gone in sorted(approved):
             self.drift.append(Drift(gone, "the pending clean was already finished by someone else"))
@@ -294,6 +326,17 @@ class CleanExecutor:
                 "hand); the next clean plans them again",
             )
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
+
+
+def _not_approved(instant: Instant, unapproved: list[str], where: str) -> ApplyError:
+    shown = ", ".join(unapproved[:5]) + (f" and {len(unapproved) - 5:,} more" if len(unapproved) > 5 else "")
+    return ApplyError(
+        f"the pending clean {instant.timestamp} carries this plan's id but is not what this plan "
+        f"approved: it deletes {shown}, which the plan does not list",
+        where=where,
+        hint="nothing was deleted: this plan did not write it; find out who did, remove it with "
+        "Hudi (or by hand, with its .inflight), then make the plan again",
+    )
 
 
 def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:

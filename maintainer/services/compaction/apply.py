@@ -16,6 +16,7 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,6 +51,17 @@ def compaction_plan_id(table: TableState, instant: Instant) -> str | None:
     return (plan.extra_metadata or {}).get(PLAN_ID_KEY) if plan else None
 
 
+def _not_reviewed(instant: Instant, where: str, recorded: bool) -> ApplyError:
+    return ApplyError(
+        f"the pending compaction {instant.timestamp} was changed after the plan was made: "
+        "its plan is not the one reviewed"
+        if recorded
+        else f"the plan does not record what the pending compaction {instant.timestamp} compacts",
+        where=where,
+        hint="nothing was written: make the plan again and review what it executes",
+    )
+
+
 def _same_slice(current: CompactSlice | None, approved: CompactSlice) -> str | None:
     """None when the slice is still as approved, else why not."""
     if current is None:
@@ -81,6 +93,44 @@ class CompactionApply:
         return self.open() if dropped else table
 
     # -- 2. pending compactions -----------------------------------------------------------------
+    def check_pending(self, table: TableState) -> None:
+        """Before anything is written: each pending compaction the plan executes is still the
+        reviewed bytes, and one carrying this plan's id (an interrupted apply of it, or a
+        forgery: the id is no proof) is exactly what apply writes for approved slices."""
+        approved = {a.target: a.sha256 for a in self.ctx.node.actions_of(ExecutePendingCompaction)}
+        for instant in table.snapshot.timeline.pending_compactions():
+            path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
+            data = table.storage.read_bytes(path)
+            if instant.timestamp in approved:
+                if hashlib.sha256(data).hexdigest() != approved[instant.timestamp]:
+                    raise _not_reviewed(instant, table.storage.uri(path), bool(approved[instant.timestamp]))
+            elif compaction_plan_id(table, instant) == self.ctx.plan_id:
+                self.check_own(instant, data, table.storage.uri(path))
+
+    def check_own(self, instant: Instant, data: bytes, where: str) -> None:
+        """A pending compaction carrying this plan's id must compact approved slices only, each
+        as approved, byte for byte what apply builds for them."""
+        plan = payloads.decode_compaction_plan(data, where)
+        by_slice = {(op.partition, op.file_id): op for op in approved_operations(self.ctx.node)}
+        named = (
+            [(op.partition_path or "", op.file_id or "") for op in (plan.operations or ()) if plan]
+            if plan
+            else []
+        )
+        matched = [by_slice[key] for key in named if key in by_slice]
+        if (
+            not named
+            or len(matched) != len(named)
+            or compaction_plan_bytes(matched, self.ctx.plan_id) != data
+        ):
+            raise ApplyError(
+                f"the pending compaction {instant.timestamp} carries this plan's id but is not what this "
+                "plan approved (its slices, files or bytes differ from the approved ones)",
+                where=where,
+                hint="nothing was written: this plan did not write it; find out who did, roll it back "
+                "with Hudi (or remove its .requested and .inflight by hand), then make the plan again",
+            )
+
     def finish_pending(self, table: TableState) -> tuple[TableState, bool]:
         """Execute the pending compactions; True when one was this plan's own (interrupted) one."""
         approved = {a.target for a in self.ctx.node.actions_of(ExecutePendingCompaction)}
@@ -181,6 +231,7 @@ class CompactionApply:
     # -- the node ----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
         table = self.open()
+        self.check_pending(table)  # before the first write
         # before the first write: the files the approved and pending compactions read are intact
         pending = table.snapshot.timeline.pending_compactions()
         verify_inputs(table, approved_operations(self.ctx.node), pending, read_logs=True)

@@ -7,10 +7,12 @@ from the timeline writer and re-plans at it, keeping only the approved slices st
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import (
@@ -59,10 +61,27 @@ def approved_operations(node: NodePlan) -> list[CompactSlice]:
     return node.actions_of(CompactSlice)
 
 
-def _actions(result: CompactionPlanResult) -> list[Action]:
+def _actions(result: CompactionPlanResult, requested: Mapping[str, str]) -> list[Action]:
     why = "the compaction is pending in the table: it is executed first, as Hudi does"
-    pending: list[Action] = [ExecutePendingCompaction(target=i, reason=why) for i in result.pending_instants]
+    pending: list[Action] = [
+        ExecutePendingCompaction(target=i, reason=why, sha256=requested.get(i, ""))
+        for i in result.pending_instants
+    ]
     return [*pending, *result.operations]
+
+
+def requested_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pending_requested_hashes(table: TableState, instants: Sequence[Instant]) -> dict[str, str]:
+    """instant time -> sha256 of each pending compaction's ``.compaction.requested``: apply
+    executes it only if it is still the plan that was reviewed."""
+    timeline = table.snapshot.timeline
+    return {
+        i.timestamp: requested_sha256(table.storage.read_bytes(timeline.file_path(i, State.REQUESTED)))
+        for i in instants
+    }
 
 
 def _effect(result: CompactionPlanResult) -> CompactionEffect:
@@ -80,13 +99,16 @@ def _effect(result: CompactionPlanResult) -> CompactionEffect:
     )
 
 
-def node_from_result(table_name: str, result: CompactionPlanResult) -> NodePlan:
+def node_from_result(
+    table_name: str, result: CompactionPlanResult, requested: Mapping[str, str] | None = None
+) -> NodePlan:
+    """The node of a planner result; ``requested``: the hash of each pending compaction's plan."""
     return NodePlan(
         table=table_name,
         service=SERVICE,
         status=_STATUS[result.status],
         reasons=result.reasons,
-        actions=tuple(_actions(result)),
+        actions=tuple(_actions(result, requested or {})),
         effect=_effect(result),
         payloads=(payload_name(table_name),) if result.operations else (),
     )
@@ -101,7 +123,7 @@ def plan_compaction_service(table: TableState, spec: TableSpec, now: datetime) -
         i for i in table.snapshot.timeline.pending_compactions() if i.timestamp in result.pending_instants
     ]
     verify_inputs(table, result.operations, pending)
-    node = node_from_result(spec.name, result)
+    node = node_from_result(spec.name, result, pending_requested_hashes(table, pending))
     if table.projection is None or node.status is NodeStatus.NO_OP:
         return node
     return replace(node, reasons=(table.projection.description, *node.reasons))

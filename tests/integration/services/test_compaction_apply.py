@@ -4,6 +4,7 @@ executed first, an interrupted apply finished, and the metadata table dropped wh
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -16,7 +17,7 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import (
@@ -158,9 +159,15 @@ def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path
     )
     with pytest.raises(ApplyError, match="pending in the table"):
         apply(path, spec, node, blobs)
-    approving = replace(
-        node, actions=(ExecutePendingCompaction(target=scheduled.timestamp, reason="r"), *node.actions)
-    )
+    requested = table.storage.read_bytes(writer.timeline().file_path(scheduled, State.REQUESTED))
+    unrecorded = ExecutePendingCompaction(target=scheduled.timestamp, reason="r")
+    with pytest.raises(ApplyError, match="the plan does not record what the pending compaction"):
+        apply(path, spec, replace(node, actions=(unrecorded, *node.actions)), blobs)
+    edited = replace(unrecorded, sha256=hashlib.sha256(requested + b"x").hexdigest())
+    with pytest.raises(ApplyError, match="was changed after the plan was made"):
+        apply(path, spec, replace(node, actions=(edited, *node.actions)), blobs)
+    reviewed = replace(unrecorded, sha256=hashlib.sha256(requested).hexdigest())
+    approving = replace(node, actions=(reviewed, *node.actions))
     outcome = apply(path, spec, approving, blobs)
     assert outcome.effects["compactions"][0] == scheduled.timestamp
     assert {d.reason for d in outcome.drift} == {
@@ -202,3 +209,35 @@ def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch
     ctx = NodeContext(saved.plan_id, table, node, spec, saved.payloads, spark=None)
     outcome = CompactionApply(ctx, IN_PROCESS).execute()
     assert outcome.effects["slices_compacted"] == 2 and not outcome.drift
+
+
+def test_a_pending_compaction_carrying_the_plan_id_is_checked_against_the_approved_slices(
+    tmp_path: Path,
+) -> None:
+    """The plan id proves nothing: a ``.compaction.requested`` with it that drops a log file of an
+    approved slice (its records would be lost from the new base file) is refused before anything
+    is written; the bytes apply itself writes for the approved slices are resumed."""
+    path = generated(tmp_path)
+    spec = spec_for(path)
+    node, blobs = planned(path, spec)
+    approved = payloads.decode_compaction_plan(next(iter(blobs.values())), "p")
+    assert approved is not None and approved.operations
+    first = approved.operations[0]
+    assert first.delta_file_paths and len(first.delta_file_paths) > 1
+    dropped = replace(first, delta_file_paths=first.delta_file_paths[1:])
+    forged = replace(approved, operations=(dropped, *approved.operations[1:]))
+    table = open_table(str(path))
+    writer = TimelineWriter(table.storage, table.snapshot.config)
+    instant = writer.create_requested(Action.COMPACTION, payloads.encode_avro(forged))
+    before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
+    files = sorted(p.name for p in path.rglob("*") if p.is_file())
+    with pytest.raises(
+        ApplyError, match=f"the pending compaction {instant.timestamp} carries this plan's id"
+    ):
+        apply(path, spec, node, blobs)
+    assert sorted(p.name for p in path.rglob("*") if p.is_file()) == files
+    requested = path / writer.timeline().file_path(instant, State.REQUESTED)
+    requested.write_bytes(next(iter(blobs.values())))  # what apply writes for the approved slices
+    outcome = apply(path, spec, node, blobs)
+    assert outcome.effects["compactions"] == [instant.timestamp]
+    assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before

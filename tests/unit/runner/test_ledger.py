@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,15 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.runner.ledger import SERVICE_ACTIONS, NodeRecord, read_record, record_path, write_record
+from maintainer.runner.ledger import (
+    MAX_RECORD_BYTES,
+    SERVICE_ACTIONS,
+    NodeRecord,
+    check_record,
+    read_record,
+    record_path,
+    write_record,
+)
 from maintainer.services.common.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
 from maintainer.services.common.ledger import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
 
@@ -126,11 +135,50 @@ def test_a_node_record_is_written_once_read_back_and_ignored_by_the_timeline(tmp
     assert [i.timestamp for i in open_table(storage.base_uri).snapshot.timeline.instants] == instants
 
 
-def test_an_unreadable_record_still_counts_as_applied(tmp_path: Path) -> None:
+def test_bytes_that_are_not_a_record_are_refused_naming_the_file(tmp_path: Path) -> None:
     writer = _table(tmp_path, 8)
-    writer.storage.write_bytes(record_path("cd" * 32, "rollback"), b"{not json")
-    record = read_record(writer.storage, "cd" * 32, "rollback")
-    assert record is not None and record.summary == "unreadable"
+    for junk in (b"{not json", b"[]", b'{"plan_id": 1}', b"x" * (MAX_RECORD_BYTES + 1), b"[" * 100_000):
+        writer.storage.write_bytes(record_path("cd" * 32, "rollback"), junk)
+        with pytest.raises(
+            PlanError, match=r"ledger record .* cannot be trusted: it is not a ledger record"
+        ) as err:
+            read_record(writer.storage, "cd" * 32, "rollback")
+        assert err.value.where is not None and err.value.where.endswith("/rollback.json")
+
+
+EXPECTED = NodeRecord("cd" * 32, "t", "clean", "", "", {"t.clean.requested": "e" * 64})
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        replace(EXPECTED, plan_id="ab" * 32),
+        replace(EXPECTED, table="other"),
+        replace(EXPECTED, service="archive"),
+        replace(EXPECTED, payloads={}),
+        replace(EXPECTED, payloads={"t.clean.requested": "f" * 64}),
+    ],
+)
+def test_a_record_that_does_not_record_this_node_is_refused(tmp_path: Path, forged: NodeRecord) -> None:
+    storage = _table(tmp_path, 8).storage
+    with pytest.raises(PlanError, match="does not record this node of this plan"):
+        check_record(storage, forged, EXPECTED, None)
+    assert check_record(storage, replace(EXPECTED, summary="done"), EXPECTED, None).summary == "done"
+
+
+def test_with_a_key_only_a_record_signed_with_it_is_believed(tmp_path: Path) -> None:
+    storage = _table(tmp_path, 8).storage
+    signed = replace(EXPECTED, finished_at="2026-01-01T00:00:00.000Z").signed(b"k1")
+    assert signed.signature.startswith("hmac-sha256:")
+    write_record(storage, signed)
+    stored = read_record(storage, EXPECTED.plan_id, "clean")
+    assert stored == signed
+    assert check_record(storage, stored, EXPECTED, b"k1") == signed
+    assert check_record(storage, stored, EXPECTED, None) == signed  # no key: the fields decide
+    for record, key in ((signed, b"k2"), (replace(signed, signature=""), b"k1"),
+                        (replace(signed, summary="edited"), b"k1")):  # fmt: skip
+        with pytest.raises(PlanError, match="signature does not match"):
+            check_record(storage, record, EXPECTED, key)
 
 
 def test_record_paths_take_plain_names_only() -> None:
