@@ -24,6 +24,7 @@ from maintainer.console import event, print_error, print_warning, stdout, summar
 from maintainer.errors import UsageError
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
+from maintainer.planning.stricter import Recheck
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
 from maintainer.runner.results import RunResults, write_run_results
 from maintainer.runner.spark import LazySpark
@@ -75,7 +76,7 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     settings = project.target.settings
     runner = PlanRunner(
         saved, project.tables_by_name, LazySpark(spark_factory(loaded)), settings.storage_options,
-        engine=settings.engine, refuse_stale=refuse_stale,
+        engine=settings.engine, refuse_stale=refuse_stale, recheck=Recheck(settings.storage_options),
     )  # fmt: skip
     refuse_other_target(saved, project.config.name, project.target.name)
     for warning in saved.warnings:
