@@ -295,6 +295,42 @@ def verify_table(storage: Storage, snapshot: TableSnapshot) -> dict[str, Committ
     return committed
 
 
+def newest_commit_files(committed: Mapping[str, CommittedSize]) -> dict[str, CommittedSize]:
+    """The data files the newest completed commit of the active timeline wrote (or appended)."""
+    newest = max((item.instant for item in committed.values()), default=None)
+    return {path: item for path, item in committed.items() if item.instant == newest}
+
+
+def verify_newest_on_storage(storage: Storage, committed: Mapping[str, CommittedSize]) -> None:
+    """Raise :class:`CorruptTableError` when a data file of the newest completed commit is not
+    on storage at the size it was committed with. For a table listed from its metadata table,
+    whose sizes are the committed ones and so never disagree with the commits: the newest
+    output (a compaction cut short by a copy, say) is checked against storage itself, one
+    listing per partition it wrote."""
+    newest = newest_commit_files(committed)
+    partitions = sorted({path.rpartition("/")[0] for path in newest})
+    if not partitions:
+        return
+    listings = Listings(storage.list_dirs_columns(partitions))
+    findings = size_findings(listings, newest)
+    missing = [item for item in newest.values() if not item.is_log and _absent(listings, item.path)]
+    findings += [
+        Finding(
+            item.path,
+            f"base file is not on storage, but commit {item.instant} wrote it (the metadata table lists it)",
+            f"restore the file from a backup, or roll back commit {item.instant} with Hudi, then plan again",
+        )
+        for item in missing
+    ]
+    if findings:
+        raise CorruptTableError(findings, storage.base_uri)
+
+
+def _absent(listings: Listings, path: str) -> bool:
+    partition, _, name = path.rpartition("/")
+    return name not in _listed_sizes(listings, partition)
+
+
 # -- log files the compaction reads --------------------------------------------------------------
 
 

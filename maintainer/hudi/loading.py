@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
-from maintainer.hudi.integrity import CommittedSize, verify_table
+from maintainer.hudi.integrity import CommittedSize, verify_newest_on_storage, verify_table
 from maintainer.hudi.projection import Projection
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot, load_snapshot
@@ -60,13 +60,17 @@ def read_table_state(
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
     commands that only look at a table (``inspect`` shows a damaged table as it is). ``listed``
-    replaces the storage listing (planning from the metadata table's ``files`` partition).
+    replaces the storage listing (planning from the metadata table's ``files`` partition; the
+    files of the newest commit are then checked against storage, whose sizes that listing does
+    not have).
     ``config``, ``timeline``, ``metadata_table``: the table's ``hoodie.properties``, active
     timeline and metadata-table presence as this command already read them (not read again)."""
     snapshot = load_snapshot(
         storage, partitions, listed, config=config, timeline=timeline, metadata_table=metadata_table
     )
     committed = verify_table(storage, snapshot) if verify else {}
+    if verify and listed is not None:
+        verify_newest_on_storage(storage, committed)
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)
     return TableState(storage, snapshot, view, committed=committed)

@@ -283,14 +283,14 @@ def _blocks_present(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def table_location_key(path: str) -> str:
-    """The place a table path names, as the storage layer will open it (``Storage``): a local
-    path without ``file://``, with ``~`` expanded and made absolute (``..``, ``.`` and repeated
-    ``/`` resolved as text; the file system is not consulted, so symlinks are not followed);
-    a remote URI without trailing ``/``, ``s3a://`` read as ``s3://``. Two entries with the
-    same key would maintain one table twice."""
+    """The place a table path names: a local path without ``file://``, with ``~`` expanded,
+    made absolute and every symbolic link on the way resolved (a folder linked into two places
+    is one table; the parts that do not exist yet are taken as written); a remote URI without
+    trailing ``/``, ``s3a://`` read as ``s3://`` (object stores have no links). Two entries with
+    the same key would maintain one table twice."""
     if "://" not in path or path.startswith("file://"):
         local = path[len("file://") :] if path.startswith("file://") else path
-        return "file://" + os.path.abspath(os.path.expanduser(local))
+        return "file://" + os.path.realpath(os.path.expanduser(local))
     scheme, rest = path.split("://", 1)
     scheme = scheme.lower()
     return f"{'s3' if scheme == 's3a' else scheme}://{rest.rstrip('/')}"

@@ -11,9 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from maintainer.errors import MaintainerError, PlanError
+from maintainer.hudi.instant import Action, State
+from maintainer.hudi.payloads import decode_rollback_metadata, decode_rollback_plan
 from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.timeline import Timeline
 from maintainer.plan.artifact import SavedPlan
-from maintainer.plan.model import NodeStatus, TableFingerprint, TablePlan
+from maintainer.plan.model import NodeStatus, RollbackAction, TableFingerprint, TablePlan
 from maintainer.plan.model.fingerprint import table_fingerprint
 from maintainer.storage import Storage
 
@@ -72,6 +75,57 @@ def compare(table: str, planned: TableFingerprint, now: TableFingerprint) -> Tab
     )
 
 
+def _timestamp(entry: str) -> str:
+    return entry.partition(".")[0]
+
+
+def _rolled_back_by(storage: Storage, timeline: Timeline, timestamp: str) -> set[str] | None:
+    """The instants the rollback ``timestamp`` rolls back (from its metadata once completed,
+    else its plan); None where it is not a readable rollback."""
+    entry = timeline.entry(timestamp, Action.ROLLBACK)
+    if entry is None:
+        return None
+    for state, decode in ((State.COMPLETED, _metadata_targets), (State.REQUESTED, _plan_targets)):
+        name = entry.state_files.get(state)
+        if name is not None:
+            path = f"{timeline.directory}/{name}"
+            try:
+                return decode(storage.read_bytes(path), storage.uri(path))
+            except MaintainerError:
+                return None
+    return None
+
+
+def _metadata_targets(data: bytes, where: str) -> set[str] | None:
+    metadata = decode_rollback_metadata(data, where)
+    return set(metadata.commits_rollback) if metadata is not None else None
+
+
+def _plan_targets(data: bytes, where: str) -> set[str] | None:
+    plan = decode_rollback_plan(data, where)
+    info = plan.instant_to_rollback if plan is not None else None
+    return {info.commit_time} if info is not None else None
+
+
+def only_planned_rollbacks(
+    change: TableChange, table: TablePlan, storage: Storage, timeline: Timeline
+) -> bool:
+    """Did the table move only by rolling back instants this plan's rollback node rolls back
+    (an apply of this plan stopped between the rollback and its ledger record, or a writer's
+    own rollback of them)? Then it is not stale: the node re-derives and finds them done. Judged
+    by what the instants say they roll back, not by who wrote them."""
+    targets = {a.target for node in table.nodes for a in node.actions_of(RollbackAction)}
+    if not targets or change.savepoints or change.properties:
+        return False
+    if not all(_timestamp(entry) in targets for entry in change.gone):
+        return False
+    for entry in change.new:
+        rolled_back = _rolled_back_by(storage, timeline, _timestamp(entry))
+        if rolled_back is None or not rolled_back <= targets:
+            return False
+    return True
+
+
 def _changes(table: TablePlan) -> bool:
     return any(node.status is NodeStatus.CHANGES for node in table.nodes)
 
@@ -88,11 +142,12 @@ def table_changes(
         try:
             storage = Storage(table.path, storage_options)
             config = load_config(storage)
-            now = table_fingerprint(load_timeline(storage, config), config)
+            timeline = load_timeline(storage, config)
+            now = table_fingerprint(timeline, config)
         except MaintainerError:
             continue  # unreadable now: its nodes fail with the reason when they run
         change = compare(table.name, table.fingerprint, now)
-        if change is not None:
+        if change is not None and not only_planned_rollbacks(change, table, storage, timeline):
             moved.append(change)
     return moved
 

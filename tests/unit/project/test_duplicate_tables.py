@@ -73,9 +73,26 @@ def test_different_tables_load(tmp_path: Path, first: str, second: str) -> None:
     assert [spec.name for spec in load_project(root).tables] == ["a", "b"]
 
 
-def test_the_key_does_not_touch_the_file_system(tmp_path: Path) -> None:
-    (tmp_path / "real").mkdir()
+def test_the_key_resolves_links_on_the_way(tmp_path: Path) -> None:
+    (tmp_path / "real" / "t").mkdir(parents=True)
     (tmp_path / "link").symlink_to(tmp_path / "real")
 
-    assert table_location_key(str(tmp_path / "link")) != table_location_key(str(tmp_path / "real"))
+    assert table_location_key(str(tmp_path / "link" / "t")) == table_location_key(
+        str(tmp_path / "real" / "t")
+    )
+    assert table_location_key(str(tmp_path / "link" / "new")) == table_location_key(
+        str(tmp_path / "real/new")
+    )
     assert table_location_key("~/t") == table_location_key(str(Path.home() / "t"))
+
+
+def test_one_table_listed_twice_through_a_linked_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "lake" / "t").mkdir(parents=True)
+    (tmp_path / "mirror").symlink_to(tmp_path / "lake")
+    root = write_project(
+        tmp_path, {"tables/a.yml": manifest(str(tmp_path / "lake/t"), str(tmp_path / "mirror/t"))}
+    )
+
+    with pytest.raises(ManifestError) as err:
+        load_project(root)
+    assert "tables 'a' (tables/a.yml:" in str(err.value) and "are the same table" in str(err.value)
