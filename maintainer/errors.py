@@ -68,6 +68,11 @@ class PlanError(MaintainerError):
     """A plan cannot be made, or a saved plan is invalid, tampered or stale."""
 
 
+class PlanAlreadyAppliedError(PlanError):
+    """Every node of the plan with changes is applied already: nothing is left to do (apply says
+    so and succeeds; re-running a plan that completed is not an error)."""
+
+
 class ApplyError(MaintainerError):
     """Carrying out a plan failed."""
 

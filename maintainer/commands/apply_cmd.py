@@ -21,7 +21,7 @@ from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import keep_last_applied, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
-from maintainer.errors import UsageError
+from maintainer.errors import PlanAlreadyAppliedError, UsageError
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
@@ -31,7 +31,7 @@ from maintainer.runner.spark import LazySpark
 from maintainer.runner.summary import closing_line
 from maintainer.spark.session import create_session
 
-EXIT_OK, EXIT_FAILURE, EXIT_DRIFT = 0, 1, 2
+EXIT_OK, EXIT_FAILURE, EXIT_DRIFT, EXIT_BLOCKED = 0, 1, 2, 3
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
 SPARK_LOG = "spark.log"
@@ -111,6 +111,17 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     help="Approved work a node had to skip as drift (no longer valid on the table) does not fail "
     "the run: exit 0, not 2. Without --refuse-stale, a stale plan is also applied.",
 )
+@click.option(
+    "--detailed-exitcode",
+    is_flag=True,
+    help="Exit 3 when a node was blocked (a gate, a reader, an unreadable table, a stricter "
+    "manifest): its table was left unmaintained. On in CI with --auto-approve.",
+)
+@click.option(
+    "--allow-blocked",
+    is_flag=True,
+    help="Blocked nodes do not make the exit code 3 (they are still listed in the closing line).",
+)
 def command(
     options: CommonOptions,
     directory: str | None,
@@ -118,6 +129,8 @@ def command(
     auto_approve: bool,
     refuse_stale: bool | None,
     allow_drift: bool,
+    detailed_exitcode: bool,
+    allow_blocked: bool,
 ) -> int:
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
     changed and not applied yet, then runs its nodes (each table under a lock) and deletes only
@@ -125,10 +138,12 @@ def command(
     the instant or file that made it invalid.
 
     \b
-    Exit codes:
-      0  everything approved was done (or skipped as drift with --allow-drift)
-      1  an error: a node failed, or the plan was refused (tampered, stale, applied already)
+    Exit codes (the same table as plan's; the highest that applies wins: 1, then 3, then 2):
+      0  everything approved was done (a plan applied already: nothing to do)
+      1  an error: a node failed, or the plan was refused (tampered, stale, other target)
       2  approved work was skipped as drift (--allow-drift makes this 0)
+      3  a node was blocked and its table left unmaintained (with --detailed-exitcode, and in
+         CI with --auto-approve; --allow-blocked makes this 0)
 
     \b
     Examples:
@@ -151,7 +166,11 @@ def command(
     )
     saved = read_plan(plan_dir, plan_key())
     refuse = stale_refused(refuse_stale, allow_drift)
-    results = run(saved, loaded, fail_fast, refuse)
+    try:
+        results = run(saved, loaded, fail_fast, refuse)
+    except PlanAlreadyAppliedError as done:
+        summary(f"Nothing to do: {done.message}.", status="success", plan_id=saved.plan_id)
+        return EXIT_OK
     args = {
         "which": "apply",
         "plan_dir": str(plan_dir),
@@ -165,7 +184,8 @@ def command(
         "allow_drift": allow_drift,
     }
     report(loaded, saved, plan_dir, results, args)
-    return exit_code(results, allow_drift)
+    blocked_fails = (detailed_exitcode or (auto_approve and in_ci())) and not allow_blocked
+    return exit_code(results, allow_drift, blocked_fails)
 
 
 def report(
@@ -180,16 +200,25 @@ def report(
     summary(closing_line(results), status=results.status, drift=sum(len(n.drift) for n in results.nodes))
 
 
+def in_ci() -> bool:
+    """``$CI`` set (to anything but false/0/no)."""
+    return os.environ.get(CI_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
 def stale_refused(refuse_stale: bool | None, allow_drift: bool) -> bool:
     """``--refuse-stale`` as given, else on in CI unless drift is allowed."""
     if refuse_stale is not None:
         return refuse_stale
-    return not allow_drift and os.environ.get(CI_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    return not allow_drift and in_ci()
 
 
-def exit_code(results: RunResults, allow_drift: bool) -> int:
+def exit_code(results: RunResults, allow_drift: bool, blocked_fails: bool = False) -> int:
+    """1 for a failed node, else 3 for a blocked one (when ``blocked_fails``), else 2 for drift
+    (unless ``allow_drift``), else 0: work left undone is never hidden behind a lesser code."""
     if results.failed:
         return EXIT_FAILURE
+    if blocked_fails and results.blocked:
+        return EXIT_BLOCKED
     if any(node.drift for node in results.nodes) and not allow_drift:
         return EXIT_DRIFT
     return EXIT_OK

@@ -94,11 +94,21 @@ def plan_fields(built: BuiltPlan) -> dict[str, object]:
     "--detailed-exitcode",
     is_flag=True,
     help="Exit 0 when there is nothing to do, 2 when the plan has changes, 3 when a node is "
-    "blocked (nothing hides held-back work: blocked wins over changes), 1 on error.",
+    "blocked (nothing hides held-back work: blocked wins over changes), 1 on error. A table that "
+    "cannot be read exits 3 with or without this flag.",
 )
 def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) -> int:
     """Read the selected tables and write what maintenance would do, without changing anything:
-    plan.json (hashed), plan.md (for review) and the Hudi payloads apply will write.
+    plan.json (hashed), plan.md (for review) and the Hudi payloads apply will write. A table that
+    cannot be read (missing, damaged, unsupported, unreachable) blocks only its own nodes: the
+    plan of the others is written all the same.
+
+    \b
+    Exit codes (the same table as apply's):
+      0  written; nothing to do (or, without --detailed-exitcode, any plan)
+      1  an error of the run itself (bad project, bad arguments): no plan written
+      2  with --detailed-exitcode: the plan has changes
+      3  a table could not be read (always), or a node is blocked (with --detailed-exitcode)
 
     \b
     Examples:
@@ -117,10 +127,11 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     else:
         stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
         stdout.print(f"wrote {escape(str(directory))}")
-    for message in built.errors:
-        print_error(message)
-    if built.errors:
-        return EXIT_FAILURE
+    if settings.json or settings.quiet:  # the text plan, which says why, was not shown
+        for message in built.errors:
+            print_error(message)
+    if built.errors:  # tables that could not be read: their nodes are blocked, the rest is planned
+        return EXIT_BLOCKED
     if detailed_exitcode and any(node.status is NodeStatus.BLOCKED for node in built.plan.nodes()):
         return EXIT_BLOCKED
     if detailed_exitcode and built.plan.has_changes:

@@ -28,6 +28,13 @@ _STYLE = {
     NodeRunStatus.SUCCESS: "[green]OK[/green]",
     NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
     NodeRunStatus.SKIPPED: "[yellow]SKIP[/yellow]",
+    NodeRunStatus.BLOCKED: "[bold yellow]BLOCKED[/bold yellow]",
+}
+_WORD = {
+    NodeRunStatus.SUCCESS: "OK",
+    NodeRunStatus.ERROR: "ERROR",
+    NodeRunStatus.SKIPPED: "SKIP",
+    NodeRunStatus.BLOCKED: "BLOCKED",
 }
 
 
@@ -92,10 +99,9 @@ class NodeProgress:
             return
         if settings.quiet:
             return
-        word = {NodeRunStatus.SUCCESS: "OK", NodeRunStatus.ERROR: "ERROR", NodeRunStatus.SKIPPED: "SKIP"}
         text = (
             f"{_clock()}  {number} {_STYLE[result.status]} {escape(result.id)} {escape(result.message)} "
-            f"[dim]\\[{word[result.status]} in {result.timing_s:.1f}s][/dim]"
+            f"[dim]\\[{_WORD[result.status]} in {result.timing_s:.1f}s][/dim]"
         )
         event("node_end", text, node=result.id, status=result.status.value, seconds=round(result.timing_s, 3),
               message=result.message, drift=len(result.drift))  # fmt: skip

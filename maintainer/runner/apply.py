@@ -23,7 +23,7 @@ import networkx as nx
 
 from maintainer.clock import Clock, utc_now
 from maintainer.console import print_warning
-from maintainer.errors import ApplyError, MaintainerError, PlanError
+from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
@@ -125,7 +125,7 @@ def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> d
     recorded = [NodeId(n.table, n.service) for n in saved.plan.nodes() if _recorded(n)]
     if recorded and all(node in applied for node in recorded):
         node, how = sorted(applied.items())[0]
-        raise PlanError(
+        raise PlanAlreadyAppliedError(
             f"plan {saved.plan_id[:12]} was already applied: every node with changes is done "
             f"({len(recorded)} node(s); {node} {how})",
             where=str(saved.directory),
@@ -201,7 +201,9 @@ class PlanRunner:
         if node.status is NodeStatus.NO_OP:
             return NodeOutcome(message="no changes")
         if node.status is NodeStatus.BLOCKED:
-            return NodeOutcome(message="blocked in the plan: " + "; ".join(node.reasons), skipped=True)
+            return NodeOutcome(
+                message="blocked in the plan: " + "; ".join(node.reasons), skipped=True, blocked=True
+            )
         executor = self.executors(node.service)
         if executor is None:
             raise ApplyError(f"{node.service} cannot be applied by this version of maintainer yet")
@@ -219,7 +221,9 @@ class PlanRunner:
             )
         stricter = self.recheck(node, spec, table) if self.recheck is not None else ()
         if stricter:
-            return NodeOutcome(message=f"skipped: {STRICTER}: " + "; ".join(stricter), skipped=True)
+            return NodeOutcome(
+                message=f"blocked: {STRICTER}: " + "; ".join(stricter), skipped=True, blocked=True
+            )
         spark = self.spark() if runs_on_spark(node, self.engine) else None
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
                           self.storage_options, self.clock)  # fmt: skip

@@ -27,6 +27,12 @@ def _ignore(event: str, node: NodeId, result: NodeResult | None) -> None:
     return None
 
 
+def _status_of(outcome: NodeOutcome) -> NodeRunStatus:
+    if outcome.blocked:
+        return NodeRunStatus.BLOCKED
+    return NodeRunStatus.SKIPPED if outcome.skipped else NodeRunStatus.SUCCESS
+
+
 def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
     """Run one node, turning any failure into an ``error`` result (never raises)."""
     started = utc_timestamp()
@@ -35,7 +41,7 @@ def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
     outcome = NodeOutcome()
     try:
         outcome = run_node(node)
-        status = NodeRunStatus.SKIPPED if outcome.skipped else NodeRunStatus.SUCCESS
+        status = _status_of(outcome)
         message = outcome.message
     except MaintainerError as exc:
         status, message = NodeRunStatus.ERROR, str(exc)

@@ -43,6 +43,9 @@ class NodeRunStatus(str, Enum):
     SUCCESS = "success"
     ERROR = "error"
     SKIPPED = "skipped"
+    BLOCKED = "blocked"
+    """Not run: blocked in the plan (a gate, a reader, an unreadable table) or by the stricter
+    rule at apply. The table is left unmaintained: never success for automation."""
 
 
 def _worker_thread() -> str | None:
@@ -105,6 +108,11 @@ class RunResults:
     @property
     def failed(self) -> bool:
         return any(node.status is NodeRunStatus.ERROR for node in self.nodes)
+
+    @property
+    def blocked(self) -> tuple[str, ...]:
+        """The nodes left unmaintained because something blocked them."""
+        return tuple(node.id for node in self.nodes if node.status is NodeRunStatus.BLOCKED)
 
     @property
     def elapsed_time(self) -> float:

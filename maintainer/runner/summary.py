@@ -16,6 +16,8 @@ from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
 from maintainer.units import count, human_bytes
 
 DRIFT_NODES_SHOWN = 3
+BLOCKED_NODES_SHOWN = 20
+"""Blocked nodes named in the closing line (a nightly run must say which tables it left)."""
 
 
 def dropped_metadata_table(effects: Mapping[str, Any]) -> str | None:
@@ -87,6 +89,13 @@ def closing_line(results: RunResults) -> str:
     if failed:
         names = ", ".join(failed[:DRIFT_NODES_SHOWN]) + (" ..." if len(failed) > DRIFT_NODES_SHOWN else "")
         tail.append(f"{count(len(failed), 'node')} failed ({names})")
+    blocked = [node.id for node in nodes if node.status is NodeRunStatus.BLOCKED]
+    if blocked:
+        names = ", ".join(blocked[:BLOCKED_NODES_SHOWN])
+        more = (
+            f" and {len(blocked) - BLOCKED_NODES_SHOWN:,} more" if len(blocked) > BLOCKED_NODES_SHOWN else ""
+        )
+        tail.append(f"{count(len(blocked), 'node')} blocked, left unmaintained ({names}{more})")
     skipped = sum(1 for node in nodes if node.status is NodeRunStatus.SKIPPED)
     if skipped:
         tail.append(f"{count(skipped, 'node')} skipped")

@@ -81,6 +81,8 @@ class NodeOutcome:
     drift: tuple[Drift, ...] = ()
     message: str = ""
     skipped: bool = False
+    blocked: bool = False
+    """Skipped because something keeps the node from running (its table is left unmaintained)."""
 
 
 # -- the fault hook ------------------------------------------------------------------------------

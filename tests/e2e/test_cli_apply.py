@@ -158,10 +158,10 @@ def test_plan_show_apply_on_datagen_tables(
     assert by_id["cow6.clean"]["adapter_response"]["files_deleted"] == len(project.planned("cow6"))
     assert set(by_id["cow6.clean"]) >= {"status", "timing", "execution_time", "adapter_response", "drift"}
 
-    # applied twice: refused, nothing more happens
+    # applied twice: nothing to do (not an error), nothing more happens
     files_now = data_files(project.tables["cow6"])
-    assert project.cli("apply", str(project.plan_dir)) == 1
-    assert "was already applied" in capsys.readouterr().err
+    assert project.cli("apply", str(project.plan_dir)) == 0
+    assert "Nothing to do: plan" in capsys.readouterr().out
     assert data_files(project.tables["cow6"]) == files_now
     assert len(decoded_cleans(project.tables["cow6"])) == 1
 
@@ -330,7 +330,8 @@ def test_a_crash_after_the_inflight_clean_is_finished_by_the_next_apply(
     (clean,) = decoded_cleans(table)
     assert clean.instant_time == pending.timestamp and deleted_by(clean) == one_table.planned("t")
     assert not open_table(str(table)).snapshot.timeline.pending_cleans()
-    assert one_table.cli("apply") == 1, "now it is applied"
+    assert one_table.cli("apply") == 0, "now it is applied: nothing to do, not an error"
+    assert "Nothing to do: plan" in capsys.readouterr().out
 
 
 def test_auto_approve_plans_and_applies_the_selection(

@@ -35,7 +35,7 @@ RACER = textwrap.dedent(
     def acquire_and_hold(self):
         acquire(self)
         print(f"holding {self.owner}", flush=True)
-        time.sleep(1.0)
+        time.sleep(3.0)
 
     lock.TableLock.acquire = acquire_and_hold
     go = Path(sys.argv[1])
@@ -89,15 +89,15 @@ def race(work: Path, root: Path) -> list[tuple[int, str, int]]:
 
 
 def check_one_proceeded(outcomes: list[tuple[int, str, int]], lock: StorageLockData) -> None:
-    exits = sorted(code for code, _, _ in outcomes)
-    assert exits == [0, 1], outcomes
-    (winner,) = [pid for code, _, pid in outcomes if code == 0]
-    (loser_output,) = [output for code, output, _ in outcomes if code == 1]
+    """Exactly one took the lock and ran; the other was refused naming it (or, started late on
+    a loaded machine, found the plan applied already: nothing to do, exit 0)."""
+    (winner,) = [pid for _, output, pid in outcomes if "holding" in output]
+    ((code, loser_output),) = [(code, output) for code, output, pid in outcomes if pid != winner]
     flat = " ".join(loser_output.split())
     host = re.escape(socket.gethostname())
     holder = rf"locked by another apply or writer: maintainer on {host} pid {winner} \(plan \w{{12}}\)"
-    assert re.search(holder, flat), loser_output
-    assert "holding" not in loser_output
+    assert [c for c, _, pid in outcomes if pid == winner] == [0], outcomes
+    assert (code == 1 and re.search(holder, flat)) or (code == 0 and "was already applied" in flat), outcomes
     owner = Owner.parse(lock.owner)
     assert lock.expired and owner is not None and owner.pid == winner, "released by the winner, as Hudi does"
 

@@ -206,9 +206,9 @@ def test_a_crash_between_clean_and_archive_resumes_the_archive_then_the_plan_is_
     assert (table / record_path(plan_id, "archive")).is_file()
 
     capsys.readouterr()
-    assert main(["apply", "--project-dir", str(root)]) == 1
+    assert main(["apply", "--project-dir", str(root)]) == 0, "a plan applied already: nothing to do"
     assert (
-        f"plan {plan_id[:12]} was already applied: every node with changes is done" in capsys.readouterr().err
+        f"plan {plan_id[:12]} was already applied: every node with changes is done" in capsys.readouterr().out
     )
     assert oracle.snapshot_rows(table, drop=META) == rows
 
@@ -237,7 +237,7 @@ def test_a_crash_after_the_archive_but_before_its_record_is_recorded_by_the_reru
     assert f"nothing to do; {approved} already archived before this run" in out
     assert files_below(table / ".hoodie" / "archived") == archive_files  # no record written twice
     assert (table / record_path(data["plan_id"], "archive")).is_file()
-    assert main(["apply", "--project-dir", str(root)]) == 1
+    assert main(["apply", "--project-dir", str(root)]) == 0  # applied: nothing to do
 
 
 def test_a_rollback_only_plan_applied_twice_is_refused_the_second_time(
@@ -254,8 +254,8 @@ def test_a_rollback_only_plan_applied_twice_is_refused_the_second_time(
     after_first = files_below(table)
     capsys.readouterr()
 
-    assert main(["apply", "--project-dir", str(root)]) == 1
-    assert "was already applied" in capsys.readouterr().err
+    assert main(["apply", "--project-dir", str(root)]) == 0
+    assert "was already applied" in capsys.readouterr().out
     assert files_below(table) == after_first
     assert oracle.snapshot_rows(table, drop=META) == rows
 

@@ -84,7 +84,7 @@ def run(
     return {n.id: (n.status, n.message) for n in results.nodes}
 
 
-def test_changes_run_under_the_lock_no_op_succeeds_blocked_is_skipped(tmp_path: Path) -> None:
+def test_changes_run_under_the_lock_no_op_succeeds_blocked_is_not_run(tmp_path: Path) -> None:
     saved = saved_plan(
         tmp_path,
         ("a", "rollback", NodeStatus.NO_OP),
@@ -96,7 +96,7 @@ def test_changes_run_under_the_lock_no_op_succeeds_blocked_is_skipped(tmp_path: 
     assert results == {
         "a.rollback": (NodeRunStatus.SUCCESS, "no changes"),
         "a.clean": (NodeRunStatus.SUCCESS, "done"),
-        "b.clean": (NodeRunStatus.SKIPPED, "blocked in the plan: why"),
+        "b.clean": (NodeRunStatus.BLOCKED, "blocked in the plan: why"),
     }
     assert executors.ran == ["a.clean"] and executors.locked == [True]
     released = read_lock(Storage(str(tmp_path / "a")))
