@@ -34,6 +34,7 @@ from maintainer.storage.s3 import (
     is_s3,
     read_object,
     read_object_ends,
+    read_object_within,
 )
 
 
@@ -451,6 +452,27 @@ class Storage:
             raise StorageError(f"file not found: {self.uri(path)}") from exc
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+
+    def read_bytes_within(self, path: str, limit: int) -> bytes | None:
+        """The whole file, or None when it is larger than ``limit`` bytes, told from its size
+        before it is read (local, S3) or after ``limit + 1`` bytes of it (other stores): never
+        more is read. :mod:`maintainer.storage.limits` turns None into an error naming the file."""
+        if is_s3(self.base_uri):
+            return read_object_within(self.options, self.full_path(path), self.uri(path), limit)
+        try:
+            if self.is_local:
+                with self._fs.open_input_file(self.full_path(path)) as handle:
+                    if handle.size() > limit:
+                        return None
+                    data = bytes(handle.read(limit + 1))
+            else:
+                with self._fs.open_input_stream(self.full_path(path)) as stream:
+                    data = bytes(stream.read(limit + 1))
+        except FileNotFoundError as exc:
+            raise StorageError(f"file not found: {self.uri(path)}") from exc
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+        return None if len(data) > limit else data
 
     def read_ends(self, path: str, head: int, tail: int) -> FileEnds:
         """The first ``head`` and last ``tail`` bytes of a file and its size (S3: one or two

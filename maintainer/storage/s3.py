@@ -310,3 +310,20 @@ def read_object(options: Mapping[str, Any], full_path: str, uri: str) -> bytes:
     with _read_errors(uri):
         data: bytes = s3_client(options).get_object(Bucket=bucket, Key=key)["Body"].read()
     return data
+
+
+def read_object_within(options: Mapping[str, Any], full_path: str, uri: str, limit: int) -> bytes | None:
+    """A whole object in one GET, or None when it is larger than ``limit`` bytes: its length
+    is known from the answer's headers before the body is read, and at most ``limit + 1``
+    bytes of the body are."""
+    bucket, key = bucket_and_key(full_path)
+    with _read_errors(uri):
+        answer = s3_client(options).get_object(Bucket=bucket, Key=key)
+        body = answer["Body"]
+        try:
+            if int(answer.get("ContentLength") or 0) > limit:
+                return None
+            data: bytes = body.read(limit + 1)
+        finally:
+            body.close()
+    return None if len(data) > limit else data

@@ -1,0 +1,169 @@
+"""Bounded bytes and bounded JSON (:mod:`maintainer.storage.limits`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from maintainer.errors import CorruptFileError, PlanError
+from maintainer.storage import Storage
+from maintainer.storage.limits import (
+    MAX_JSON_DEPTH,
+    MAX_NUMBER_CHARS,
+    json_shape_problem,
+    loads_bounded,
+    read_capped,
+    read_local_capped,
+)
+
+MiB = 1024 * 1024
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+# -- the shape scan --------------------------------------------------------------------------------
+
+
+def test_a_real_document_has_no_shape_problem() -> None:
+    stats = [{"fileId": "f-0", "numWrites": 10, "totalWriteBytes": 2**62}]
+    schema = '{"type":"record","fields":[{"name":"a","type":["null","long"]}]}'
+    document = {"partitionToWriteStats": {"p=1": stats}, "extraMetadata": {"schema": schema},
+                "ratio": -1.5e-300, "ok": True, "none": None}  # fmt: skip
+    assert json_shape_problem(json.dumps(document, indent=2).encode()) is None
+
+
+def test_depth_is_counted_up_to_the_cap_and_refused_beyond() -> None:
+    assert json_shape_problem(nested(MAX_JSON_DEPTH)) is None
+    assert json_shape_problem(nested(MAX_JSON_DEPTH + 1)) == (
+        f"objects and arrays nested {MAX_JSON_DEPTH + 1} deep (at most {MAX_JSON_DEPTH} are read)"
+    )
+    assert json_shape_problem(b'{"a": {"b": [{}]}}', max_depth=4) is None
+    assert json_shape_problem(b'{"a": {"b": [{}]}}', max_depth=3) is not None
+
+
+def test_brackets_inside_strings_are_not_nesting() -> None:
+    inside = '{"a": "' + "[{" * 10_000 + '", "b": "\\"[[[\\\\", "c": []}'
+    assert json.loads(inside)["c"] == []
+    assert json_shape_problem(inside.encode()) is None
+
+
+def test_an_unterminated_string_does_not_hide_the_brackets_after_it() -> None:
+    assert json_shape_problem(b'["abc, ' + nested(1_000)) is not None
+
+
+def test_a_100000_deep_document_is_refused_without_recursion() -> None:
+    assert (
+        json_shape_problem(nested(100_000)) == "objects and arrays nested 100,000 deep (at most 128 are read)"
+    )
+
+
+def test_number_literals_are_capped_but_digits_in_strings_are_not_numbers() -> None:
+    at_cap = b"[" + b"1" * MAX_NUMBER_CHARS + b"]"
+    assert json_shape_problem(at_cap) is None
+    assert json_shape_problem(b"[-1." + b"5" * MAX_NUMBER_CHARS + b"e10]") == (
+        f"a number literal of {MAX_NUMBER_CHARS + 6} characters (at most {MAX_NUMBER_CHARS} are read)"
+    )
+    assert json_shape_problem(b'["' + b"7" * 100_000 + b'"]') is None
+
+
+# -- loads_bounded ---------------------------------------------------------------------------------
+
+
+def loads(data: bytes, max_number_chars: int = MAX_NUMBER_CHARS) -> object:
+    return loads_bounded(
+        data,
+        what="plan.json",
+        where="dir/plan.json",
+        error=PlanError,
+        hint="again",
+        max_number_chars=max_number_chars,
+    )
+
+
+def test_loads_bounded_reads_json() -> None:
+    assert loads(b'{"a": [1, 2.5, "x", null, true]}') == {"a": [1, 2.5, "x", None, True]}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (nested(100_000), "plan.json is not read as JSON: objects and arrays nested 100,000 deep"),
+        (
+            b"[" + b"9" * 100_000 + b"]",
+            "plan.json is not read as JSON: a number literal of 100,000 characters",
+        ),
+        (b'{"a": NaN}', "plan.json is not valid JSON: NaN is not a JSON number"),
+        (b'{"a": -Infinity}', "plan.json is not valid JSON: -Infinity is not a JSON number"),
+        (b'{"a": ', "plan.json is not valid JSON: Expecting value"),
+        (b'{"a": "\xff"}', "plan.json is not valid JSON: 'utf-8' codec can't decode"),
+    ],
+    ids=["deep", "long-number", "nan", "infinity", "cut", "not-utf8"],
+)
+def test_loads_bounded_refuses_with_the_caller_s_error(data: bytes, message: str) -> None:
+    with pytest.raises(PlanError) as raised:
+        loads(data)
+    assert raised.value.message.startswith(message), raised.value.message
+    assert raised.value.where == "dir/plan.json" and raised.value.hint == "again"
+
+
+def test_constants_are_read_where_the_format_has_them() -> None:
+    value = loads_bounded(
+        b"[NaN, Infinity]", what="f", where="w", error=CorruptFileError, hint="h", allow_constants=True
+    )
+    assert str(value) == "[nan, inf]"
+
+
+def test_python_s_own_integer_limit_is_a_clear_error_too() -> None:
+    """With the number cap raised past 4,300 digits, int() refuses: still the caller's error."""
+    with pytest.raises(PlanError, match="Exceeds the limit"):
+        loads(b"[" + b"9" * 5_000 + b"]", max_number_chars=10_000)
+
+
+# -- bounded bytes ---------------------------------------------------------------------------------
+
+
+def test_read_local_capped(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.write_bytes(b"x" * 10)
+    assert read_local_capped(path, 10, what="plan.json", error=PlanError) == b"x" * 10
+    with pytest.raises(PlanError) as raised:
+        read_local_capped(path, 9, what="plan.json", error=PlanError, hint="make it again")
+    assert (
+        raised.value.message == "plan.json is 10 bytes, more than the 9 bytes maintainer reads of such a file"
+    )
+    assert (raised.value.where, raised.value.hint) == (str(path), "make it again")
+    with pytest.raises(FileNotFoundError):
+        read_local_capped(tmp_path / "absent", 9, what="plan.json", error=PlanError)
+
+
+def test_read_local_capped_refuses_a_huge_sparse_file_by_its_size(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    path.touch()
+    os.truncate(path, 1536 * MiB)
+    with pytest.raises(PlanError, match="is 1,610,612,736 bytes, more than the 1,024 bytes"):
+        read_local_capped(path, 1024, what="plan.json", error=PlanError)
+
+
+def test_read_capped_from_storage(tmp_path: Path) -> None:
+    (tmp_path / ".hoodie").mkdir()
+    properties = tmp_path / ".hoodie" / "hoodie.properties"
+    properties.write_bytes(b"a=b\n")
+    storage = Storage(str(tmp_path))
+    assert read_capped(
+        storage, ".hoodie/hoodie.properties", 4, what="hoodie.properties", error=CorruptFileError
+    ) == (b"a=b\n")
+    assert storage.read_bytes_within(".hoodie/hoodie.properties", 3) is None
+    os.truncate(properties, 600 * MiB)
+    with pytest.raises(CorruptFileError) as raised:
+        read_capped(
+            storage, ".hoodie/hoodie.properties", 16 * MiB, what="hoodie.properties", error=CorruptFileError
+        )
+    assert raised.value.message == (
+        "hoodie.properties is more than the 16,777,216 bytes maintainer reads of such a file"
+    )
+    assert raised.value.where == storage.uri(".hoodie/hoodie.properties")
