@@ -107,7 +107,10 @@ class Timeline:
         layout = TimelineLayout(layout)
         parsed = []
         for name in names:
-            instant = parse_instant_file_name(name)
+            try:
+                instant = parse_instant_file_name(name)
+            except CorruptFileError as exc:  # an impossible date, an unknown action
+                raise CorruptFileError(exc.message, where=f"{directory}/{name}", hint=exc.hint) from exc
             if instant is None:
                 continue
             if layout.records_completion_time and instant.is_completed and instant.completion_time is None:
