@@ -32,6 +32,7 @@ from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
 from maintainer.hudi.timeline import TimelineEntry
 from maintainer.storage import Storage
+from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, read_capped
 from maintainer.storage.listing import Listings
 
 PARQUET_MAGIC = b"PAR1"
@@ -154,6 +155,12 @@ def _instant_hint(instant: Instant) -> str:
     return _RESTORE_HINT
 
 
+def read_instant_file(storage: Storage, path: str) -> bytes:
+    """An instant file's bytes, at most :data:`~maintainer.storage.limits.MAX_INSTANT_FILE_BYTES`
+    (a larger one is a :class:`CorruptFileError`, its bytes never read)."""
+    return read_capped(storage, path, MAX_INSTANT_FILE_BYTES, what="instant file", error=CorruptFileError)
+
+
 CommitFiles = Mapping[str, list[CommittedFile]]
 """Instant time of a completed commit -> the files it wrote, with their sizes."""
 
@@ -166,7 +173,7 @@ def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[Com
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
         try:
-            decoded = item.decode(storage.read_bytes(path), storage.uri(path))
+            decoded = item.decode(read_instant_file(storage, path), storage.uri(path))
         except CorruptFileError as exc:
             findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
             continue
