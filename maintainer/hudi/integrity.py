@@ -30,9 +30,8 @@ from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
 from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
-from maintainer.hudi.timeline import TimelineEntry
+from maintainer.hudi.timeline import TimelineEntry, read_instant_file
 from maintainer.storage import Storage
-from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, read_capped
 from maintainer.storage.listing import Listings
 
 PARQUET_MAGIC = b"PAR1"
@@ -153,12 +152,6 @@ def _instant_hint(instant: Instant) -> str:
             "with Hudi only once its data files are accounted for)"
         )
     return _RESTORE_HINT
-
-
-def read_instant_file(storage: Storage, path: str) -> bytes:
-    """An instant file's bytes, at most :data:`~maintainer.storage.limits.MAX_INSTANT_FILE_BYTES`
-    (a larger one is a :class:`CorruptFileError`, its bytes never read)."""
-    return read_capped(storage, path, MAX_INSTANT_FILE_BYTES, what="instant file", error=CorruptFileError)
 
 
 CommitFiles = Mapping[str, list[CommittedFile]]

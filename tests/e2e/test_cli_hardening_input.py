@@ -2,7 +2,7 @@
 item 4), through the CLI on generated tables.
 
 A table's hostile file (a timeline file named with an impossible date, a commit nested 100,000
-deep, a 600 MB ``hoodie.properties``) blocks that table only: the other table of the lake is
+deep or 1.5 GB large, a 600 MB ``hoodie.properties``) blocks that table only: the other table of the lake is
 planned and the plan is written. A hostile ``plan.json`` (nested 100,000 deep, a 100,000-digit
 number, 1.5 GB) is refused by ``apply`` and ``show``; a 300 MB lock object by ``apply``, before
 Spark starts. The big files are sparse (``truncate``): they cost no disk, and the refusal is
@@ -152,6 +152,29 @@ def test_a_600_mb_hoodie_properties_blocks_only_its_table_unread(
     text = assert_only_a_is_blocked(lake, "hoodie.properties", capsys)
     assert "hoodie.properties is more than the 16,777,216 bytes maintainer reads" in text
     assert not [uri for uri in read_whole if uri.endswith(str(properties))]
+
+
+@pytest.mark.parametrize("version", [6, 8])
+def test_a_1_5_gb_commit_blocks_only_its_table_unread(
+    lake: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, version: int
+) -> None:
+    """The latest commit grown to 1.5 GB (sparse) used to be read whole, by the clean's scope
+    and by the integrity check (then decoded). Now its size refuses it, unread."""
+    tables = write_lake(lake, version)
+    snapshot = open_table(str(tables["a"])).snapshot
+    relative = snapshot.timeline.file_path(snapshot.timeline.completed_commits()[-1])
+    os.truncate(tables["a"] / relative, 1536 * MiB)
+    read_whole: list[str] = []
+    real_read = Storage.read_bytes
+
+    def spy(self: Storage, path: str) -> bytes:
+        read_whole.append(self.uri(path))
+        return real_read(self, path)
+
+    monkeypatch.setattr(Storage, "read_bytes", spy)
+    text = assert_only_a_is_blocked(lake, relative, capsys)
+    assert "instant file is more than the 1,073,741,824 bytes maintainer reads" in text
+    assert not [uri for uri in read_whole if uri.endswith(relative)]
 
 
 def test_a_300_mb_lock_object_fails_apply_before_spark_unread(
