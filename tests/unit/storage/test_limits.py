@@ -167,3 +167,34 @@ def test_read_capped_from_storage(tmp_path: Path) -> None:
         "hoodie.properties is more than the 16,777,216 bytes maintainer reads of such a file"
     )
     assert raised.value.where == storage.uri(".hoodie/hoodie.properties")
+
+
+def test_read_bytes_within_on_s3_reads_no_body_of_a_larger_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One GET; the length in its answer refuses an object over the limit before its body is read."""
+    from maintainer.storage import s3
+
+    class Body:
+        def __init__(self, data: bytes) -> None:
+            self.data, self.closed = data, False
+            self.asked: list[int | None] = []
+
+        def read(self, amount: int | None = None) -> bytes:
+            self.asked.append(amount)
+            return self.data if amount is None else self.data[:amount]
+
+        def close(self) -> None:
+            self.closed = True
+
+    bodies: dict[str, Body] = {"small": Body(b"a=b\n"), "large": Body(b"x" * 100)}
+
+    class Client:
+        def get_object(self, Bucket: str, Key: str) -> dict[str, object]:
+            body = bodies[Key.rsplit("/", 1)[-1]]
+            return {"Body": body, "ContentLength": len(body.data)}
+
+    monkeypatch.setattr(s3, "s3_client", lambda options: Client())
+    storage = Storage("s3://bucket/t", {"endpoint_override": "e:4"})
+    assert storage.read_bytes_within("small", 4) == b"a=b\n"
+    assert bodies["small"].asked == [5] and bodies["small"].closed
+    assert storage.read_bytes_within("large", 4) is None
+    assert bodies["large"].asked == [] and bodies["large"].closed
