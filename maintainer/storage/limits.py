@@ -7,7 +7,7 @@ is refused with an error naming the file before it costs more than the cap in me
 * :func:`read_capped` / :func:`read_local_capped` read a file whole only when it is at most the
   cap: the size is asked first (stat, the open handle, the object's length), and never more
   than ``cap + 1`` bytes are read (a file that grows meanwhile is caught too).
-* :func:`loads_bounded` parses JSON only after a linear scan (regular expressions, no
+* :func:`loads_bounded` parses JSON only after a linear scan (C loops over the bytes, no
   recursion) found it nested at most :data:`MAX_JSON_DEPTH` deep, with no number literal longer
   than :data:`MAX_NUMBER_CHARS` characters; ``NaN``/``Infinity`` are refused unless the format
   allows them (Jackson writes them in Hudi's commit JSON; plan.json forbids them).
@@ -50,9 +50,13 @@ MAX_NUMBER_CHARS = 256
 """Characters of one number literal. A 64-bit integer has at most 20, a double as Java or
 Python writes it at most 25; Python refuses integers over 4,300 digits (``ValueError``)."""
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-"""A JSON string literal (escapes included): what the scan blanks out before counting."""
-_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+"""A backslash and the character it escapes: removed first, every quote left delimits a string."""
+_BRACKETS_AND_QUOTES = bytes(c for c in range(256) if c not in b'"[]{}')
+"""What :meth:`bytes.translate` deletes to keep only brackets and quotes."""
+_NUMBER_MASK = bytes(ord("0") if c in b"+-.0123456789eE" else ord(" ") for c in range(256))
+"""Number characters as ``0``, the rest as a space (runs of ``0`` are number literals)."""
+_RUN = re.compile(rb"0+")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
 
@@ -105,19 +109,34 @@ def read_local_capped(path: Path, cap: int, *, what: str, error: ErrorType, hint
 def json_shape_problem(
     data: bytes, max_depth: int = MAX_JSON_DEPTH, max_number_chars: int = MAX_NUMBER_CHARS
 ) -> str | None:
-    """What makes ``data`` too deep or its numbers too long to parse, or None. Linear: strings
-    are blanked out, then the brackets are counted. Exact for valid JSON; for invalid JSON it
-    never counts less than the decoder would nest before failing."""
-    outside_strings = _STRING.sub(b'""', data)
-    long_number = re.search(rb"[-+.0-9eE]{%d,}" % (max_number_chars + 1), outside_strings)
+    """What makes ``data`` too deep or its numbers too long to parse, or None. Linear, in C
+    loops (``bytes.translate``, ``split``, ``find``: a 55 MB commit takes 0.2 to 0.4 s, less
+    than ``json.loads`` of it): escapes are removed, so that every quote left opens or closes a string;
+    the brackets between strings are counted. Exact for valid JSON; for invalid JSON it counts
+    at least the nesting the decoder reaches before it fails."""
+    unescaped = _ESCAPE.sub(b"", data)
+    long_number = _long_number(unescaped, max_number_chars)
     if long_number is not None:
-        length = len(long_number.group())
-        return f"a number literal of {length:,} characters (at most {max_number_chars} are read)"
-    brackets = _NOT_BRACKET.sub(b"", outside_strings)
+        return f"a number literal of {long_number:,} characters (at most {max_number_chars} are read)"
+    brackets = b"".join(unescaped.translate(None, _BRACKETS_AND_QUOTES).split(b'"')[0::2])
     depth = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
     if depth > max_depth:
         return f"objects and arrays nested {depth:,} deep (at most {max_depth} are read)"
     return None
+
+
+def _long_number(unescaped: bytes, max_number_chars: int) -> int | None:
+    """The length of the first run of number characters outside strings longer than
+    ``max_number_chars``, or None. Strings are removed only where a long run exists at all."""
+    too_long = b"0" * (max_number_chars + 1)
+    if unescaped.translate(_NUMBER_MASK).find(too_long) < 0:
+        return None
+    outside = b'""'.join(unescaped.split(b'"')[0::2]).translate(_NUMBER_MASK)
+    start = outside.find(too_long)
+    if start < 0:
+        return None
+    run = _RUN.match(outside, start)
+    return None if run is None else run.end() - start
 
 
 def _refuse_constant(name: str) -> Any:

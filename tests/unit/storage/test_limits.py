@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from maintainer.errors import CorruptFileError, PlanError
 from maintainer.storage import Storage
@@ -46,14 +48,50 @@ def test_depth_is_counted_up_to_the_cap_and_refused_beyond() -> None:
     assert json_shape_problem(b'{"a": {"b": [{}]}}', max_depth=3) is not None
 
 
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.floats(allow_nan=False)
+    | st.text('"\\[]{}ab0 \n'),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text('"\\[]{}x'), inner, max_size=3),
+    max_leaves=20,
+)
+
+
+def depth_of(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(depth_of, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth_of, value.values()), default=0)
+    return 0
+
+
+@given(JSON_VALUES, st.booleans())
+def test_the_scan_counts_exactly_the_nesting_the_decoder_sees(value: object, ascii_only: bool) -> None:
+    data = json.dumps(value, ensure_ascii=ascii_only).encode()
+    depth = depth_of(value)
+    assert json_shape_problem(data, max_depth=depth) is None
+    if depth:
+        assert json_shape_problem(data, max_depth=depth - 1) is not None
+
+
 def test_brackets_inside_strings_are_not_nesting() -> None:
     inside = '{"a": "' + "[{" * 10_000 + '", "b": "\\"[[[\\\\", "c": []}'
     assert json.loads(inside)["c"] == []
     assert json_shape_problem(inside.encode()) is None
 
 
-def test_an_unterminated_string_does_not_hide_the_brackets_after_it() -> None:
-    assert json_shape_problem(b'["abc, ' + nested(1_000)) is not None
+def test_brackets_after_an_unterminated_string_are_in_it_for_the_decoder_too() -> None:
+    hostile = b'["abc, ' + nested(100_000)
+    assert json_shape_problem(hostile) is None
+    with pytest.raises(PlanError, match="Unterminated string"):
+        loads(hostile)
+
+
+def test_escaped_quotes_and_backslashes_delimit_strings_as_the_decoder_does() -> None:
+    assert json_shape_problem(b'["\\\\", ' + nested(200) + b"]") is not None  # the string is one backslash
+    assert json_shape_problem(b'["\\" ' + nested(200) + b'"]') is None  # the brackets are in the string
 
 
 def test_a_100000_deep_document_is_refused_without_recursion() -> None:
