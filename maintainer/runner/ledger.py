@@ -22,9 +22,10 @@ import re
 from dataclasses import asdict, dataclass
 
 from maintainer.catalog import SERVICES
-from maintainer.errors import FileExistsInStorageError, PlanError, StorageError
+from maintainer.errors import CorruptFileError, FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instant import Action
 from maintainer.storage import Storage
+from maintainer.storage.limits import MAX_RECORD_BYTES, loads_bounded, read_capped
 
 SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
     service.name: tuple(Action(action) for action in service.ledger_actions)
@@ -55,11 +56,13 @@ class NodeRecord:
     def decode(cls, data: bytes) -> NodeRecord | None:
         """None for an unreadable record (never written half: it is created whole, write-once)."""
         try:
-            raw = json.loads(data)
+            raw = loads_bounded(
+                data, what="the ledger record", where=APPLIED_DIR, error=CorruptFileError, hint=""
+            )
             return cls(
                 *(str(raw[name]) for name in ("plan_id", "table", "service", "finished_at", "summary"))
             )
-        except (ValueError, KeyError, TypeError):
+        except (CorruptFileError, KeyError, TypeError):
             return None
 
 
@@ -80,7 +83,9 @@ def read_record(storage: Storage, plan_id: str, service: str) -> NodeRecord | No
     completed node writes one)."""
     path = record_path(plan_id, service)
     try:
-        data = storage.read_bytes(path)
+        data = read_capped(storage, path, MAX_RECORD_BYTES, what="ledger record", error=CorruptFileError)
+    except CorruptFileError:  # larger than any record: unreadable
+        return NodeRecord(plan_id, "", service, "unknown", "unreadable")
     except StorageError:
         return None if not storage.exists(path) else NodeRecord(plan_id, "", service, "unknown", "unreadable")
     return NodeRecord.decode(data) or NodeRecord(plan_id, "", service, "unknown", "unreadable")

@@ -38,6 +38,8 @@ MAX_PROPERTIES_BYTES = 16 * MiB
 thousands of columns included (under 1 MB)."""
 MAX_LOCK_BYTES = 64 * KiB
 """The table's lock object: Hudi's ``StorageLockData``, about 100 bytes (an owner id, a time)."""
+MAX_RECORD_BYTES = 1 * MiB
+"""A ledger record of an applied node (``.hoodie/.maintainer/applied/``): a few hundred bytes."""
 MAX_PLAN_BYTES = 1 * GiB
 """``plan.json``: about 300 bytes per action, so a plan of 500,000 actions is about 150 MB."""
 MAX_PAYLOAD_BYTES = 1 * GiB

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,27 @@ def test_an_unreadable_record_still_counts_as_applied(tmp_path: Path) -> None:
     writer = _table(tmp_path, 8)
     writer.storage.write_bytes(record_path("cd" * 32, "rollback"), b"{not json")
     record = read_record(writer.storage, "cd" * 32, "rollback")
+    assert record is not None and record.summary == "unreadable"
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"plan_id": ' + b"1" * 100_000 + b"}"],
+    ids=["deep", "long-number"],
+)
+def test_a_hostile_record_is_unreadable_and_counts_as_applied(tmp_path: Path, hostile: bytes) -> None:
+    writer = _table(tmp_path, 8)
+    writer.storage.write_bytes(record_path("cd" * 32, "clean"), hostile)
+    record = read_record(writer.storage, "cd" * 32, "clean")
+    assert record is not None and record.summary == "unreadable"
+
+
+def test_a_record_over_its_cap_is_not_read(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 8)
+    path = record_path("cd" * 32, "clean")
+    writer.storage.write_bytes(path, b"")
+    os.truncate(tmp_path / "t8" / path, 300 * 1024 * 1024)  # sparse: refused by its size, unread
+    record = read_record(writer.storage, "cd" * 32, "clean")
     assert record is not None and record.summary == "unreadable"
 
 
