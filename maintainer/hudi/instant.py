@@ -191,7 +191,8 @@ def _checked_time(text: str, file_name: str) -> str:
         )
     except ValueError as exc:
         raise CorruptFileError(
-            f"timeline file {file_name}: the instant time {text} is not a date and time ({exc})",
+            f"the instant time {text} in the file name is not a date and time ({exc})",
+            where=file_name,
             hint=_TIME_HINT,
         ) from exc
     return text
