@@ -69,6 +69,7 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from maintainer.storage.limits import read_at_most
 from maintainer.storage.s3 import boto3_client_kwargs, bucket_and_key, option_flag, s3_client, s3_status
 
 
@@ -258,10 +259,10 @@ class LocalConditionalStore(ConditionalStore):
                 size = os.fstat(handle.fileno()).st_size
                 if size > limit:
                     raise _too_large(self.uri(path), limit, size)
-                data = handle.read(limit + 1)
+                data = read_at_most(handle.read, limit, size)
         except FileNotFoundError:
             return None
-        if len(data) > limit:
+        if data is None:
             raise _too_large(self.uri(path), limit, None)
         return data
 
@@ -401,13 +402,13 @@ def _read_body(response: Mapping[str, Any], limit: int | None, uri: str) -> byte
     if limit is None:
         return bytes(body.read())
     try:
-        size = int(response.get("ContentLength") or 0)
-        if size > limit:
-            raise _too_large(uri, limit, size)
-        data = bytes(body.read(limit + 1))
+        size = response.get("ContentLength")
+        if size is not None and int(size) > limit:
+            raise _too_large(uri, limit, int(size))
+        data = read_at_most(body.read, limit, None if size is None else int(size))
     finally:
         body.close()
-    if len(data) > limit:
+    if data is None:
         raise _too_large(uri, limit, None)
     return data
 

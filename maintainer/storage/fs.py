@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
+from maintainer.storage.limits import read_at_most
 from maintainer.storage.listing import DirListing, FileInfo
 from maintainer.storage.s3 import (
     FileEnds,
@@ -462,17 +463,14 @@ class Storage:
         try:
             if self.is_local:
                 with self._fs.open_input_file(self.full_path(path)) as handle:
-                    if handle.size() > limit:
-                        return None
-                    data = bytes(handle.read(limit + 1))
-            else:
-                with self._fs.open_input_stream(self.full_path(path)) as stream:
-                    data = bytes(stream.read(limit + 1))
+                    size = handle.size()
+                    return None if size > limit else read_at_most(handle.read, limit, size)
+            with self._fs.open_input_stream(self.full_path(path)) as stream:
+                return read_at_most(stream.read, limit)
         except FileNotFoundError as exc:
             raise StorageError(f"file not found: {self.uri(path)}") from exc
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
-        return None if len(data) > limit else data
 
     def read_ends(self, path: str, head: int, tail: int) -> FileEnds:
         """The first ``head`` and last ``tail`` bytes of a file and its size (S3: one or two

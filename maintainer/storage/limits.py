@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,6 +52,9 @@ about 8; Python's decoder recurses once per level and fails near 1,000."""
 MAX_NUMBER_CHARS = 256
 """Characters of one number literal. A 64-bit integer has at most 20, a double as Java or
 Python writes it at most 25; Python refuses integers over 4,300 digits (``ValueError``)."""
+
+READ_CHUNK = 16 * MiB
+"""What one read asks for where the size is not known (a buffer that large is allocated)."""
 
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)
 """A backslash and the character it escapes: removed first, every quote left delimits a string."""
@@ -85,6 +89,25 @@ def _too_large(
     )
 
 
+def read_at_most(read: Callable[[int], bytes], limit: int, size: int | None = None) -> bytes | None:
+    """What ``read(n)`` gives until it gives nothing, or None as soon as that is more than
+    ``limit`` bytes: never more than ``limit + 1`` are asked for. ``size`` (when known) is asked
+    for at once; otherwise, or if the file grew, :data:`READ_CHUNK` at a time."""
+    chunks: list[bytes] = []
+    total = 0
+    want = READ_CHUNK if size is None else size + 1
+    while total <= limit:
+        chunk = read(min(want, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = READ_CHUNK
+    if total > limit:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 def read_capped(
     storage: SizedStorage, path: str, cap: int, *, what: str, error: ErrorType, hint: str | None = None
 ) -> bytes:
@@ -102,8 +125,8 @@ def read_local_capped(path: Path, cap: int, *, what: str, error: ErrorType, hint
         size = os.fstat(handle.fileno()).st_size
         if size > cap:
             raise _too_large(str(path), cap, what, error, hint, size)
-        data = handle.read(cap + 1)
-    if len(data) > cap:
+        data = read_at_most(handle.read, cap, size)
+    if data is None:
         raise _too_large(str(path), cap, what, error, hint)
     return data
 

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from maintainer.errors import StorageError
+from maintainer.storage.limits import read_at_most
 
 S3_SCHEMES = ("s3://", "s3a://")
 BATCH = 1000
@@ -321,9 +322,9 @@ def read_object_within(options: Mapping[str, Any], full_path: str, uri: str, lim
         answer = s3_client(options).get_object(Bucket=bucket, Key=key)
         body = answer["Body"]
         try:
-            if int(answer.get("ContentLength") or 0) > limit:
+            size = answer.get("ContentLength")
+            if size is not None and int(size) > limit:
                 return None
-            data: bytes = body.read(limit + 1)
+            return read_at_most(body.read, limit, None if size is None else int(size))
         finally:
             body.close()
-    return None if len(data) > limit else data

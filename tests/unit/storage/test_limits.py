@@ -15,8 +15,10 @@ from maintainer.storage import Storage
 from maintainer.storage.limits import (
     MAX_JSON_DEPTH,
     MAX_NUMBER_CHARS,
+    READ_CHUNK,
     json_shape_problem,
     loads_bounded,
+    read_at_most,
     read_capped,
     read_local_capped,
 )
@@ -218,7 +220,9 @@ def test_read_bytes_within_on_s3_reads_no_body_of_a_larger_object(monkeypatch: p
 
         def read(self, amount: int | None = None) -> bytes:
             self.asked.append(amount)
-            return self.data if amount is None else self.data[:amount]
+            taken = self.data if amount is None else self.data[:amount]
+            self.data = self.data[len(taken) :]
+            return taken
 
         def close(self) -> None:
             self.closed = True
@@ -233,6 +237,30 @@ def test_read_bytes_within_on_s3_reads_no_body_of_a_larger_object(monkeypatch: p
     monkeypatch.setattr(s3, "s3_client", lambda options: Client())
     storage = Storage("s3://bucket/t", {"endpoint_override": "e:4"})
     assert storage.read_bytes_within("small", 4) == b"a=b\n"
-    assert bodies["small"].asked == [5] and bodies["small"].closed
+    assert bodies["small"].asked == [5, 1] and bodies["small"].closed
     assert storage.read_bytes_within("large", 4) is None
     assert bodies["large"].asked == [] and bodies["large"].closed
+
+
+class Source:
+    """``read(n)`` over some bytes, recording what was asked."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.asked: list[int] = []
+
+    def read(self, amount: int) -> bytes:
+        self.asked.append(amount)
+        taken, self.data = self.data[:amount], self.data[amount:]
+        return taken
+
+
+def test_read_at_most_asks_for_the_known_size_at_once_and_never_more_than_the_limit() -> None:
+    known = Source(b"x" * 10)
+    assert read_at_most(known.read, 100, size=10) == b"x" * 10 and known.asked == [11, 91]
+    grown = Source(b"x" * 30)  # 10 bytes when its size was asked, 30 when read
+    assert read_at_most(grown.read, 20, size=10) is None and grown.asked == [11, 10]
+    unknown = Source(b"x" * (2 * READ_CHUNK))
+    assert read_at_most(unknown.read, READ_CHUNK + 5) is None and unknown.asked == [READ_CHUNK, 6]
+    small = Source(b"abc")
+    assert read_at_most(small.read, READ_CHUNK) == b"abc" and small.asked == [READ_CHUNK, READ_CHUNK - 2]
