@@ -24,6 +24,7 @@ from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
 from maintainer.planning.changes import compare_specs
 from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.storage.limits import loads_bounded, read_local_capped
 
 MANIFEST_FILE = "manifest.json"
 LAST_APPLIED_DIR = "last_applied"
@@ -69,19 +70,20 @@ def current_specs(loaded: LoadedProject) -> dict[str, dict[str, Any]]:
     return {spec.name: spec.model_dump(mode="json") for spec in loaded.project.tables}
 
 
+_STATE_HINT = "it is written by maintainer (compile, apply): delete it or write it again"
+
+
 def _read_json(path: Path) -> dict[str, Any] | None:
+    """A state file (at most MAX_STATE_BYTES, bounded JSON); None where it is missing."""
     try:
-        if path.stat().st_size > MAX_STATE_BYTES:
-            raise MaintainerError(f"{path} is larger than {MAX_STATE_BYTES} bytes", where=str(path))
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_local_capped(
+            path, MAX_STATE_BYTES, what=path.name, error=MaintainerError, hint=_STATE_HINT
+        )
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MaintainerError(
-            f"cannot read {path}: {exc}",
-            where=str(path),
-            hint="it is written by maintainer (compile, apply): delete it or write it again",
-        ) from exc
+    except OSError as exc:
+        raise MaintainerError(f"cannot read {path}: {exc}", where=str(path), hint=_STATE_HINT) from exc
+    data = loads_bounded(raw, what=path.name, where=str(path), error=MaintainerError, hint=_STATE_HINT)
     return data if isinstance(data, dict) else None
 
 

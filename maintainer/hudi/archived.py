@@ -16,7 +16,6 @@ complete (Hudi's ``CompletionTimeQueryViewV2``, which loads the archived timelin
 from __future__ import annotations
 
 import io
-import json
 import re
 import threading
 from dataclasses import dataclass
@@ -28,9 +27,13 @@ import pyarrow.parquet as pq
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.payloads import LSMTimelineInstant
 from maintainer.storage import Storage
+from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, loads_bounded, read_capped
 
 VERSION_FILE = "_version_"
 MANIFEST_PREFIX = "manifest_"
+_LSM_HINT = (
+    "the table's archived timeline is damaged: restore .hoodie/timeline/history from a backup of the table"
+)
 DATA_FILE_RE = re.compile(r"^(\d+)_(\d+)_(\d+)\.parquet$")
 INSTANT_TIME, COMPLETION_TIME = "instantTime", "completionTime"
 
@@ -69,11 +72,17 @@ def read_manifest(storage: Storage, directory: str, version: int) -> list[Manife
     if version == 0:
         return []
     path = f"{directory}/{MANIFEST_PREFIX}{version}"
+    where = storage.uri(path)
+    raw = read_capped(
+        storage, path, MAX_INSTANT_FILE_BYTES, what="LSM timeline manifest", error=CorruptFileError
+    )
+    data = loads_bounded(
+        raw, what="the LSM timeline manifest", where=where, error=CorruptFileError, hint=_LSM_HINT
+    )
     try:
-        data = json.loads(storage.read_bytes(path))
         return [ManifestFile(f["fileName"], int(f["fileLen"])) for f in data["files"]]
     except (ValueError, KeyError, TypeError) as exc:
-        raise CorruptFileError(f"invalid LSM timeline manifest: {exc}", where=storage.uri(path)) from exc
+        raise CorruptFileError(f"invalid LSM timeline manifest: {exc}", where=where) from exc
 
 
 def current_files(storage: Storage, directory: str) -> list[ManifestFile]:

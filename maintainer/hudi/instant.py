@@ -170,6 +170,34 @@ def _action(text: str, file_name: str) -> Action:
         raise CorruptFileError(f"unknown instant action {text!r} in timeline file {file_name}") from exc
 
 
+RESERVED_DATE = "00000000"
+"""The date part of Hudi's reserved instant times (``00000000000000`` the initial instant,
+``…01`` and ``…02`` bootstraps, ``00000000000000000``… the metadata table's initialisation)."""
+_TIME_HINT = (
+    "Hudi names instant files after a real date and time (yyyyMMddHHmmss, then milliseconds): "
+    "this file was not written by Hudi; move it out of the timeline folder, or restore the "
+    "timeline from a backup of the table, then plan again"
+)
+
+
+def _checked_time(text: str, file_name: str) -> str:
+    """``text`` (14 to 17 digits) when it is a real date and time or a reserved time;
+    :class:`CorruptFileError` naming the file otherwise (month 13, day 32, hour 25...)."""
+    if text.startswith(RESERVED_DATE):
+        return text
+    try:
+        datetime(
+            int(text[:4]), int(text[4:6]), int(text[6:8]), int(text[8:10]), int(text[10:12]), int(text[12:14])
+        )
+    except ValueError as exc:
+        raise CorruptFileError(
+            f"the instant time {text} in the file name is not a date and time ({exc})",
+            where=file_name,
+            hint=_TIME_HINT,
+        ) from exc
+    return text
+
+
 def parse_instant_file_name(file_name: str) -> Instant | None:
     """Parse a timeline file name; None for files that are not instants (``hoodie.properties``…).
 
@@ -180,16 +208,17 @@ def parse_instant_file_name(file_name: str) -> Instant | None:
     match = _PENDING_RE.match(file_name)
     if match:
         ts, action, state = match.groups()
-        return Instant(ts, _action(action, file_name), State(state.upper()))
+        return Instant(_checked_time(ts, file_name), _action(action, file_name), State(state.upper()))
     match = _COMMIT_INFLIGHT_RE.match(file_name)
     if match:
-        return Instant(match.group(1), Action.COMMIT, State.INFLIGHT)
+        return Instant(_checked_time(match.group(1), file_name), Action.COMMIT, State.INFLIGHT)
     match = _COMPLETED_V2_RE.match(file_name)
     if match:
         ts, completion, action = match.groups()
-        return Instant(ts, _action(action, file_name), State.COMPLETED, completion)
+        checked = _checked_time(ts, file_name), _checked_time(completion, file_name)
+        return Instant(checked[0], _action(action, file_name), State.COMPLETED, checked[1])
     match = _COMPLETED_V1_RE.match(file_name)
     if match:
         ts, action = match.groups()
-        return Instant(ts, _action(action, file_name), State.COMPLETED)
+        return Instant(_checked_time(ts, file_name), _action(action, file_name), State.COMPLETED)
     return None

@@ -30,7 +30,7 @@ from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
 from maintainer.hudi.properties import PROPERTIES_FILE
 from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
-from maintainer.hudi.timeline import TimelineEntry
+from maintainer.hudi.timeline import TimelineEntry, read_instant_file
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 
@@ -166,7 +166,7 @@ def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[Com
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
         try:
-            decoded = item.decode(storage.read_bytes(path), storage.uri(path))
+            decoded = item.decode(read_instant_file(storage, path), storage.uri(path))
         except CorruptFileError as exc:
             findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
             continue

@@ -39,16 +39,17 @@ S3 and GCS storage lock clients:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from maintainer.errors import CorruptFileError
+from maintainer.storage.limits import MAX_LOCK_BYTES, loads_bounded
 
 LOCKS_FOLDER = ".hoodie/.locks"
 LOCK_FILE_NAME = "table_lock.json"
 LOCK_PATH = f"{LOCKS_FOLDER}/{LOCK_FILE_NAME}"
 """The lock object, relative to the table's base path."""
+_LOCK_HINT = "something other than Hudi or maintainer wrote it; check who, then delete it"
 
 CLOCK_DRIFT_BUFFER_MS = 500
 """A lock whose ``validUntil`` is more than this far in the reader's past no longer binds."""
@@ -108,10 +109,15 @@ class StorageLockData:
     @classmethod
     def decode(cls, data: bytes, where: str = LOCK_PATH) -> StorageLockData:
         """Read it as Hudi does (unknown properties ignored); CorruptFileError otherwise."""
-        try:
-            raw: Any = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise CorruptFileError(f"the lock object is not JSON: {exc}", where=where) from exc
+        if len(data) > MAX_LOCK_BYTES:
+            raise CorruptFileError(
+                f"the lock object is {len(data):,} bytes: Hudi's is about 100, maintainer reads at "
+                f"most {MAX_LOCK_BYTES:,}",
+                where=where,
+            )
+        raw: Any = loads_bounded(
+            data, what="the lock object", where=where, error=CorruptFileError, hint=_LOCK_HINT
+        )
         if not isinstance(raw, dict):
             raise CorruptFileError("the lock object is not a JSON object", where=where)
         expired, valid_until, owner = raw.get("expired"), raw.get("validUntil"), raw.get("owner", ...)

@@ -12,6 +12,7 @@ from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.java_properties import PROPERTIES_FILE, format_java_properties, parse_java_properties
 from maintainer.hudi.table_properties import REQUIRED_PROPERTIES, HudiTableConfig, MergeMode, TableType
 from maintainer.hudi.timeline_layout import TimelineLayout
+from maintainer.storage.limits import MAX_PROPERTIES_BYTES, SizedStorage, read_capped
 
 __all__ = [  # the Java format and the enums live in their own modules; importable from here too
     "CHECKSUM_KEY",
@@ -25,6 +26,7 @@ __all__ = [  # the Java format and the enums live in their own modules; importab
     "format_java_properties",
     "parse_java_properties",
     "parse_table_config",
+    "read_properties_file",
     "table_checksum",
     "table_config_from_properties",
     "verify_checksum",
@@ -236,6 +238,13 @@ def table_config_from_properties(raw: Mapping[str, str], where: str = PROPERTIES
         create_schema=Keys.CREATE_SCHEMA.read(raw),
         raw=dict(raw),
     )
+
+
+def read_properties_file(storage: SizedStorage, path: str = PROPERTIES_FILE) -> bytes:
+    """The bytes of ``hoodie.properties`` (or its backup at ``path``), at most
+    :data:`~maintainer.storage.limits.MAX_PROPERTIES_BYTES`: a larger one is a
+    :class:`CorruptFileError` naming it, its bytes never read."""
+    return read_capped(storage, path, MAX_PROPERTIES_BYTES, what="hoodie.properties", error=CorruptFileError)
 
 
 def parse_table_config(data: bytes, where: str = PROPERTIES_FILE) -> TableConfig:

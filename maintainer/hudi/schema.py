@@ -12,6 +12,7 @@ from maintainer.hudi.basefile import with_meta_fields
 from maintainer.hudi.instant import State
 from maintainer.hudi.logformat import arrow_schema
 from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.timeline import read_instant_file
 from maintainer.storage import Storage
 
 
@@ -20,7 +21,7 @@ def latest_avro_schema(storage: Storage, snapshot: TableSnapshot) -> str | None:
     timeline = snapshot.timeline
     for instant in reversed(timeline.completed_commits()):
         path = timeline.file_path(instant, State.COMPLETED)
-        metadata = payloads.decode_commit_metadata(storage.read_bytes(path), storage.uri(path))
+        metadata = payloads.decode_commit_metadata(read_instant_file(storage, path), storage.uri(path))
         schema = (metadata.extra_metadata or {}).get("schema")
         if schema:
             return schema

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
 from maintainer.hudi.archived import ArchivedCompletionTimes
 from maintainer.hudi.filenames import PARTITION_METADATA_PREFIX, is_junk
-from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config
+from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config, read_properties_file
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import FileInfo, Storage
 from maintainer.storage.listing import DirListing, Listings
@@ -91,13 +91,13 @@ def load_config(storage: Storage) -> TableConfig:
     problem: CorruptFileError | None = None
     if storage.exists(PROPERTIES_FILE):
         try:
-            return parse_table_config(storage.read_bytes(PROPERTIES_FILE), where=storage.uri(PROPERTIES_FILE))
+            return parse_table_config(read_properties_file(storage), where=storage.uri(PROPERTIES_FILE))
         except CorruptFileError as exc:
             problem = exc
     if storage.exists(PROPERTIES_BACKUP):
         try:
             config = parse_table_config(
-                storage.read_bytes(PROPERTIES_BACKUP), where=storage.uri(PROPERTIES_BACKUP)
+                read_properties_file(storage, PROPERTIES_BACKUP), where=storage.uri(PROPERTIES_BACKUP)
             )
         except CorruptFileError as exc:
             raise problem or exc from exc

@@ -23,6 +23,7 @@ from maintainer.hudi.instant import (
     parse_instant_file_name,
 )
 from maintainer.hudi.timeline_layout import TimelineLayout
+from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, SizedStorage, read_capped
 
 _SERVICE_FOR_COMPLETED = {
     Action.COMMIT: Action.COMPACTION,
@@ -107,7 +108,10 @@ class Timeline:
         layout = TimelineLayout(layout)
         parsed = []
         for name in names:
-            instant = parse_instant_file_name(name)
+            try:
+                instant = parse_instant_file_name(name)
+            except CorruptFileError as exc:  # an impossible date, an unknown action
+                raise CorruptFileError(exc.message, where=f"{directory}/{name}", hint=exc.hint) from exc
             if instant is None:
                 continue
             if layout.records_completion_time and instant.is_completed and instant.completion_time is None:
@@ -263,3 +267,9 @@ class Timeline:
     def as_of(self, timestamp: str) -> Timeline:
         """The timeline restricted to instants whose time is at or before ``timestamp``."""
         return self.filter(e for e in self.entries if e.timestamp <= timestamp)
+
+
+def read_instant_file(storage: SizedStorage, path: str) -> bytes:
+    """An instant file's bytes, at most :data:`~maintainer.storage.limits.MAX_INSTANT_FILE_BYTES`
+    (a larger one is a :class:`CorruptFileError` naming it, its bytes never read)."""
+    return read_capped(storage, path, MAX_INSTANT_FILE_BYTES, what="instant file", error=CorruptFileError)

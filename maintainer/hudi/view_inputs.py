@@ -10,12 +10,13 @@ from maintainer.hudi.filenames import BaseFileName
 from maintainer.hudi.fsview import PendingOperation, ViewInputs
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.timeline import read_instant_file
 from maintainer.storage import Storage
 
 
 def _read(storage: Storage, snapshot: TableSnapshot, instant: Instant, state: State) -> tuple[bytes, str]:
     path = snapshot.timeline.file_path(instant, state)
-    return storage.read_bytes(path), storage.uri(path)
+    return read_instant_file(storage, path), storage.uri(path)
 
 
 def _replaced_file_groups(storage: Storage, snapshot: TableSnapshot) -> dict[tuple[str, str], str]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,6 +37,12 @@ from maintainer.plan.canonical import (
     pretty_json,
 )
 from maintainer.plan.model import FORMAT_VERSION, Plan, read_body_json
+from maintainer.storage.limits import (
+    MAX_PAYLOAD_BYTES,
+    MAX_PLAN_BYTES,
+    loads_bounded,
+    read_local_capped,
+)
 
 PLAN_FILE = "plan.json"
 REVIEW_FILE = "plan.md"
@@ -171,32 +176,45 @@ def write_plan(
 
 
 MAX_META_BYTES = 16 * 1024 * 1024
+_REMAKE_HINT = "make the plan again (`maintainer plan`) and review it"
 
 
 def read_meta(directory: Path) -> dict[str, Any]:
     """plan_meta.json: what the plan directory says of itself beyond the hashed body (version,
     provenance, manifest changes). Informational only (apply never acts on it): missing,
-    unreadable or too large gives an empty mapping."""
+    unreadable, too large, too deep or not JSON gives an empty mapping."""
     path = directory / META_FILE
     try:
-        if path.stat().st_size > MAX_META_BYTES:
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raw = read_local_capped(path, MAX_META_BYTES, what=META_FILE, error=PlanError)
+        data = loads_bounded(raw, what=META_FILE, where=str(path), error=PlanError, hint=_REMAKE_HINT)
+    except (OSError, PlanError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _load_json(path: Path) -> dict[str, Any]:
+def _read_capped(path: Path, cap: int, what: str) -> bytes:
+    """A file of the plan directory, at most ``cap`` bytes (PlanError naming it otherwise)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return read_local_capped(path, cap, what=what, error=PlanError, hint=_REMAKE_HINT)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise PlanError(
+            f"cannot read {what}: {exc.strerror or exc}", where=str(path), hint=_REMAKE_HINT
+        ) from exc
+
+
+def _load_json(path: Path) -> dict[str, Any]:
+    """plan.json: at most MAX_PLAN_BYTES, nested at most MAX_JSON_DEPTH deep, no number longer
+    than MAX_NUMBER_CHARS, no NaN or Infinity (:mod:`maintainer.storage.limits`)."""
+    try:
+        raw = _read_capped(path, MAX_PLAN_BYTES, PLAN_FILE)
     except FileNotFoundError as exc:
         raise PlanError(
             f"no plan found: {path} does not exist",
             hint="run `maintainer plan --out DIR` first, then apply that DIR",
         ) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise PlanError(f"{path} is not valid JSON: {exc}", hint="make the plan again") from exc
+    data = loads_bounded(raw, what=PLAN_FILE, where=str(path), error=PlanError, hint=_REMAKE_HINT)
     if not isinstance(data, dict):
         raise PlanError(f"{path} is not a plan (expected a JSON object)")
     return data
@@ -209,6 +227,14 @@ def _payload_hashes(data: Mapping[str, Any], where: Path) -> dict[str, str]:
     return {str(k): v for k, v in hashes.items()}
 
 
+def _read_payload(path: Path) -> bytes | None:
+    """A payload's bytes (at most MAX_PAYLOAD_BYTES: PlanError otherwise); None where it is gone."""
+    try:
+        return _read_capped(path, MAX_PAYLOAD_BYTES, "plan payload")
+    except FileNotFoundError:
+        return None
+
+
 def _check_payloads(directory: Path, plan: Plan, hashes: Mapping[str, str]) -> dict[str, bytes]:
     payloads: dict[str, bytes] = {}
     for table in plan.tables:
@@ -216,13 +242,14 @@ def _check_payloads(directory: Path, plan: Plan, hashes: Mapping[str, str]) -> d
             for name in node.payloads:
                 path = directory / PAYLOAD_DIR / name
                 digest = hashes.get(name)
-                if digest is None or not path.is_file() or sha256_hex(path.read_bytes()) != digest:
+                data = _read_payload(path) if digest is not None and path.is_file() else None
+                if data is None or sha256_hex(data) != digest:
                     raise PlanError(
                         f"payload {name} of node {node.id} is missing or was changed after planning",
                         where=str(path),
                         hint="plans are applied as reviewed: make the plan again and review it",
                     )
-                payloads[name] = path.read_bytes()
+                payloads[name] = data
     return payloads
 
 

@@ -33,9 +33,10 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from maintainer.catalog import SERVICES
-from maintainer.errors import FileExistsInStorageError, PlanError, StorageError
+from maintainer.errors import CorruptFileError, FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instant import Action
 from maintainer.storage import Storage
+from maintainer.storage.limits import MAX_RECORD_BYTES, loads_bounded, read_capped
 
 SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
     service.name: tuple(Action(action) for action in service.ledger_actions)
@@ -76,21 +77,19 @@ class NodeRecord:
     def decode(cls, data: bytes) -> NodeRecord | None:
         """None for bytes that are not a record (never written half: created whole, write-once)."""
         try:
-            raw = json.loads(data) if len(data) <= MAX_RECORD_BYTES else None
+            raw = loads_bounded(
+                data, what="the ledger record", where=APPLIED_DIR, error=CorruptFileError, hint=""
+            )
             if not isinstance(raw, dict):
                 return None
             texts = [raw[name] for name in ("plan_id", "table", "service", "finished_at", "summary")]
             hashes, signature = raw.get("payloads", {}), raw.get("signature", "")
-        except (ValueError, KeyError, RecursionError):
+        except (CorruptFileError, KeyError):
             return None
         if not all(isinstance(text, str) for text in [*texts, signature]) or not _is_hash_map(hashes):
             return None
         plan_id, table, service, finished_at, summary = texts
         return cls(plan_id, table, service, finished_at, summary, dict(hashes), signature)
-
-
-MAX_RECORD_BYTES = 1 << 20
-"""A record holds a few names and hashes: anything larger is not one."""
 
 
 def _is_hash_map(value: Any) -> bool:
@@ -129,7 +128,11 @@ def read_record(storage: Storage, plan_id: str, service: str) -> NodeRecord | No
     not a record. Whether to believe it is :func:`check_record`'s."""
     path = record_path(plan_id, service)
     try:
-        data = storage.read_bytes(path)
+        data = read_capped(storage, path, MAX_RECORD_BYTES, what="ledger record", error=CorruptFileError)
+    except CorruptFileError:  # larger than any record
+        raise _forged(
+            storage, path, f"it is larger than any ledger record ({MAX_RECORD_BYTES:,} bytes)"
+        ) from None
     except StorageError:
         if not storage.exists(path):
             return None

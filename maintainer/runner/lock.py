@@ -80,6 +80,7 @@ from maintainer.storage import (
     conditional_store,
     set_write_fence,
 )
+from maintainer.storage.limits import MAX_LOCK_BYTES
 
 __all__ = [
     "LOCK_PATH",
@@ -256,7 +257,7 @@ def _decode(found_data: bytes, version: str, where: str) -> LockRecord:
 
 def read_lock(storage: Storage) -> LockRecord | None:
     """The table's lock object, None where there is none; ApplyError when it is not Hudi's."""
-    found = conditional_store(storage).read_versioned(LOCK_PATH)
+    found = conditional_store(storage).read_versioned(LOCK_PATH, MAX_LOCK_BYTES)
     if found is None:
         return None
     return _decode(found.data, found.version, storage.uri(LOCK_PATH))
@@ -374,7 +375,7 @@ class TableLock:
     def _try_acquire(self) -> bool:
         """One pass: True when the lock is ours, False when another writer got there first."""
         store = self.store
-        found = store.read_versioned(LOCK_PATH)
+        found = store.read_versioned(LOCK_PATH, MAX_LOCK_BYTES)
         if found is None:
             started, data = self._fresh()
             try:

@@ -33,6 +33,7 @@ from maintainer import __version__
 from maintainer.clock import utc_now
 from maintainer.errors import StorageError
 from maintainer.services.base import Drift
+from maintainer.storage.limits import MAX_PLAN_BYTES, loads_bounded, read_local_capped
 
 RUN_RESULTS_FILE = "run_results.json"
 RUN_RESULTS_SCHEMA_VERSION = "https://maintainer.dev/schemas/run_results/v2.json"
@@ -281,12 +282,16 @@ def write_run_results(
     return path
 
 
+_RESULTS_HINT = "maintainer apply writes it: apply again to rewrite it"
+
+
 def read_run_results(path: Path) -> dict[str, Any]:
     """run_results.json as written by ``write_run_results`` (one object with a ``results`` list)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        raw = read_local_capped(path, MAX_PLAN_BYTES, what=path.name, error=StorageError)
+    except OSError as exc:
         raise StorageError(f"cannot read run results: {exc}", where=str(path)) from exc
+    data = loads_bounded(raw, what=path.name, where=str(path), error=StorageError, hint=_RESULTS_HINT)
     if not isinstance(data, dict):
         raise StorageError("run results are not a JSON object", where=str(path))
     if not isinstance(data.get("results"), list):

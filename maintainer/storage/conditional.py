@@ -4,7 +4,9 @@ The storage layer under Hudi's storage-based lock (``maintainer.hudi.lock``) and
 write-once instant files of :meth:`Storage.write_if_absent`. Three operations, on paths relative
 to a :class:`~maintainer.storage.Storage`'s root:
 
-* ``read_versioned(path)`` -> :class:`Versioned` (bytes and an opaque version) or None;
+* ``read_versioned(path, limit)`` -> :class:`Versioned` (bytes and an opaque version) or None;
+  given ``limit``, an object larger than that is a :class:`StorageError`, told from its size
+  before its bytes are read;
 * ``create_if_absent(path, data)`` -> the new version; :class:`FileExistsInStorageError` when
   the object exists;
 * ``replace_if_version(path, data, version)`` -> the new version;
@@ -67,6 +69,7 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from maintainer.storage.limits import read_at_most
 from maintainer.storage.s3 import boto3_client_kwargs, bucket_and_key, option_flag, s3_client, s3_status
 
 
@@ -118,7 +121,7 @@ class ConditionalStore(ABC):
     """A version no object can have (the stale-replace probe names it)."""
 
     @abstractmethod
-    def read_versioned(self, path: str) -> Versioned | None: ...
+    def read_versioned(self, path: str, limit: int | None = None) -> Versioned | None: ...
 
     @abstractmethod
     def create_if_absent(self, path: str, data: bytes) -> str: ...
@@ -199,6 +202,15 @@ def conditional_store(storage: Storage) -> ConditionalStore:
 # -- local disk ----------------------------------------------------------------------------------
 
 
+def _too_large(uri: str, limit: int, size: int | None) -> StorageError:
+    found = f"is {size:,} bytes, more than" if size is not None else "is more than"
+    return StorageError(
+        f"the object {found} the {limit:,} bytes maintainer reads of it",
+        where=uri,
+        hint="no writer of this object makes one this large: check who wrote it, then delete it",
+    )
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -239,16 +251,24 @@ class LocalConditionalStore(ConditionalStore):
             os.fsync(handle.fileno())
         return scratch
 
-    def _read(self, full: str) -> bytes | None:
+    def _read(self, path: str, limit: int | None) -> bytes | None:
         try:
-            with open(full, "rb") as handle:
-                return handle.read()
+            with open(self._full(path), "rb") as handle:
+                if limit is None:
+                    return handle.read()
+                size = os.fstat(handle.fileno()).st_size
+                if size > limit:
+                    raise _too_large(self.uri(path), limit, size)
+                data = read_at_most(handle.read, limit, size)
         except FileNotFoundError:
             return None
+        if data is None:
+            raise _too_large(self.uri(path), limit, None)
+        return data
 
-    def read_versioned(self, path: str) -> Versioned | None:
+    def read_versioned(self, path: str, limit: int | None = None) -> Versioned | None:
         try:
-            data = self._read(self._full(path))
+            data = self._read(path, limit)
         except OSError as exc:
             raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
         return None if data is None else Versioned(data, _sha256(data))
@@ -277,7 +297,7 @@ class LocalConditionalStore(ConditionalStore):
             scratch = self._scratch(full, data)
             try:
                 with self._guarded(full):
-                    current = self._read(full)
+                    current = self._read(path, None)
                     if current is None or _sha256(current) != version:
                         raise PreconditionFailedError(
                             f"{self.uri(path)} is no longer at the version read "
@@ -325,13 +345,13 @@ class S3ConditionalStore(ConditionalStore):
             )
         return StorageError(f"cannot {doing} {self.uri(path)}: S3 answered {status} {code}")
 
-    def read_versioned(self, path: str) -> Versioned | None:
+    def read_versioned(self, path: str, limit: int | None = None) -> Versioned | None:
         from botocore.exceptions import BotoCoreError, ClientError
 
         bucket, key = self._location(path)
         try:
             response = self.client.get_object(Bucket=bucket, Key=key)
-            data = response["Body"].read()
+            data = _read_body(response, limit, self.uri(path))
         except ClientError as exc:
             status, code = s3_status(exc)
             if status == 404 or code in ("NoSuchKey", "404"):
@@ -374,6 +394,23 @@ class S3ConditionalStore(ConditionalStore):
 _GCS_IGNORED = frozenset({"default_bucket_location", "default_metadata", "retry_time_limit",
                           "credential_token_expiration"})  # fmt: skip
 _GCS_MAPPED = frozenset({"anonymous", "access_token", "scheme", "endpoint_override", "project_id"})
+
+
+def _read_body(response: Mapping[str, Any], limit: int | None, uri: str) -> bytes:
+    """The body of a GetObject answer, refused unread when its length is over ``limit``."""
+    body = response["Body"]
+    if limit is None:
+        return bytes(body.read())
+    try:
+        size = response.get("ContentLength")
+        if size is not None and int(size) > limit:
+            raise _too_large(uri, limit, int(size))
+        data = read_at_most(body.read, limit, None if size is None else int(size))
+    finally:
+        body.close()
+    if data is None:
+        raise _too_large(uri, limit, None)
+    return data
 
 
 def _gcs_client(options: Mapping[str, Any]) -> Any:
@@ -453,13 +490,15 @@ class GcsConditionalStore(ConditionalStore):
             return StorageUnavailableError(f"cannot {doing} {self.uri(path)} now: {exc}")
         return StorageError(f"cannot {doing} {self.uri(path)}: {exc}")
 
-    def read_versioned(self, path: str) -> Versioned | None:
+    def read_versioned(self, path: str, limit: int | None = None) -> Versioned | None:
         bucket, key = bucket_and_key(self.storage.full_path(path))
         for _ in range(3):
             try:
                 blob = self.client.bucket(bucket).get_blob(key)
                 if blob is None:
                     return None
+                if limit is not None and int(blob.size or 0) > limit:
+                    raise _too_large(self.uri(path), limit, int(blob.size))
                 generation = int(blob.generation)
                 data = blob.download_as_bytes(if_generation_match=generation)
             except self.errors as exc:

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
+from maintainer.storage.limits import read_at_most
 from maintainer.storage.listing import DirListing, FileInfo
 from maintainer.storage.s3 import (
     FileEnds,
@@ -34,6 +35,7 @@ from maintainer.storage.s3 import (
     is_s3,
     read_object,
     read_object_ends,
+    read_object_within,
 )
 
 
@@ -447,6 +449,24 @@ class Storage:
                     return bytes(handle.read())
             with self._fs.open_input_stream(self.full_path(path)) as stream:
                 return bytes(stream.read())
+        except FileNotFoundError as exc:
+            raise StorageError(f"file not found: {self.uri(path)}") from exc
+        except (pa.ArrowException, OSError) as exc:
+            raise StorageError(f"cannot read {self.uri(path)}: {exc}") from exc
+
+    def read_bytes_within(self, path: str, limit: int) -> bytes | None:
+        """The whole file, or None when it is larger than ``limit`` bytes, told from its size
+        before it is read (local, S3) or after ``limit + 1`` bytes of it (other stores): never
+        more is read. :mod:`maintainer.storage.limits` turns None into an error naming the file."""
+        if is_s3(self.base_uri):
+            return read_object_within(self.options, self.full_path(path), self.uri(path), limit)
+        try:
+            if self.is_local:
+                with self._fs.open_input_file(self.full_path(path)) as handle:
+                    size = handle.size()
+                    return None if size > limit else read_at_most(handle.read, limit, size)
+            with self._fs.open_input_stream(self.full_path(path)) as stream:
+                return read_at_most(stream.read, limit)
         except FileNotFoundError as exc:
             raise StorageError(f"file not found: {self.uri(path)}") from exc
         except (pa.ArrowException, OSError) as exc:

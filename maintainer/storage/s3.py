@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from maintainer.errors import StorageError
+from maintainer.storage.limits import read_at_most
 
 S3_SCHEMES = ("s3://", "s3a://")
 BATCH = 1000
@@ -310,3 +311,20 @@ def read_object(options: Mapping[str, Any], full_path: str, uri: str) -> bytes:
     with _read_errors(uri):
         data: bytes = s3_client(options).get_object(Bucket=bucket, Key=key)["Body"].read()
     return data
+
+
+def read_object_within(options: Mapping[str, Any], full_path: str, uri: str, limit: int) -> bytes | None:
+    """A whole object in one GET, or None when it is larger than ``limit`` bytes: its length
+    is known from the answer's headers before the body is read, and at most ``limit + 1``
+    bytes of the body are."""
+    bucket, key = bucket_and_key(full_path)
+    with _read_errors(uri):
+        answer = s3_client(options).get_object(Bucket=bucket, Key=key)
+        body = answer["Body"]
+        try:
+            size = answer.get("ContentLength")
+            if size is not None and int(size) > limit:
+                return None
+            return read_at_most(body.read, limit, None if size is None else int(size))
+        finally:
+            body.close()

@@ -8,13 +8,13 @@ stay on one line, ``[ a, b ]``, empty arrays ``[ ]``; no trailing newline. Doubl
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from decimal import Decimal
 from typing import Any
 
 from maintainer.errors import CorruptFileError
+from maintainer.storage.limits import loads_bounded
 
 INDENT = "  "
 JSON_HINT = (
@@ -29,11 +29,12 @@ def dumps(value: Any) -> str:
 
 
 def loads_object(data: bytes, where: str) -> dict[str, Any]:
-    """The JSON object in ``data``; :class:`CorruptFileError` naming ``where`` if it is not one."""
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise CorruptFileError(f"invalid JSON: {error}", where=where, hint=JSON_HINT) from error
+    """The JSON object in ``data``; :class:`CorruptFileError` naming ``where`` if it is not one
+    (or is nested too deep, or holds a number too long: :mod:`maintainer.storage.limits`)."""
+    # Jackson writes NaN and Infinity for such doubles (Double.toString): they are read back
+    value = loads_bounded(
+        data, what="the file", where=where, error=CorruptFileError, hint=JSON_HINT, allow_constants=True
+    )
     if not isinstance(value, dict):
         raise CorruptFileError(
             f"expected a JSON object, found {type(value).__name__}", where=where, hint=JSON_HINT

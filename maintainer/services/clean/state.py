@@ -18,7 +18,7 @@ from maintainer.hudi.fsview import FileSystemView, build_view
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.timeline import Timeline, read_instant_file
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
@@ -63,7 +63,7 @@ def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
     cached = _LAST_CLEANS.get(uri)
     if cached is not None:
         return cached
-    retention = decode_clean_retention(storage.read_bytes(path), uri)
+    retention = decode_clean_retention(read_instant_file(storage, path), uri)
     if retention is None:
         return LastClean(instant.timestamp, "")
     recorded = (retention.extra_metadata or {}).get(SAVEPOINTED_TIMESTAMPS_KEY)
@@ -82,7 +82,7 @@ def read_last_clean(storage: Storage, timeline: Timeline) -> LastClean | None:
 
 def _written_by(storage: Storage, timeline: Timeline, instant: Instant) -> list[str]:
     path = timeline.file_path(instant, State.COMPLETED)
-    data, where = storage.read_bytes(path), storage.uri(path)
+    data, where = read_instant_file(storage, path), storage.uri(path)
     if instant.completed_action is Action.REPLACE_COMMIT:
         replace = payloads.decode_replace_commit_metadata(data, where)
         replaced = replace.partition_to_replace_file_ids or {}

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import TypeVar
 
-from maintainer.errors import MaintainerError, PlanError
+from maintainer.errors import CorruptFileError, MaintainerError, PlanError
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.instant import is_instant_time, parse_instant_file_name
 from maintainer.hudi.metadata.partitions import metadata_partition
@@ -147,8 +147,11 @@ def instant_check(action: Action) -> Check:
 
 def state_file_checks(action: ArchiveInstant) -> Iterator[Check]:
     for name in action.state_files:
-        ok = parse_instant_file_name(name) is not None
-        yield action_label(action), name, None if ok else "not an instant file name"
+        try:
+            problem = None if parse_instant_file_name(name) is not None else "not an instant file name"
+        except CorruptFileError as exc:  # an impossible date, an unknown action
+            problem = exc.message
+        yield action_label(action), name, problem
 
 
 # -- effects ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from maintainer.hudi.properties import (
     format_java_properties,
     parse_java_properties,
     parse_table_config,
+    read_properties_file,
     table_checksum,
 )
 from maintainer.hudi.table import METADATA_TABLE_DIR
@@ -54,7 +55,7 @@ def _header(now: datetime) -> tuple[str, ...]:
 
 
 def _read_properties(storage: Storage) -> tuple[bytes, dict[str, str]]:
-    data = storage.read_bytes(PROPERTIES_FILE)
+    data = read_properties_file(storage)
     return data, parse_java_properties(data.decode("latin-1"), storage.uri(PROPERTIES_FILE))
 
 
@@ -68,7 +69,7 @@ def rewrite_properties(storage: Storage, updated: dict[str, str], now: datetime)
     text = format_java_properties(updated, _header(now)).encode("latin-1")
     storage.write_if_absent(PROPERTIES_FILE, text)
     try:
-        parse_table_config(storage.read_bytes(PROPERTIES_FILE), where=storage.uri(PROPERTIES_FILE))
+        parse_table_config(read_properties_file(storage), where=storage.uri(PROPERTIES_FILE))
     except CorruptFileError as exc:
         raise ApplyError(
             f"hoodie.properties did not verify after the rewrite: {exc}",

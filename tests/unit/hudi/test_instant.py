@@ -23,8 +23,18 @@ from maintainer.hudi.instant import (
 )
 
 DIGITS = "0123456789"
+
+
+def _instant_time(moment: datetime, millis: int | None) -> str:
+    """``yyyyMMddHHmmss[SSS]``, the year in four digits (``%Y`` does not pad it on every platform)."""
+    text = f"{moment.year:04d}{moment:%m%d%H%M%S}"
+    return text if millis is None else f"{text}{millis:03d}"
+
+
 instant_times = st.one_of(
-    st.text(DIGITS, min_size=14, max_size=14), st.text(DIGITS, min_size=17, max_size=17)
+    st.builds(_instant_time, st.datetimes(), st.none() | st.integers(0, 999)),
+    st.text(DIGITS, min_size=6, max_size=6).map(lambda rest: f"00000000{rest}"),  # Hudi's reserved times
+    st.text(DIGITS, min_size=9, max_size=9).map(lambda rest: f"00000000{rest}"),
 )
 SERVICE_COMPLETES_AS = {
     Action.COMPACTION: Action.COMMIT,
@@ -116,6 +126,30 @@ def test_non_instant_files_are_ignored(name: str) -> None:
 def test_unknown_action_is_corrupt() -> None:
     with pytest.raises(CorruptFileError, match="frobnicate"):
         parse_instant_file_name("20240101000000000.frobnicate")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "20261301000000000.commit.requested",  # month 13
+        "20260132000000000.clean.requested",  # day 32
+        "20260230000000.commit",  # 30 February
+        "20260101250000000.inflight",  # hour 25
+        "20260101006000000.commit",  # minute 60
+        "00010000000000000.commit",  # year 1, month 0
+        "20260101000000000_20269901000000000.deltacommit",  # the completion time
+    ],
+)
+def test_an_impossible_date_in_a_file_name_is_corrupt_naming_the_file(name: str) -> None:
+    with pytest.raises(CorruptFileError, match="is not a date and time") as raised:
+        parse_instant_file_name(name)
+    assert raised.value.where == name and raised.value.hint is not None
+
+
+def test_hudi_s_reserved_instant_times_are_instants() -> None:
+    for name in ("00000000000000.deltacommit", "00000000000001.commit", "00000000000000010.deltacommit"):
+        parsed = parse_instant_file_name(name)
+        assert parsed is not None and parsed.timestamp == name.split(".")[0]
 
 
 def test_instant_helpers() -> None:

@@ -74,6 +74,24 @@ def test_decode_refuses_what_hudi_refuses(raw: bytes) -> None:
         StorageLockData.decode(raw)
 
 
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (
+            b'{"expired":false,"validUntil":1,"owner":"' + b"o" * 70_000 + b'"}',
+            "the lock object is 70,043 bytes",
+        ),
+        (b'{"owner":' + b"[" * 10_000 + b"]" * 10_000 + b"}", "nested 10,001 deep"),
+        (b'{"expired":false,"validUntil":' + b"1" * 10_000 + b',"owner":"o"}', "a number literal of 10,000"),
+    ],
+    ids=["oversize", "deep", "long-number"],
+)
+def test_decode_refuses_hostile_lock_objects_clearly(raw: bytes, message: str) -> None:
+    with pytest.raises(CorruptFileError, match=message) as raised:
+        StorageLockData.decode(raw, "t/.hoodie/.locks/table_lock.json")
+    assert raised.value.where == "t/.hoodie/.locks/table_lock.json"
+
+
 def test_a_lock_binds_through_valid_until_plus_the_clock_drift_buffer() -> None:
     lock = StorageLockData(False, 1_000_000, "o")
     assert CLOCK_DRIFT_BUFFER_MS == 500

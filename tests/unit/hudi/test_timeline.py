@@ -166,3 +166,10 @@ def test_file_path_of_a_state_without_file_uses_the_layout_name() -> None:
     instant = timeline.instants[0]
     assert timeline.file_path(instant, State.INFLIGHT) == f".hoodie/{T1}.inflight"
     assert timeline.file_path(instant) == f".hoodie/{T1}.commit"
+
+
+def test_a_file_named_with_an_impossible_date_is_corrupt_naming_its_path() -> None:
+    names = ["20240101000000000.commit", "20241301000000000.commit.requested"]
+    with pytest.raises(CorruptFileError, match=r"month must be in 1\.\.12") as raised:
+        Timeline.from_file_names(names, 1, ".hoodie")
+    assert raised.value.where == ".hoodie/20241301000000000.commit.requested"

@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 
 from maintainer.errors import PlanError
-from maintainer.plan.artifact import PLAN_FILE, plan_id_of, read_plan, sha256_hex, write_plan
+from maintainer.plan import artifact
+from maintainer.plan.artifact import (
+    META_FILE,
+    PLAN_FILE,
+    plan_id_of,
+    read_meta,
+    read_plan,
+    sha256_hex,
+    write_plan,
+)
 from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id
 from maintainer.plan.model import Plan
 from tests.support.plans import clean_effect, delete_file, node, plan, table_plan
@@ -171,3 +180,50 @@ def test_a_rehashed_plan_of_the_wrong_shape_is_refused_naming_the_field(
     with pytest.raises(PlanError, match=r"plan\.json is malformed") as info:
         read_plan(tmp_path)
     assert re.search(says, str(info.value))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"tables": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "plan.json is not read as JSON: objects and arrays nested",
+        ),
+        (
+            '{"format_version": 1' + "0" * 100_000 + "}",
+            "plan.json is not read as JSON: a number literal of 100,001",
+        ),
+        ('{"format_version": NaN}', "plan.json is not valid JSON: NaN is not a JSON number"),
+    ],
+    ids=["deep", "long-number", "nan"],
+)
+def test_a_hostile_plan_json_is_a_plan_error_naming_it(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / PLAN_FILE).write_text(text)
+    with pytest.raises(PlanError) as raised:
+        read_plan(tmp_path)
+    assert raised.value.message.startswith(message) and raised.value.where == str(tmp_path / PLAN_FILE)
+
+
+def test_a_plan_json_over_its_cap_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path)
+    size = (tmp_path / PLAN_FILE).stat().st_size
+    monkeypatch.setattr(artifact, "MAX_PLAN_BYTES", size)
+    assert read_plan(tmp_path).plan == sample_plan()
+    monkeypatch.setattr(artifact, "MAX_PLAN_BYTES", size - 1)
+    with pytest.raises(PlanError, match=f"plan.json is {size:,} bytes, more than the {size - 1:,} bytes"):
+        read_plan(tmp_path)
+
+
+def test_a_payload_over_its_cap_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path)
+    monkeypatch.setattr(artifact, "MAX_PAYLOAD_BYTES", len(PAYLOAD) - 1)
+    with pytest.raises(PlanError, match="plan payload is 11 bytes, more than the 10 bytes") as raised:
+        read_plan(tmp_path)
+    assert raised.value.where == str(tmp_path / "payloads" / "trips.clean.requested")
+
+
+def test_a_hostile_plan_meta_is_read_as_empty(tmp_path: Path) -> None:
+    write(tmp_path)
+    assert read_meta(tmp_path)["created_at"] == "now"
+    (tmp_path / META_FILE).write_text("[" * 100_000 + "]" * 100_000)
+    assert read_meta(tmp_path) == {}

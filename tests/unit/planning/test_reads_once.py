@@ -30,19 +30,26 @@ WITHOUT_ARCHIVE = ("rollback", "compaction", "clean")
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Full path -> times read (``read_bytes``) or listed (``list_dir_columns``, as ``LIST path``)."""
+    """Full path -> times read (``read_bytes``, ``read_bytes_within``) or listed
+    (``list_dir_columns``, as ``LIST path``)."""
     seen: Counter[str] = Counter()
     read_bytes, list_dir_columns = Storage.read_bytes, Storage.list_dir_columns
+    read_bytes_within = Storage.read_bytes_within
 
     def counted_read(self: Storage, path: str) -> bytes:
         seen[self.uri(path)] += 1
         return read_bytes(self, path)
+
+    def counted_read_within(self: Storage, path: str, limit: int) -> bytes | None:
+        seen[self.uri(path)] += 1
+        return read_bytes_within(self, path, limit)
 
     def counted_list(self: Storage, path: str, *args: Any, **kwargs: Any) -> Any:
         seen[f"LIST {self.uri(path)}"] += 1
         return list_dir_columns(self, path, *args, **kwargs)
 
     monkeypatch.setattr(Storage, "read_bytes", counted_read)
+    monkeypatch.setattr(Storage, "read_bytes_within", counted_read_within)
     monkeypatch.setattr(Storage, "list_dir_columns", counted_list)
     return seen
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +23,6 @@ from maintainer.hudi.payloads import (
 )
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.runner.ledger import (
-    MAX_RECORD_BYTES,
     SERVICE_ACTIONS,
     NodeRecord,
     check_record,
@@ -32,6 +32,7 @@ from maintainer.runner.ledger import (
 )
 from maintainer.services.common.ledger import PLAN_ID_KEY, find_plan, is_applied, plan_id_of_instant
 from maintainer.services.common.ledger import PLAN_ID_KEY as CLEAN_PAYLOAD_KEY
+from maintainer.storage.limits import MAX_RECORD_BYTES
 
 
 def _table(tmp_path: Path, version: int) -> TimelineWriter:
@@ -140,7 +141,8 @@ def test_bytes_that_are_not_a_record_are_refused_naming_the_file(tmp_path: Path)
     for junk in (b"{not json", b"[]", b'{"plan_id": 1}', b"x" * (MAX_RECORD_BYTES + 1), b"[" * 100_000):
         writer.storage.write_bytes(record_path("cd" * 32, "rollback"), junk)
         with pytest.raises(
-            PlanError, match=r"ledger record .* cannot be trusted: it is not a ledger record"
+            PlanError,
+            match=r"ledger record .* cannot be trusted: it is (not|larger than any) a? ?ledger record",
         ) as err:
             read_record(writer.storage, "cd" * 32, "rollback")
         assert err.value.where is not None and err.value.where.endswith("/rollback.json")
@@ -179,6 +181,27 @@ def test_with_a_key_only_a_record_signed_with_it_is_believed(tmp_path: Path) -> 
                         (replace(signed, summary="edited"), b"k1")):  # fmt: skip
         with pytest.raises(PlanError, match="signature does not match"):
             check_record(storage, record, EXPECTED, key)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"plan_id": ' + b"1" * 100_000 + b"}"],
+    ids=["deep", "long-number"],
+)
+def test_a_hostile_record_is_refused_as_no_record(tmp_path: Path, hostile: bytes) -> None:
+    writer = _table(tmp_path, 8)
+    writer.storage.write_bytes(record_path("cd" * 32, "clean"), hostile)
+    with pytest.raises(PlanError, match="it is not a ledger record"):
+        read_record(writer.storage, "cd" * 32, "clean")
+
+
+def test_a_record_over_its_cap_is_not_read(tmp_path: Path) -> None:
+    writer = _table(tmp_path, 8)
+    path = record_path("cd" * 32, "clean")
+    writer.storage.write_bytes(path, b"")
+    os.truncate(tmp_path / "t8" / path, 300 * 1024 * 1024)  # sparse: refused by its size, unread
+    with pytest.raises(PlanError, match="larger than any ledger record"):
+        read_record(writer.storage, "cd" * 32, "clean")
 
 
 def test_record_paths_take_plain_names_only() -> None:

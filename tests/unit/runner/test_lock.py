@@ -286,8 +286,8 @@ class Flaky(ConditionalStore):
             raise StorageUnavailableError("503 SlowDown")
         return call()
 
-    def read_versioned(self, path: str) -> Versioned | None:
-        return self.inner.read_versioned(path)
+    def read_versioned(self, path: str, limit: int | None = None) -> Versioned | None:
+        return self.inner.read_versioned(path, limit)
 
     def create_if_absent(self, path: str, data: bytes) -> str:
         return self._maybe_fail("create", lambda: self.inner.create_if_absent(path, data))  # type: ignore[no-any-return]

@@ -157,6 +157,15 @@ def test_reading_what_is_no_run_results_fails_clearly(tmp_path: Path) -> None:
         read_run_results(path)
 
 
+def test_hostile_run_results_fail_clearly(tmp_path: Path) -> None:
+    path = tmp_path / RUN_RESULTS_FILE
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(
+        StorageError, match=r"run_results\.json is not read as JSON: objects and arrays nested"
+    ):
+        read_run_results(path)
+
+
 def test_timestamps_are_utc_with_milliseconds() -> None:
     moment = datetime(2026, 11, 21, 5, 30, 0, 123456, tzinfo=timezone.utc)
     assert utc_timestamp(moment) == "2026-11-21T05:30:00.123Z"

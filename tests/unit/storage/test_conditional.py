@@ -286,6 +286,7 @@ class FakeBlob:
     def __init__(self, bucket: FakeBucket, name: str) -> None:
         self.bucket, self.name = bucket, name
         self.generation: int | None = None
+        self.size: int | None = None
 
     def upload_from_string(self, data: bytes, if_generation_match: int) -> None:
         current = self.bucket.objects.get(self.name)
@@ -316,6 +317,7 @@ class FakeBucket:
             return None
         blob = FakeBlob(self, name)
         blob.generation = self.objects[name][1]
+        blob.size = len(self.objects[name][0])
         return blob
 
 
@@ -345,6 +347,9 @@ def test_gcs_uses_generation_preconditions() -> None:
     assert client.buckets["bucket"].objects["t/" + PATH] == (b"two", int(second))
     store.verify_refuses_create(PATH, b"two")
     store.verify_refuses_stale_replace(PATH, b"two")
+    with pytest.raises(StorageError, match="is 3 bytes, more than the 2 bytes maintainer reads"):
+        store.read_versioned(PATH, limit=2)
+    assert store.read_versioned(PATH, limit=3) == found.__class__(b"two", second)
 
 
 def test_gcs_without_the_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -352,3 +357,62 @@ def test_gcs_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monkey
     with pytest.raises(StorageError, match="google-cloud-storage") as missing:
         conditional_module._gcs_client({})
     assert "pip install 'maintainer[gcs]'" in str(missing.value)
+
+
+# -- bounded reads ---------------------------------------------------------------------------------
+
+
+def test_local_read_within_a_limit_refuses_a_larger_object_by_its_size(
+    local: LocalConditionalStore, tmp_path: Path
+) -> None:
+    local.create_if_absent(PATH, b"lock")
+    found = local.read_versioned(PATH, limit=4)
+    assert found is not None and found.data == b"lock"
+    os.truncate(tmp_path / PATH, 300 * 1024 * 1024)  # sparse: its size alone refuses it
+    with pytest.raises(StorageError, match="is 314,572,800 bytes, more than the 4 bytes") as raised:
+        local.read_versioned(PATH, limit=4)
+    assert raised.value.where == local.uri(PATH)
+    assert local.read_versioned(".hoodie/.locks/absent.json", limit=4) is None
+
+
+class Body:
+    """A GetObject body that records how much was read."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.closed = data, False
+        self.asked: list[int | None] = []
+
+    def read(self, amount: int | None = None) -> bytes:
+        self.asked.append(amount)
+        taken = self.data if amount is None else self.data[:amount]
+        self.data = self.data[len(taken) :]
+        return taken
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Answering:
+    def __init__(self, data: bytes, length: int | None) -> None:
+        self.body, self.length = Body(data), length
+
+    def get_object(self, **kwargs: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = {"Body": self.body, "ETag": '"e"'}
+        if self.length is not None:
+            answer["ContentLength"] = self.length
+        return answer
+
+
+def test_s3_read_within_a_limit_reads_no_body_of_a_larger_object() -> None:
+    storage = Storage("s3://bucket/t", {"endpoint_override": "e:3"})
+    small = Answering(b"lock", 4)
+    found = S3ConditionalStore(storage, small).read_versioned(PATH, limit=4)
+    assert found is not None and found.data == b"lock" and small.body.asked == [5, 1] and small.body.closed
+    large = Answering(b"x" * 10, 10)
+    with pytest.raises(StorageError, match="is 10 bytes, more than the 4 bytes"):
+        S3ConditionalStore(storage, large).read_versioned(PATH, limit=4)
+    assert large.body.asked == [] and large.body.closed
+    unsized = Answering(b"x" * 10, None)  # no length told: at most limit + 1 bytes are read
+    with pytest.raises(StorageError, match="is more than the 4 bytes"):
+        S3ConditionalStore(storage, unsized).read_versioned(PATH, limit=4)
+    assert unsized.body.asked == [5]

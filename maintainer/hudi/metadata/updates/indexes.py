@@ -6,7 +6,6 @@ the index versions (an index definition's ``version``, else V2 from table versio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,9 +16,11 @@ from maintainer.hudi.metadata.updates.schema_types import column_metas, default_
 from maintainer.hudi.metadata.updates.values import IndexVersion, ValueMeta
 from maintainer.hudi.properties import TableConfig
 from maintainer.storage import Storage
+from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, loads_bounded, read_capped
 
 INDEX_DEFS_PATH_KEY = "hoodie.table.index.defs.path"
 DEFAULT_INDEX_DEFS_PATH = ".hoodie/.index_defs/index.json"
+_INDEX_HINT = "the table's index definitions are damaged: restore the file from a backup of the table"
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
 BLOOM_FILTERS = "bloom_filters"
@@ -90,10 +91,16 @@ def read_index_definitions(storage: Storage, config: TableConfig) -> dict[str, M
     path = config.raw.get(INDEX_DEFS_PATH_KEY) or DEFAULT_INDEX_DEFS_PATH
     if not storage.exists(path):
         return {}
+    where = storage.uri(path)
+    raw = read_capped(
+        storage, path, MAX_INSTANT_FILE_BYTES, what="index definitions file", error=CorruptFileError
+    )
+    document = loads_bounded(
+        raw, what="the index definitions file", where=where, error=CorruptFileError, hint=_INDEX_HINT
+    )
     try:
-        document = json.loads(storage.read_bytes(path))
         definitions = document.get("indexDefinitions") or {}
-    except (ValueError, AttributeError) as exc:
+    except AttributeError as exc:
         raise CorruptFileError(
             f"index definitions are not valid JSON ({exc})", where=storage.uri(path)
         ) from exc

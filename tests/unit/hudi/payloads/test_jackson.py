@@ -74,3 +74,18 @@ def test_loads_object_refuses_what_is_not_a_json_object() -> None:
         jackson.loads_object(b"[1, 2]", "x.commit")
     with pytest.raises(CorruptFileError, match=r"x\.commit"):
         jackson.loads_object(b"\xff\xfe", "x.commit")
+
+
+def test_loads_object_refuses_hostile_nesting_and_numbers_naming_the_file() -> None:
+    depth = 100_000
+    with pytest.raises(CorruptFileError, match="nested 100,001 deep") as raised:
+        jackson.loads_object(b'{"a": ' + b"[" * depth + b"]" * depth + b"}", "x.commit")
+    assert raised.value.where == "x.commit"
+    with pytest.raises(CorruptFileError, match="a number literal of 100,000 characters"):
+        jackson.loads_object(b'{"a": ' + b"9" * 100_000 + b"}", "x.commit")
+
+
+def test_loads_object_reads_the_nan_and_infinity_jackson_writes() -> None:
+    written = jackson.dumps({"a": float("nan"), "b": float("-inf")})
+    read = jackson.loads_object(written.encode(), "x.commit")
+    assert read["a"] != read["a"] and read["b"] == float("-inf")

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
-from maintainer.services.common.checks import relative_path_problem
+from maintainer.plan.model.archive import ArchiveInstant
+from maintainer.services.common.checks import relative_path_problem, state_file_checks
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
 
@@ -67,3 +68,16 @@ def test_is_data_file_name_is_the_full_parse(name: str) -> None:
     log = LogFileName.parse(name)
     expected = BaseFileName.parse(name) is not None or (log is not None and log.suffix == "log")
     assert is_data_file_name(name) is expected
+
+
+def test_a_state_file_named_with_an_impossible_date_is_a_failed_check_not_an_error() -> None:
+    action = ArchiveInstant(
+        target="20260101000000000",
+        reason="r",
+        action="commit",
+        state_files=("20260101000000000.commit", "20261301000000000.commit.requested", "hoodie.properties"),
+    )
+    problems = [problem for _, _, problem in state_file_checks(action)]
+    assert problems[0] is None
+    assert problems[1] is not None and "is not a date and time (month must be in 1..12)" in problems[1]
+    assert problems[2] == "not an instant file name"
