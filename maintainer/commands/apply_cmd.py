@@ -22,7 +22,7 @@ from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import keep_last_applied, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
 from maintainer.errors import UsageError
-from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
+from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
 from maintainer.runner.results import RunResults, write_run_results
@@ -34,6 +34,7 @@ EXIT_OK, EXIT_FAILURE, EXIT_DRIFT = 0, 1, 2
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
 SPARK_LOG = "spark.log"
+UNVERIFIED_CLOSING = "it is signed, and its signature was not checked (no plan key, --allow-unverified)"
 
 
 def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
@@ -110,6 +111,13 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     help="Approved work a node had to skip as drift (no longer valid on the table) does not fail "
     "the run: exit 0, not 2. Without --refuse-stale, a stale plan is also applied.",
 )
+@click.option(
+    "--allow-unverified",
+    is_flag=True,
+    help="Apply a signed plan although no key is configured to verify its signature "
+    f"(${PLAN_KEY_ENV} or ${PLAN_KEY_FILE_ENV} unset or empty): only its plan id is checked, which "
+    "anyone who can edit the plan recomputes. Refused without this flag; the closing line says so.",
+)
 def command(
     options: CommonOptions,
     directory: str | None,
@@ -117,6 +125,7 @@ def command(
     auto_approve: bool,
     refuse_stale: bool | None,
     allow_drift: bool,
+    allow_unverified: bool,
 ) -> int:
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
     changed and not applied yet, then runs its nodes (each table under a lock) and deletes only
@@ -148,7 +157,7 @@ def command(
         if auto_approve
         else Path(directory or loaded.project.target_dir / PLAN_DIR)
     )
-    saved = read_plan(plan_dir, plan_key())
+    saved = read_plan(plan_dir, plan_key(), allow_unverified=allow_unverified)
     refuse = stale_refused(refuse_stale, allow_drift)
     results = run(saved, loaded, fail_fast, refuse)
     args = {
@@ -162,6 +171,7 @@ def command(
         "fail_fast": fail_fast,
         "refuse_stale": refuse,
         "allow_drift": allow_drift,
+        "allow_unverified": allow_unverified,
     }
     report(loaded, saved, plan_dir, results, args)
     return exit_code(results, allow_drift)
@@ -176,7 +186,11 @@ def report(
     if not results.failed:
         keep_last_applied(project.target_dir, plan_dir, saved.plan_id, results.finished_at)
     stdout.print(f"results in {escape(str(path))}")
-    summary(closing_line(results), status=results.status, drift=sum(len(n.drift) for n in results.nodes))
+    line = closing_line(results)
+    if saved.unverified:
+        line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."
+    summary(line, status=results.status, drift=sum(len(n.drift) for n in results.nodes),
+            unverified=saved.unverified)  # fmt: skip
 
 
 def stale_refused(refuse_stale: bool | None, allow_drift: bool) -> bool:

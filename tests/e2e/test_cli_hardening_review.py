@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
@@ -15,7 +16,12 @@ from markdown_it import MarkdownIt
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SIGNATURE_FIELD, sha256_hex
+from maintainer.plan.canonical import canonical_body, compute_plan_id
+from maintainer.plan.model import read_body_json
 from maintainer.planning.markdown import ZWSP
+from maintainer.services.registry import service_for
+from maintainer.storage import Storage
 
 ProjectWriter = Callable[[Path, str], Path]
 Capture = pytest.CaptureFixture[str]
@@ -87,3 +93,61 @@ def test_a_partition_name_cannot_forge_an_approval_in_the_plan_comment(
     assert main(["inspect", str(table), "--no-color"]) == 0  # rich markup in a name is shown as text
     out = capsys.readouterr().out
     assert f"city={FORGERY}" in out and "@team www.e.com [red]r" in out  # (the line may be cut)
+
+
+# -- 7. a signed plan is applied only once verified ---------------------------------------------
+
+
+def files_below(path: Path) -> set[str]:
+    return {str(p.relative_to(path)) for p in path.rglob("*") if p.is_file() and ".maintainer" not in p.parts}
+
+
+def forge(plan_file: Path, data: dict[str, Any]) -> None:
+    """Save an edited plan as an attacker with maintainer at hand does: the plan id recomputed
+    and the payloads (which carry it) rebuilt from the edited body, with their hashes."""
+    body = {k: v for k, v in data.items() if k not in ("plan_id", "payloads", SIGNATURE_FIELD)}
+    data["plan_id"] = compute_plan_id(body)
+    for table in read_body_json(canonical_body(body)).tables:
+        for node in table.nodes:
+            service = service_for(node.service)
+            rebuilt = service.payloads(node, Storage(table.path), data["plan_id"]) if service else {}
+            for name, payload in rebuilt.items():
+                (plan_file.parent / "payloads" / name).write_bytes(payload)
+                data["payloads"][name] = sha256_hex(payload)
+    plan_file.write_text(json.dumps(data))
+
+
+def test_an_edited_signed_plan_is_refused_where_the_key_is_unset_or_empty(
+    project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    table = tmp_path / "lake" / "t"
+    hostile_table(table, monkeypatch, ["p0", "p1"])
+    root = local_project(project, table, CLEAN_ONLY)
+    monkeypatch.setenv(PLAN_KEY_ENV, "the-team-key")
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    plan_file = root / "target" / "plan" / "plan.json"
+    data = json.loads(plan_file.read_text())
+    assert data[SIGNATURE_FIELD].startswith("hmac-sha256:")
+    data["tables"][0]["nodes"][-1]["reasons"].append("approved by @org/security")
+    forge(plan_file, data)  # the signature kept: only the key could make a new one
+    before = files_below(table)
+
+    for unset in ("", None):  # the key variable empty, then unset: nothing verifies the signature
+        if unset is None:
+            monkeypatch.delenv(PLAN_KEY_ENV)
+        else:
+            monkeypatch.setenv(PLAN_KEY_ENV, unset)
+        monkeypatch.delenv(PLAN_KEY_FILE_ENV, raising=False)
+        capsys.readouterr()
+        assert main(["apply", "--project-dir", str(root)]) == 1
+        err = capsys.readouterr().err
+        assert "the plan is signed, but no key is configured to verify it" in err
+        assert str(plan_file) in err and "--allow-unverified" in err
+        assert files_below(table) == before
+        assert not (root / "target" / "run_results.json").exists()
+
+    assert main(["show", str(root / "target" / "plan")]) == 0  # shown, said unverified
+    assert "signature not verified" in capsys.readouterr().err
+    monkeypatch.setenv(PLAN_KEY_ENV, "the-team-key")
+    assert main(["show", str(root / "target" / "plan")]) == 1  # with the key, show finds the edit
+    assert "signature does not match" in capsys.readouterr().err
