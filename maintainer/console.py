@@ -21,14 +21,51 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+from maintainer.secrets import redact, redact_tree, secrets
+
+
+class Redacted(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` (looked up at each write, as rich does by default), with
+    the value of every secret masked (:func:`maintainer.secrets.redact`): what the consoles print,
+    log lines and error messages included, never shows one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def stream(self) -> TextIO:
+        stream: TextIO = getattr(sys, self.name)
+        return stream
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+def _redacted(name: str) -> IO[str]:
+    return cast("IO[str]", Redacted(name))
+
+
+stdout = Console(file=_redacted("stdout"), highlight=False, soft_wrap=True)
+stderr = Console(file=_redacted("stderr"), stderr=True, highlight=False, soft_wrap=True)
 
 LOG_FORMATS = ("text", "json")
 
@@ -52,7 +89,10 @@ def _timestamp() -> str:
 
 
 def _json_line(stream: TextIO, record: dict[str, Any]) -> None:
-    stream.write(json.dumps({"ts": _timestamp(), **record}, default=str) + "\n")
+    text = json.dumps({"ts": _timestamp(), **record}, default=str)
+    if secrets():
+        text = json.dumps(redact_tree(json.loads(text)))
+    stream.write(text + "\n")
     stream.flush()
 
 
@@ -82,8 +122,8 @@ def configure(*, quiet: bool = False, log_format: str = "text", color: bool = Tr
     """Set how this invocation prints (the consoles are shared by every module)."""
     settings.quiet, settings.log_format, settings.color = quiet, log_format, color
     json_mode = log_format == "json"
-    for console, level in ((stdout, "info"), (stderr, "warn")):
-        console.file = JsonLines(level) if json_mode else None  # type: ignore[assignment]
+    for console, level, stream in ((stdout, "info", "stdout"), (stderr, "warn", "stderr")):
+        console.file = cast("IO[str]", JsonLines(level)) if json_mode else _redacted(stream)
         console.no_color = json_mode or not color
         console.quiet = False
     for console in (stdout, stderr):

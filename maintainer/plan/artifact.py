@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from maintainer import secrets
 from maintainer.errors import PlanError
 from maintainer.plan.canonical import (
     PLAN_ID_FIELD,
@@ -40,6 +41,7 @@ from maintainer.plan.canonical import (
     pretty_json,
 )
 from maintainer.plan.model import FORMAT_VERSION, Plan, read_body_json
+from maintainer.secrets import redact, redact_tree
 
 PLAN_FILE = "plan.json"
 REVIEW_FILE = "plan.md"
@@ -50,8 +52,8 @@ PAYLOAD_HASHES_FIELD = "payloads"
 SIGNATURE_FIELD = "signature"
 """Top-level field of plan.json: ``hmac-sha256:<hex>`` (outside the hashed body)."""
 SIGNATURE_ALGORITHM = "hmac-sha256"
-PLAN_KEY_ENV = "MAINTAINER_PLAN_KEY"
-PLAN_KEY_FILE_ENV = "MAINTAINER_PLAN_KEY_FILE"
+PLAN_KEY_ENV = secrets.PLAN_KEY_ENV
+PLAN_KEY_FILE_ENV = secrets.PLAN_KEY_FILE_ENV
 UNVERIFIED_WARNING = (
     f"signature not verified: no plan key is configured ({PLAN_KEY_ENV} or {PLAN_KEY_FILE_ENV}), "
     "only the plan id was checked"
@@ -183,8 +185,9 @@ def write_plan(
     if key is not None:
         stored[SIGNATURE_FIELD] = sign(body, hashes, key)
     (directory / PLAN_FILE).write_text(pretty_json(stored), encoding="utf-8")
-    (directory / REVIEW_FILE).write_text(review, encoding="utf-8")
-    (directory / META_FILE).write_text(pretty_json({**meta, PLAN_ID_FIELD: plan_id}), encoding="utf-8")
+    (directory / REVIEW_FILE).write_text(redact(review), encoding="utf-8")
+    meta_json = pretty_json(redact_tree({**meta, PLAN_ID_FIELD: plan_id}))
+    (directory / META_FILE).write_text(meta_json, encoding="utf-8")
     return plan_id
 
 

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from maintainer.catalog import SERVICES
 from maintainer.errors import FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instant import Action
+from maintainer.secrets import redact_tree
 from maintainer.storage import Storage
 
 SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
@@ -49,7 +50,7 @@ class NodeRecord:
     summary: str
 
     def encode(self) -> bytes:
-        return json.dumps(asdict(self), sort_keys=True, indent=2).encode() + b"\n"
+        return json.dumps(redact_tree(asdict(self)), sort_keys=True, indent=2).encode() + b"\n"
 
     @classmethod
     def decode(cls, data: bytes) -> NodeRecord | None:

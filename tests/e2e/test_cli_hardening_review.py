@@ -95,6 +95,82 @@ def test_a_partition_name_cannot_forge_an_approval_in_the_plan_comment(
     assert f"city={FORGERY}" in out and "@team www.e.com [red]r" in out  # (the line may be cut)
 
 
+# -- 6. secrets of the environment -----------------------------------------------------------
+
+SECRET = "tok-e2e-7b1f93c2"
+
+
+def everything_written(root: Path) -> str:
+    """Every file maintainer wrote in the project's target folder, as text."""
+    files = sorted(p for p in (root / "target").rglob("*") if p.is_file())
+    return "\n".join(p.read_bytes().decode("utf-8", errors="replace") for p in files)
+
+
+def test_a_secret_rendered_into_a_manifest_is_refused_naming_file_and_line(
+    project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    table = tmp_path / "lake" / "t"
+    hostile_table(table, monkeypatch, ["p0", "p1"])
+    monkeypatch.setenv("MAINTAINER_SECRET_TOKEN", SECRET)
+    leak = "description: \"owner {{ env_var('MAINTAINER_SECRET_TOKEN') }}\""
+    root = local_project(project, table, f"{leak}\n{CLEAN_ONLY}")
+    for command in (["compile"], ["plan"], ["validate"]):
+        capsys.readouterr()
+        assert main([*command, "--project-dir", str(root)]) == 1, command
+        out, err = capsys.readouterr()
+        assert "tables/example.yml:5:18:" in err
+        assert "env_var('MAINTAINER_SECRET_TOKEN') reads a secret" in err
+        assert SECRET not in out + err
+    assert not (root / "target").exists() or SECRET not in everything_written(root)
+
+    # through profiles.yml's target (a Spark Connect token) into a manifest: refused too
+    profiles = root / "profiles.yml"
+    profiles.write_text(
+        profiles.read_text().replace(
+            'master: "local[*]"',
+            "remote: \"sc://127.0.0.1:1/;token={{ env_var('MAINTAINER_SECRET_TOKEN') }}\"",
+            1,
+        )
+    )
+    leak = 'description: "{{ target.spark.remote }}"'
+    local_project(project, table, f"{leak}\n{CLEAN_ONLY}")
+    capsys.readouterr()
+    assert main(["compile", "--project-dir", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert "holds the value of the secret MAINTAINER_SECRET_TOKEN" in err and SECRET not in out + err
+
+
+def test_a_secret_in_profiles_is_masked_in_every_artifact_and_log(
+    project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    table = tmp_path / "lake" / "t"
+    hostile_table(table, monkeypatch, ["p0", "p1"])
+    root = local_project(project, table, CLEAN_ONLY)
+    monkeypatch.setenv("MAINTAINER_SECRET_TOKEN", SECRET)
+    monkeypatch.setenv(PLAN_KEY_ENV, "plan-key-e2e-55aa")
+    profiles = root / "profiles.yml"
+    remote = "remote: \"sc://127.0.0.1:1/;token={{ env_var('MAINTAINER_SECRET_TOKEN') }}\""
+    profiles.write_text(profiles.read_text().replace('master: "local[*]"', remote, 1))
+
+    capsys.readouterr()
+    main(["debug", "--project-dir", str(root), "--no-spark"])  # says where it cannot connect
+    out, err = capsys.readouterr()
+    assert "sc://127.0.0.1:1/;token=*****" in out + err and SECRET not in out + err
+    main(["--log-format", "json", "debug", "--project-dir", str(root), "--no-spark"])
+    out, err = capsys.readouterr()
+    assert "token=*****" in out and SECRET not in out + err
+
+    assert main(["compile", "--project-dir", str(root)]) == 0
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    assert main(["show", str(root / "target" / "plan"), "--format", "json"]) == 0
+    assert main(["apply", "--project-dir", str(root)]) == 0  # engine local: no Spark
+    out, err = capsys.readouterr()
+    written = everything_written(root)
+    assert (root / "target" / "run_results.json").is_file() and (root / "target" / "manifest.json").is_file()
+    for secret in (SECRET, "plan-key-e2e-55aa"):
+        assert secret not in out + err and secret not in written
+
+
 # -- 7. a signed plan is applied only once verified ---------------------------------------------
 
 

@@ -51,3 +51,24 @@ def test_no_color_leaves_no_escape_codes(capsys: pytest.CaptureFixture[str]) -> 
     assert settings.color is False and stdout.color_system is None
     stdout.print("[bold red]ERROR[/bold red] t.clean")
     assert capsys.readouterr().out == "ERROR t.clean\n"
+
+
+def test_every_printed_line_masks_secrets_as_text_and_as_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAINTAINER_SECRET_TOKEN", "tok-123456")
+    configure()
+    stdout.print("remote sc://h/;token=tok-123456")
+    print_error("cannot reach sc://h/;token=tok-123456")
+    print_warning("tok-123456")
+    summary("done with tok-123456")
+    out, err = capsys.readouterr()
+    assert "tok-123456" not in out + err and out.count("*****") == 2 and err.count("*****") == 2
+    configure(log_format="json")
+    event("spark_start", "starting Spark", spark="sc://h/;token=tok-123456")
+    print_error("tok-123456")
+    stdout.print("tok-123456")
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 3 and "tok-123456" not in json.dumps(records)
+    assert records[0]["spark"] == "sc://h/;token=*****"
+    configure()
