@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +59,23 @@ class Redacted(io.TextIOBase):
 
     def fileno(self) -> int:
         return self.stream.fileno()
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab (escape sequences that move the
+    cursor, erase lines or recolour the terminal; bidirectional overrides that reorder what is
+    shown) written as a visible escape, e.g. ``\\x1b``: a name read from a table (a partition,
+    a file) prints as what it is, and cannot hide or forge lines of the terminal review."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)  # fmt: skip
+
+
+def literal(value: object) -> str:
+    """``value`` for a rich string with markup on: printable, and its brackets escaped."""
+    return escape(printable(str(value)))
 
 
 def _redacted(name: str) -> IO[str]:
@@ -147,14 +165,14 @@ def print_error(message: str) -> None:
     if settings.json:
         _json_line(sys.stdout, {"level": "error", "msg": message})
         return
-    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+    stderr.print(f"[bold red]error:[/bold red] {literal(message)}", markup=True, highlight=False)
 
 
 def print_warning(message: str) -> None:
     if settings.json:
         _json_line(sys.stdout, {"level": "warn", "msg": message})
         return
-    stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
+    stderr.print(f"[yellow]warning:[/yellow] {literal(message)}", markup=True, highlight=False)
 
 
 def event(kind: str, text: str, **fields: Any) -> None:
@@ -163,7 +181,7 @@ def event(kind: str, text: str, **fields: Any) -> None:
         plain = Text.from_markup(text).plain
         _json_line(sys.stdout, {"level": "info", "event": kind, "msg": plain, **fields})
         return
-    stdout.print(text)
+    stdout.print(printable(text))
 
 
 def summary(text: str, **fields: Any) -> None:
@@ -172,7 +190,7 @@ def summary(text: str, **fields: Any) -> None:
         _json_line(sys.stdout, {"level": "info", "event": "summary", "msg": text, **fields})
         return
     with _loud():
-        stdout.print(escape(text))
+        stdout.print(literal(text))
 
 
 @contextmanager

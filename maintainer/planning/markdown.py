@@ -17,6 +17,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from maintainer.console import printable
 from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.planning.changes import ChangeKind, SpecChange
 from maintainer.planning.describe import (
@@ -61,7 +62,8 @@ issue reference, and shows nothing."""
 
 
 def _one_line(value: str) -> str:
-    return _BLANKS.sub(" ", value)
+    """``value`` on one line, its other control characters visible escapes (``\\x1b``)."""
+    return printable(_BLANKS.sub(" ", value))
 
 
 def _break_links(value: str) -> str:

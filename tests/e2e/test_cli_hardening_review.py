@@ -227,3 +227,24 @@ def test_an_edited_signed_plan_is_refused_where_the_key_is_unset_or_empty(
     monkeypatch.setenv(PLAN_KEY_ENV, "the-team-key")
     assert main(["show", str(root / "target" / "plan")]) == 1  # with the key, show finds the edit
     assert "signature does not match" in capsys.readouterr().err
+
+
+def test_a_partition_name_cannot_rewrite_the_terminal_review(
+    project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    """Escape sequences in a name would move the cursor up and erase the lines above (the files
+    a clean deletes); a newline would start a forged line of the plan."""
+    table = tmp_path / "lake" / "t"
+    eraser = "p\x1b[1A\x1b[2K\x1b[1A\x1b[2K\nt.clean: nothing to do"
+    hostile_table(table, monkeypatch, [eraser, "p1"])
+    root = local_project(project, table, CLEAN_ONLY)
+    capsys.readouterr()
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err
+    assert "t.clean: nothing to do" not in out.splitlines()  # not a line of its own
+    assert "p\\x1b[1A\\x1b[2K\\x1b[1A\\x1b[2K\\nt.clean: nothing to do/" in out  # shown, escaped
+    assert main(["show", str(root / "target" / "plan")]) == 0
+    assert "\x1b" not in capsys.readouterr().out
+    assert main(["show", str(root / "target" / "plan"), "--format", "markdown"]) == 0
+    assert "\x1b" not in capsys.readouterr().out

@@ -72,3 +72,18 @@ def test_every_printed_line_masks_secrets_as_text_and_as_json(
     assert len(records) == 3 and "tok-123456" not in json.dumps(records)
     assert records[0]["spark"] == "sc://h/;token=*****"
     configure()
+
+
+def test_control_characters_print_as_visible_escapes(capsys: pytest.CaptureFixture[str]) -> None:
+    from maintainer.console import literal, printable
+
+    assert (
+        printable("a\x1b[2Kb\x07\r\u202etxt.exe\nnext\tcol")
+        == "a\\x1b[2Kb\\x07\\x0d\\u202etxt.exe\nnext\tcol"
+    )
+    assert literal("[red]\x1b[1A") == "\\[red]\\x1b[1A"
+    configure()
+    print_error("bad name p\x1b[1A\x1b[2K")
+    summary("done \x1b[2J")
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "p\\x1b[1A\\x1b[2K" in err and "done \\x1b[2J" in out

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from maintainer.console import printable
 from maintainer.planning.markdown import ZWSP, code, html_text, md, render_markdown
 from tests.support.plans import blocked, clean_effect, delete_file, node, plan, table_plan
 
@@ -52,7 +53,7 @@ def parser() -> MarkdownIt:
 
 
 def one_line(value: str) -> str:
-    return re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", value)
+    return printable(re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", value))
 
 
 def inline_children(tokens: list[Token]) -> list[list[Token]]:
