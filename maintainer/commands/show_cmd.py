@@ -35,7 +35,7 @@ def command(directory: str, output_format: str) -> int:
       maintainer show
       maintainer show target/plan --format markdown > comment.md
     """
-    saved = read_plan(Path(directory), plan_key(), allow_unverified=True)  # shown, never applied
+    saved = read_plan(Path(directory), plan_key(), allow_unverified=True, allow_unsigned=True)  # shown only
     for warning in saved.warnings:
         print_warning(warning)
     review = ReviewContext.from_json(read_meta(Path(directory)))

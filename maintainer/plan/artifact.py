@@ -58,6 +58,7 @@ UNVERIFIED_WARNING = (
     f"signature not verified: no plan key is configured ({PLAN_KEY_ENV} or {PLAN_KEY_FILE_ENV}), "
     "only the plan id was checked"
 )
+UNSIGNED_WARNING = f"the plan is not signed, and {PLAN_KEY_ENV} is set: apply refuses it"
 
 
 @dataclass(frozen=True)
@@ -106,11 +107,11 @@ def sign(body: Mapping[str, Any], payload_hashes: Mapping[str, str], key: bytes)
 
 def verify_signature(
     body: Mapping[str, Any], payload_hashes: Mapping[str, str], signature: object, key: bytes | None,
-    where: Path, allow_unverified: bool = False,
+    where: Path, allow_unverified: bool = False, allow_unsigned: bool = False,
 ) -> tuple[str, ...]:  # fmt: skip
-    """PlanError when a key is given and the plan is unsigned or signed otherwise, and when the
-    plan is signed but no key is given (a signed plan is applied only once verified) unless
-    ``allow_unverified``; the warnings (a signed plan read so: only its plan id was checked)."""
+    """PlanError when a key is given and the plan is signed otherwise, or unsigned (unless
+    ``allow_unsigned``), and when the plan is signed but no key is given (a signed plan is
+    applied only once verified) unless ``allow_unverified``; the warnings (what was allowed)."""
     if key is None:
         if signature is None:
             return ()
@@ -124,6 +125,8 @@ def verify_signature(
             "--allow-unverified applies it on its plan id alone, which anyone who can edit it recomputes",
         )
     if not isinstance(signature, str) or not signature:
+        if allow_unsigned:
+            return (UNSIGNED_WARNING,)
         raise PlanError(
             f"the plan is not signed, and {PLAN_KEY_ENV} is set: only signed plans are applied",
             where=str(where),
@@ -247,10 +250,14 @@ def _check_payloads(directory: Path, plan: Plan, hashes: Mapping[str, str]) -> d
     return payloads
 
 
-def read_plan(directory: Path, key: bytes | None = None, *, allow_unverified: bool = False) -> SavedPlan:
+def read_plan(
+    directory: Path, key: bytes | None = None, *, allow_unverified: bool = False, allow_unsigned: bool = False
+) -> SavedPlan:
     """Load and verify a saved plan; PlanError for anything tampered, truncated or foreign,
-    (given the signing ``key``) for a plan not signed with it, and (without a key) for a signed
-    plan unless ``allow_unverified``."""
+    (given the signing ``key``) for a plan not signed with it (unsigned: unless
+    ``allow_unsigned``), and (without a key) for a signed plan unless ``allow_unverified``.
+    ``show`` allows both (it applies nothing, and says so); ``apply`` neither, but for
+    ``--allow-unverified``."""
     path = directory / PLAN_FILE
     data = _load_json(path)
     version = data.get("format_version")
@@ -279,7 +286,9 @@ def read_plan(directory: Path, key: bytes | None = None, *, allow_unverified: bo
         ) from exc
     hashes = _payload_hashes(data, path)
     signature = data.get(SIGNATURE_FIELD)
-    warnings = verify_signature(_unsigned_body(data), hashes, signature, key, path, allow_unverified)
+    warnings = verify_signature(
+        _unsigned_body(data), hashes, signature, key, path, allow_unverified, allow_unsigned
+    )
     payloads = _check_payloads(directory, plan, hashes)
     unverified = key is None and signature is not None
     return SavedPlan(plan, actual_id, payloads, directory, warnings, unverified)

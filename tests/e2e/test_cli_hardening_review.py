@@ -228,6 +228,16 @@ def test_an_edited_signed_plan_is_refused_where_the_key_is_unset_or_empty(
     assert main(["show", str(root / "target" / "plan")]) == 1  # with the key, show finds the edit
     assert "signature does not match" in capsys.readouterr().err
 
+    monkeypatch.delenv(PLAN_KEY_ENV)
+    assert main(["plan", "--project-dir", str(root)]) == 0  # unsigned
+    monkeypatch.setenv(PLAN_KEY_ENV, "the-team-key")
+    capsys.readouterr()
+    assert main(["show", str(root / "target" / "plan")]) == 0
+    assert "not signed, and MAINTAINER_PLAN_KEY is set: apply refuses it" in capsys.readouterr().err
+    assert main(["apply", "--project-dir", str(root), "--allow-unverified"]) == 1
+    assert "the plan is not signed, and MAINTAINER_PLAN_KEY is set" in capsys.readouterr().err
+    assert files_below(table) == before
+
 
 def test_a_partition_name_cannot_rewrite_the_terminal_review(
     project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture

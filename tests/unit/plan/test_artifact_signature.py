@@ -13,6 +13,7 @@ from maintainer.plan.artifact import (
     PLAN_KEY_ENV,
     PLAN_KEY_FILE_ENV,
     SIGNATURE_FIELD,
+    UNSIGNED_WARNING,
     UNVERIFIED_WARNING,
     plan_key,
     read_plan,
@@ -117,3 +118,10 @@ def test_the_key_comes_from_the_environment_or_a_file(
     with pytest.raises(PlanError, match="cannot read the plan key") as refused:
         plan_key()
     assert refused.value.where == str(tmp_path / "missing")
+
+
+def test_show_reads_an_unsigned_plan_with_a_key_saying_apply_refuses_it(tmp_path: Path) -> None:
+    write(tmp_path)
+    assert read_plan(tmp_path, KEY, allow_unsigned=True).warnings == (UNSIGNED_WARNING,)
+    with pytest.raises(PlanError, match="not signed"):
+        read_plan(tmp_path, KEY, allow_unverified=True)  # apply's escape hatch is for signed plans
