@@ -160,7 +160,9 @@ def _blocked(table: str, services: Iterable[str], reason: str) -> tuple[NodePlan
 
 
 def _blocked_node(table: str, service: str, reason: str) -> NodePlan:
-    return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(reason,))
+    """A node blocked for ``reason``, often an error's text (which may quote a storage option:
+    secrets are masked, as the plan is written and printed)."""
+    return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(redact(reason),))
 
 
 def _drop_metadata_action(info: MetadataTableInfo) -> DropMetadataTable:
