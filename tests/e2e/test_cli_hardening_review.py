@@ -171,6 +171,32 @@ def test_a_secret_in_profiles_is_masked_in_every_artifact_and_log(
         assert secret not in out + err and secret not in written
 
 
+def test_storage_credentials_from_a_secret_reach_no_artifact_and_no_log(
+    project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture
+) -> None:
+    """profiles.yml may read a secret for its storage options; planning a table behind them (an
+    S3 endpoint that refuses connections: the table is blocked, its error printed and kept)
+    shows and writes the secret nowhere."""
+    monkeypatch.setenv("MAINTAINER_SECRET_S3_KEY", SECRET)
+    root = project(tmp_path / "t", CLEAN_ONLY)
+    manifest = root / "tables" / "example.yml"
+    manifest.write_text(manifest.read_text().replace(str(tmp_path / "t"), "s3://bucket/t"))
+    profiles = root / "profiles.yml"
+    options = (
+        'storage_options: {endpoint_override: "http://127.0.0.1:1", region: us-east-1, access_key: ak, '
+        "secret_key: \"{{ env_var('MAINTAINER_SECRET_S3_KEY') }}\"}"
+    )
+    profiles.write_text(profiles.read_text().replace("engine: auto", f"engine: local\n      {options}", 1))
+    capsys.readouterr()
+    assert main(["compile", "--project-dir", str(root)]) == 0
+    assert main(["plan", "--project-dir", str(root)]) == 1  # the table cannot be read: blocked
+    assert main(["show", str(root / "target" / "plan"), "--format", "json"]) == 0
+    main(["debug", "--project-dir", str(root), "--no-spark"])
+    out, err = capsys.readouterr()
+    assert "cannot be read" in err and "127.0.0.1:1" in out  # the error, with the endpoint
+    assert SECRET not in out + err and SECRET not in everything_written(root)
+
+
 # -- 7. a signed plan is applied only once verified ---------------------------------------------
 
 
