@@ -32,9 +32,11 @@ from maintainer.secrets import redact, redact_tree, secrets
 
 
 class Redacted(io.TextIOBase):
-    """``sys.stdout`` or ``sys.stderr`` (looked up at each write, as rich does by default), with
-    the value of every secret masked (:func:`maintainer.secrets.redact`): what the consoles print,
-    log lines and error messages included, never shows one."""
+    """``sys.stdout`` or ``sys.stderr`` (looked up at each write, as rich does by default, and
+    past the proxy a progress display puts there, as rich does too: writing into it would print
+    through the console again, forever), with the value of every secret masked
+    (:func:`maintainer.secrets.redact`): what the consoles print, log lines and error messages
+    included, never shows one."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -42,7 +44,8 @@ class Redacted(io.TextIOBase):
     @property
     def stream(self) -> TextIO:
         stream: TextIO = getattr(sys, self.name)
-        return stream
+        proxied: TextIO = getattr(stream, "rich_proxied_file", stream)
+        return proxied
 
     def writable(self) -> bool:
         return True

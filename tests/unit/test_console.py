@@ -87,3 +87,34 @@ def test_control_characters_print_as_visible_escapes(capsys: pytest.CaptureFixtu
     summary("done \x1b[2J")
     out, err = capsys.readouterr()
     assert "\x1b" not in out + err and "p\\x1b[1A\\x1b[2K" in err and "done \\x1b[2J" in out
+
+
+def test_printing_under_a_progress_display_neither_loops_nor_leaks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a terminal a progress display proxies sys.stdout and sys.stderr through the console:
+    the consoles' masking stream writes past the proxy, as rich does (or it would loop)."""
+    import threading
+
+    from rich.progress import Progress
+
+    from maintainer.console import stderr
+
+    monkeypatch.setenv("MAINTAINER_SECRET_TOKEN", "tok-123456")
+    configure()
+    monkeypatch.setattr(stderr, "_force_terminal", True)
+    done = threading.Event()
+
+    def show() -> None:
+        with Progress(console=stderr, transient=True) as bar:
+            bar.add_task("x", total=1)
+            stdout.print("under the bar tok-123456")
+            print_warning("warned tok-123456")
+        done.set()
+
+    thread = threading.Thread(target=show, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert done.is_set()
+    out, err = capsys.readouterr()
+    assert "under the bar *****" in out and "warned *****" in err and "tok-123456" not in out + err
