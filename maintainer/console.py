@@ -16,19 +16,77 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+from maintainer.secrets import redact, redact_tree, secrets
+
+
+class Redacted(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` (looked up at each write, as rich does by default, and
+    past the proxy a progress display puts there, as rich does too: writing into it would print
+    through the console again, forever), with the value of every secret masked
+    (:func:`maintainer.secrets.redact`): what the consoles print, log lines and error messages
+    included, never shows one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def stream(self) -> TextIO:
+        stream: TextIO = getattr(sys, self.name)
+        proxied: TextIO = getattr(stream, "rich_proxied_file", stream)
+        return proxied
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab (escape sequences that move the
+    cursor, erase lines or recolour the terminal; bidirectional overrides that reorder what is
+    shown) written as a visible escape, e.g. ``\\x1b``: a name read from a table (a partition,
+    a file) prints as what it is, and cannot hide or forge lines of the terminal review."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)  # fmt: skip
+
+
+def literal(value: object) -> str:
+    """``value`` for a rich string with markup on: printable, and its brackets escaped."""
+    return escape(printable(str(value)))
+
+
+def _redacted(name: str) -> IO[str]:
+    return cast("IO[str]", Redacted(name))
+
+
+stdout = Console(file=_redacted("stdout"), highlight=False, soft_wrap=True)
+stderr = Console(file=_redacted("stderr"), stderr=True, highlight=False, soft_wrap=True)
 
 LOG_FORMATS = ("text", "json")
 
@@ -52,7 +110,10 @@ def _timestamp() -> str:
 
 
 def _json_line(stream: TextIO, record: dict[str, Any]) -> None:
-    stream.write(json.dumps({"ts": _timestamp(), **record}, default=str) + "\n")
+    text = json.dumps({"ts": _timestamp(), **record}, default=str)
+    if secrets():
+        text = json.dumps(redact_tree(json.loads(text)))
+    stream.write(text + "\n")
     stream.flush()
 
 
@@ -82,8 +143,8 @@ def configure(*, quiet: bool = False, log_format: str = "text", color: bool = Tr
     """Set how this invocation prints (the consoles are shared by every module)."""
     settings.quiet, settings.log_format, settings.color = quiet, log_format, color
     json_mode = log_format == "json"
-    for console, level in ((stdout, "info"), (stderr, "warn")):
-        console.file = JsonLines(level) if json_mode else None  # type: ignore[assignment]
+    for console, level, stream in ((stdout, "info", "stdout"), (stderr, "warn", "stderr")):
+        console.file = cast("IO[str]", JsonLines(level)) if json_mode else _redacted(stream)
         console.no_color = json_mode or not color
         console.quiet = False
     for console in (stdout, stderr):
@@ -107,14 +168,14 @@ def print_error(message: str) -> None:
     if settings.json:
         _json_line(sys.stdout, {"level": "error", "msg": message})
         return
-    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, highlight=False)
+    stderr.print(f"[bold red]error:[/bold red] {literal(message)}", markup=True, highlight=False)
 
 
 def print_warning(message: str) -> None:
     if settings.json:
         _json_line(sys.stdout, {"level": "warn", "msg": message})
         return
-    stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", markup=True, highlight=False)
+    stderr.print(f"[yellow]warning:[/yellow] {literal(message)}", markup=True, highlight=False)
 
 
 def event(kind: str, text: str, **fields: Any) -> None:
@@ -123,7 +184,7 @@ def event(kind: str, text: str, **fields: Any) -> None:
         plain = Text.from_markup(text).plain
         _json_line(sys.stdout, {"level": "info", "event": kind, "msg": plain, **fields})
         return
-    stdout.print(text)
+    stdout.print(printable(text))
 
 
 def summary(text: str, **fields: Any) -> None:
@@ -132,7 +193,7 @@ def summary(text: str, **fields: Any) -> None:
         _json_line(sys.stdout, {"level": "info", "event": "summary", "msg": text, **fields})
         return
     with _loud():
-        stdout.print(escape(text))
+        stdout.print(literal(text))
 
 
 @contextmanager

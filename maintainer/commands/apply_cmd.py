@@ -22,7 +22,7 @@ from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import keep_last_applied, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
 from maintainer.errors import PlanAlreadyAppliedError, UsageError
-from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
+from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
@@ -35,6 +35,7 @@ EXIT_OK, EXIT_FAILURE, EXIT_DRIFT, EXIT_BLOCKED = 0, 1, 2, 3
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
 SPARK_LOG = "spark.log"
+UNVERIFIED_CLOSING = "it is signed, and its signature was not checked (no plan key, --allow-unverified)"
 
 
 def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
@@ -122,6 +123,13 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     is_flag=True,
     help="Blocked nodes do not make the exit code 3 (they are still listed in the closing line).",
 )
+@click.option(
+    "--allow-unverified",
+    is_flag=True,
+    help="Apply a signed plan although no key is configured to verify its signature "
+    f"(${PLAN_KEY_ENV} or ${PLAN_KEY_FILE_ENV} unset or empty): only its plan id is checked, which "
+    "anyone who can edit the plan recomputes. Refused without this flag; the closing line says so.",
+)
 def command(
     options: CommonOptions,
     directory: str | None,
@@ -131,6 +139,7 @@ def command(
     allow_drift: bool,
     detailed_exitcode: bool,
     allow_blocked: bool,
+    allow_unverified: bool,
 ) -> int:
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
     changed and not applied yet, then runs its nodes (each table under a lock) and deletes only
@@ -164,7 +173,7 @@ def command(
         if auto_approve
         else Path(directory or loaded.project.target_dir / PLAN_DIR)
     )
-    saved = read_plan(plan_dir, plan_key())
+    saved = read_plan(plan_dir, plan_key(), allow_unverified=allow_unverified)
     refuse = stale_refused(refuse_stale, allow_drift)
     try:
         results = run(saved, loaded, fail_fast, refuse)
@@ -182,6 +191,7 @@ def command(
         "fail_fast": fail_fast,
         "refuse_stale": refuse,
         "allow_drift": allow_drift,
+        "allow_unverified": allow_unverified,
     }
     report(loaded, saved, plan_dir, results, args)
     blocked_fails = (detailed_exitcode or (auto_approve and in_ci())) and not allow_blocked
@@ -197,7 +207,11 @@ def report(
     if not results.failed:
         keep_last_applied(project.target_dir, plan_dir, saved.plan_id, results.finished_at)
     stdout.print(f"results in {escape(str(path))}")
-    summary(closing_line(results), status=results.status, drift=sum(len(n.drift) for n in results.nodes))
+    line = closing_line(results)
+    if saved.unverified:
+        line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."
+    summary(line, status=results.status, drift=sum(len(n.drift) for n in results.nodes),
+            unverified=saved.unverified)  # fmt: skip
 
 
 def in_ci() -> bool:

@@ -31,6 +31,7 @@ from maintainer.console import stdout
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId, to_json
 from maintainer.graph.state import checksum_entry
+from maintainer.secrets import redact_tree
 
 MANIFEST_JSON = "manifest.json"
 MANIFEST_SCHEMA_FILE = "manifest_json.v1.json"
@@ -114,7 +115,8 @@ def compiled_manifest(loaded: LoadedProject) -> dict[str, Any]:
 def write_compiled(loaded: LoadedProject, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(compiled_manifest(loaded), sort_keys=True) + "\n", encoding="utf-8")
+        manifest = redact_tree(compiled_manifest(loaded))
+        path.write_text(json.dumps(manifest, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as exc:
         raise MaintainerError(
             f"cannot write {path}: {exc}",

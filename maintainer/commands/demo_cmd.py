@@ -21,7 +21,7 @@ from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.reader import read_table
-from maintainer.plan.artifact import read_plan
+from maintainer.plan.artifact import plan_key, read_plan
 from maintainer.planning.render import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results
@@ -158,7 +158,7 @@ def _plan_show_apply(loaded: LoadedProject, generated: list[GeneratedTable]) -> 
                  f"shown as the pull-request comment (maintainer show --format markdown):")  # fmt: skip
     stdout.out(render_markdown(built.plan, built.plan_id, review), highlight=False)
     stdout.print("[bold]6.[/bold] maintainer apply: the reviewed plan, on Spark")
-    results = run_plan(read_plan(plan_dir), loaded, fail_fast=False)
+    results = run_plan(read_plan(plan_dir, plan_key()), loaded, fail_fast=False)
     path = write_run_results(
         loaded.project.target_dir, results, project=loaded.project.config.name, args={"which": "demo"}
     )

@@ -6,12 +6,11 @@ import json
 from typing import Any
 
 import click
-from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from maintainer.commands.options import table_storage_options
-from maintainer.console import print_warning, stdout
+from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
 from maintainer.hudi.inspection import describe
 from maintainer.hudi.loading import TableState, open_table
@@ -119,13 +118,14 @@ def _warn_corrupt(block: LogBlock) -> None:
 def _render_text(state: dict[str, Any]) -> None:
     table = state["table"]
     stdout.print(
-        f"[bold]{table['name']}[/bold]  {table['type']}  table version {table['version']} "
-        f"(timeline layout {table['timeline_layout']})\n  {table['base_path']}"
+        f"[bold]{literal(str(table['name']))}[/bold]  {literal(str(table['type']))}  table version "
+        f"{literal(str(table['version']))} (timeline layout {literal(str(table['timeline_layout']))})\n"
+        f"  {literal(str(table['base_path']))}"
     )
     stdout.print(
-        f"  record key: {', '.join(table['record_key_fields']) or '-'}   ordering: "
-        f"{', '.join(table['ordering_fields']) or '-'}   partitioned by: "
-        f"{', '.join(table['partition_fields']) or '(not partitioned)'}"
+        f"  record key: {_joined(table['record_key_fields']) or '-'}   ordering: "
+        f"{_joined(table['ordering_fields']) or '-'}   partitioned by: "
+        f"{_joined(table['partition_fields']) or '(not partitioned)'}"
     )
     _render_timeline(state)
     _render_partitions(state)
@@ -139,24 +139,24 @@ def _render_timeline(state: dict[str, Any]) -> None:
     for instant in state["instants"]:
         style = "yellow" if instant["state"] != "COMPLETED" else None
         grid.add_row(
-            instant["timestamp"],
-            instant["action"],
-            instant["state"],
-            instant["completion_time"] or "",
+            literal(str(instant["timestamp"])),
+            literal(str(instant["action"])),
+            literal(str(instant["state"])),
+            literal(str(instant["completion_time"] or "")),
             style=style,
         )
     stdout.print(grid)
     if state["pending"]:
-        stdout.print(f"[yellow]pending:[/yellow] {', '.join(state['pending'])}")
-    stdout.print(f"savepoints: {', '.join(state['savepoints']) or 'none'}")
+        stdout.print(f"[yellow]pending:[/yellow] {_joined(state['pending'])}")
+    stdout.print(f"savepoints: {_joined(state['savepoints']) or 'none'}")
 
 
 def _render_partitions(state: dict[str, Any]) -> None:
     tree = Tree(f"{len(state['partitions'])} partition(s)")
     for partition in state["partitions"]:
-        node = tree.add(partition["path"] or "(table root)")
+        node = tree.add(literal(partition["path"]) or "(table root)")
         for group in partition["file_groups"]:
-            label = escape(group["file_id"]) + ("  [dim](replaced)[/dim]" if group["replaced"] else "")
+            label = literal(group["file_id"]) + ("  [dim](replaced)[/dim]" if group["replaced"] else "")
             group_node = node.add(label)
             for file_slice in group["slices"]:
                 group_node.add(_slice_label(file_slice))
@@ -167,11 +167,19 @@ def _render_partitions(state: dict[str, Any]) -> None:
 
 def _slice_label(file_slice: dict[str, Any]) -> str:
     logs = len(file_slice["log_files"])
-    parts = [file_slice["base_instant"], "base file" if file_slice["base_file"] else "no base file"]
+    parts = [
+        literal(str(file_slice["base_instant"])),
+        "base file" if file_slice["base_file"] else "no base file",
+    ]
     if logs:
         parts.append(f"{logs} log file(s)")
     parts.append(_size(file_slice["size"]))
     return "  ".join(parts)
+
+
+def _joined(values: list[Any]) -> str:
+    """Values read from the table, joined for rich (markup escaped: a name holds any text)."""
+    return literal(", ".join(map(str, values)))
 
 
 def _size(size: int) -> str:
@@ -188,25 +196,28 @@ def _render_metadata_table(mdt: dict[str, Any]) -> None:
         stdout.print("metadata table: none")
         return
     if "error" in mdt:
-        stdout.print(f"metadata table: [red]cannot be read:[/red] {escape(mdt['error'])}")
+        stdout.print(f"metadata table: [red]cannot be read:[/red] {literal(mdt['error'])}")
         return
     if "table_version" not in mdt:
-        stdout.print(f"metadata table: {', '.join(mdt['partitions']) or 'folder only'}")
+        stdout.print(f"metadata table: {_joined(mdt['partitions']) or 'folder only'}")
         return
     grid = Table(title="metadata table", title_justify="left", show_edge=False)
     for column in ("partition", "kind", "file groups", "files"):
         grid.add_column(column)
     for partition in mdt["partitions"]:
         grid.add_row(
-            partition["name"], partition["kind"], str(partition["file_groups"]), str(partition["files"])
+            literal(str(partition["name"])),
+            literal(str(partition["kind"])),
+            str(partition["file_groups"]),
+            str(partition["files"]),
         )
     stdout.print(grid)
     stdout.print(
-        f"  latest compaction: {mdt['latest_compaction'] or 'none'}   instants: {mdt['instants']}   "
-        f"pending: {', '.join(mdt['pending']) or 'none'}"
+        f"  latest compaction: {literal(str(mdt['latest_compaction'] or 'none'))}   instants: "
+        f"{mdt['instants']}   pending: {_joined(mdt['pending']) or 'none'}"
     )
     if mdt["inflight_partitions"]:
-        stdout.print(f"  [yellow]partitions being built:[/yellow] {', '.join(mdt['inflight_partitions'])}")
+        stdout.print(f"  [yellow]partitions being built:[/yellow] {_joined(mdt['inflight_partitions'])}")
     _render_sync(mdt)
 
 
@@ -219,4 +230,4 @@ def _render_sync(mdt: dict[str, Any]) -> None:
     stdout.print("  [red]out of sync:[/red]")
     problems = mdt["sync_problems"] + (check["differences"] if check else [])
     for problem in problems:
-        stdout.print(f"    - {escape(problem)}")
+        stdout.print(f"    - {literal(problem)}")

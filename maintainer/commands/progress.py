@@ -15,10 +15,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from maintainer.console import event, interactive, print_error, settings, stderr, stdout
+from maintainer.console import event, interactive, literal, print_error, settings, stderr, stdout
 from maintainer.graph import NodeId
 from maintainer.runner.results import NodeResult, NodeRunStatus
 
@@ -50,8 +49,8 @@ def _duration(seconds: float) -> str:
 def node_lines(result: NodeResult) -> list[str]:
     """The finished node and its drift, as printed at a terminal."""
     timing = f"[dim]({result.timing_s:.1f}s)[/dim]"
-    lines = [f"{_STYLE[result.status]} {escape(result.id)} {timing} {escape(result.message)}"]
-    lines += [f"    [yellow]drift[/yellow] {escape(d.path)}: {escape(d.reason)}" for d in result.drift]
+    lines = [f"{_STYLE[result.status]} {literal(result.id)} {timing} {literal(result.message)}"]
+    lines += [f"    [yellow]drift[/yellow] {literal(d.path)}: {literal(d.reason)}" for d in result.drift]
     return lines
 
 
@@ -80,7 +79,7 @@ class NodeProgress:
             self._describe()
         elif not settings.quiet:
             number = f"{self.index[node]} of {self.total}"
-            event("node_start", f"{_clock()}  {number} START {escape(str(node))}",
+            event("node_start", f"{_clock()}  {number} START {literal(str(node))}",
                   node=str(node), index=self.index[node], total=self.total)  # fmt: skip
 
     def _finish(self, node: NodeId, result: NodeResult | None) -> None:
@@ -100,18 +99,18 @@ class NodeProgress:
         if settings.quiet:
             return
         text = (
-            f"{_clock()}  {number} {_STYLE[result.status]} {escape(result.id)} {escape(result.message)} "
+            f"{_clock()}  {number} {_STYLE[result.status]} {literal(result.id)} {literal(result.message)} "
             f"[dim]\\[{_WORD[result.status]} in {result.timing_s:.1f}s][/dim]"
         )
         event("node_end", text, node=result.id, status=result.status.value, seconds=round(result.timing_s, 3),
               message=result.message, drift=len(result.drift))  # fmt: skip
         for drift in result.drift:
-            event("drift", f"    [yellow]drift[/yellow] {escape(drift.path)}: {escape(drift.reason)}",
+            event("drift", f"    [yellow]drift[/yellow] {literal(drift.path)}: {literal(drift.reason)}",
                   node=result.id, path=drift.path, reason=drift.reason)  # fmt: skip
 
     def _describe(self) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, description=escape(", ".join(sorted(map(str, self.started)))))
+            self.bar.update(self.task, description=literal(", ".join(sorted(map(str, self.started)))))
 
     def heartbeat(self) -> None:
         """Name what is still running (a log has no progress bar)."""
@@ -120,7 +119,7 @@ class NodeProgress:
             running = sorted(self.started.items(), key=lambda item: item[1])
         if running and not settings.quiet:
             names = ", ".join(f"{node} ({_duration(now - since)})" for node, since in running)
-            event("heartbeat", f"{_clock()}  still running: {escape(names)}",
+            event("heartbeat", f"{_clock()}  still running: {literal(names)}",
                   running=[str(node) for node, _ in running])  # fmt: skip
 
     @contextmanager
@@ -179,7 +178,7 @@ class TableProgress:
         with self.lock:
             self.done += 1
             if self.bar is not None:
-                self.bar.update(self.task, advance=1, description=escape(name))
+                self.bar.update(self.task, advance=1, description=literal(name))
 
     def report(self) -> None:
         with self.lock:

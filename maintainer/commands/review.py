@@ -24,6 +24,7 @@ from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
 from maintainer.planning.changes import compare_specs
 from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.secrets import redact_tree
 from maintainer.storage.limits import loads_bounded, read_local_capped
 
 MANIFEST_FILE = "manifest.json"
@@ -151,7 +152,7 @@ def keep_last_applied(target_dir: Path, plan_dir: Path, plan_id: str, applied_at
         kept = {}  # unreadable: start again from this plan
     tables = dict(kept.get("tables") or {}) if isinstance(kept.get("tables"), Mapping) else {}
     tables.update(planned.get("tables") or {})
-    merged = {**planned, "tables": dict(sorted(tables.items()))}
+    merged = redact_tree({**planned, "tables": dict(sorted(tables.items()))})
     applied = {"plan_id": plan_id, "applied_at": applied_at}
     try:
         state.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,5 @@
-"""``maintainer show [DIR]``: render a saved plan (verified first: hash, version, payloads)."""
+"""``maintainer show [DIR]``: render a saved plan (verified first: hash, version, payloads, and
+the signature when a plan key is configured; a signed plan shown without one is said unverified)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from maintainer.console import stdout
-from maintainer.plan.artifact import read_meta, read_plan
+from maintainer.console import print_warning, stdout
+from maintainer.plan.artifact import plan_key, read_meta, read_plan
 from maintainer.planning.render import render
 from maintainer.planning.review import ReviewContext
 
@@ -34,7 +35,9 @@ def command(directory: str, output_format: str) -> int:
       maintainer show
       maintainer show target/plan --format markdown > comment.md
     """
-    saved = read_plan(Path(directory))
+    saved = read_plan(Path(directory), plan_key(), allow_unverified=True, allow_unsigned=True)  # shown only
+    for warning in saved.warnings:
+        print_warning(warning)
     review = ReviewContext.from_json(read_meta(Path(directory)))
     text = render(saved.plan, saved.plan_id, saved.payloads, output_format, review)
     stdout.out(text, highlight=False, end="")

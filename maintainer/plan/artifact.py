@@ -14,7 +14,9 @@ Tamper evidence for teams that want it: with ``MAINTAINER_PLAN_KEY`` (or a file 
 ``MAINTAINER_PLAN_KEY_FILE``) set at plan time, ``plan.json`` carries a ``signature``, an
 HMAC-SHA256 over the canonical body and the payload hashes (so the payload bytes are covered),
 also outside the hash. The plan id alone is an unkeyed hash anyone who can edit the plan can
-recompute; the signature needs the key. The key is never written anywhere.
+recompute; the signature needs the key. The key is never written anywhere. A signed plan is
+read only with the key (signed means verified), unless the caller allows it unverified
+(``apply --allow-unverified``, ``show``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from maintainer import secrets
 from maintainer.errors import PlanError
 from maintainer.plan.canonical import (
     PLAN_ID_FIELD,
@@ -37,6 +40,7 @@ from maintainer.plan.canonical import (
     pretty_json,
 )
 from maintainer.plan.model import FORMAT_VERSION, Plan, read_body_json
+from maintainer.secrets import redact, redact_tree
 from maintainer.storage.limits import (
     MAX_PAYLOAD_BYTES,
     MAX_PLAN_BYTES,
@@ -53,9 +57,13 @@ PAYLOAD_HASHES_FIELD = "payloads"
 SIGNATURE_FIELD = "signature"
 """Top-level field of plan.json: ``hmac-sha256:<hex>`` (outside the hashed body)."""
 SIGNATURE_ALGORITHM = "hmac-sha256"
-PLAN_KEY_ENV = "MAINTAINER_PLAN_KEY"
-PLAN_KEY_FILE_ENV = "MAINTAINER_PLAN_KEY_FILE"
-UNVERIFIED_WARNING = f"signature not verified: {PLAN_KEY_ENV} is not set"
+PLAN_KEY_ENV = secrets.PLAN_KEY_ENV
+PLAN_KEY_FILE_ENV = secrets.PLAN_KEY_FILE_ENV
+UNVERIFIED_WARNING = (
+    f"signature not verified: no plan key is configured ({PLAN_KEY_ENV} or {PLAN_KEY_FILE_ENV}), "
+    "only the plan id was checked"
+)
+UNSIGNED_WARNING = f"the plan is not signed, and {PLAN_KEY_ENV} is set: apply refuses it"
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,8 @@ class SavedPlan:
     directory: Path
     warnings: tuple[str, ...] = ()
     """What reading could not check (e.g. a signed plan read without the key)."""
+    unverified: bool = False
+    """Signed, but read without a key (``allow_unverified``): its signature was not checked."""
 
 
 def plan_key() -> bytes | None:
@@ -102,13 +112,26 @@ def sign(body: Mapping[str, Any], payload_hashes: Mapping[str, str], key: bytes)
 
 def verify_signature(
     body: Mapping[str, Any], payload_hashes: Mapping[str, str], signature: object, key: bytes | None,
-    where: Path,
+    where: Path, allow_unverified: bool = False, allow_unsigned: bool = False,
 ) -> tuple[str, ...]:  # fmt: skip
-    """PlanError when a key is given and the plan is unsigned or signed otherwise; the warnings
-    (a signed plan read without a key: only its plan id was checked)."""
+    """PlanError when a key is given and the plan is signed otherwise, or unsigned (unless
+    ``allow_unsigned``), and when the plan is signed but no key is given (a signed plan is
+    applied only once verified) unless ``allow_unverified``; the warnings (what was allowed)."""
     if key is None:
-        return (UNVERIFIED_WARNING,) if signature is not None else ()
+        if signature is None:
+            return ()
+        if allow_unverified:
+            return (UNVERIFIED_WARNING,)
+        raise PlanError(
+            f"the plan is signed, but no key is configured to verify it ({PLAN_KEY_ENV} and "
+            f"{PLAN_KEY_FILE_ENV} are unset or empty): a signed plan is applied only once verified",
+            where=str(where),
+            hint=f"set {PLAN_KEY_ENV} (or {PLAN_KEY_FILE_ENV}) to the key the plan was signed with; "
+            "--allow-unverified applies it on its plan id alone, which anyone who can edit it recomputes",
+        )
     if not isinstance(signature, str) or not signature:
+        if allow_unsigned:
+            return (UNSIGNED_WARNING,)
         raise PlanError(
             f"the plan is not signed, and {PLAN_KEY_ENV} is set: only signed plans are applied",
             where=str(where),
@@ -170,8 +193,9 @@ def write_plan(
     if key is not None:
         stored[SIGNATURE_FIELD] = sign(body, hashes, key)
     (directory / PLAN_FILE).write_text(pretty_json(stored), encoding="utf-8")
-    (directory / REVIEW_FILE).write_text(review, encoding="utf-8")
-    (directory / META_FILE).write_text(pretty_json({**meta, PLAN_ID_FIELD: plan_id}), encoding="utf-8")
+    (directory / REVIEW_FILE).write_text(redact(review), encoding="utf-8")
+    meta_json = pretty_json(redact_tree({**meta, PLAN_ID_FIELD: plan_id}))
+    (directory / META_FILE).write_text(meta_json, encoding="utf-8")
     return plan_id
 
 
@@ -253,9 +277,14 @@ def _check_payloads(directory: Path, plan: Plan, hashes: Mapping[str, str]) -> d
     return payloads
 
 
-def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
-    """Load and verify a saved plan; PlanError for anything tampered, truncated or foreign, and
-    (given the signing ``key``) for a plan not signed with it."""
+def read_plan(
+    directory: Path, key: bytes | None = None, *, allow_unverified: bool = False, allow_unsigned: bool = False
+) -> SavedPlan:
+    """Load and verify a saved plan; PlanError for anything tampered, truncated or foreign,
+    (given the signing ``key``) for a plan not signed with it (unsigned: unless
+    ``allow_unsigned``), and (without a key) for a signed plan unless ``allow_unverified``.
+    ``show`` allows both (it applies nothing, and says so); ``apply`` neither, but for
+    ``--allow-unverified``."""
     path = directory / PLAN_FILE
     data = _load_json(path)
     version = data.get("format_version")
@@ -283,5 +312,10 @@ def read_plan(directory: Path, key: bytes | None = None) -> SavedPlan:
             hint="make the plan again with this version of maintainer and review it",
         ) from exc
     hashes = _payload_hashes(data, path)
-    warnings = verify_signature(_unsigned_body(data), hashes, data.get(SIGNATURE_FIELD), key, path)
-    return SavedPlan(plan, actual_id, _check_payloads(directory, plan, hashes), directory, warnings)
+    signature = data.get(SIGNATURE_FIELD)
+    warnings = verify_signature(
+        _unsigned_body(data), hashes, signature, key, path, allow_unverified, allow_unsigned
+    )
+    payloads = _check_payloads(directory, plan, hashes)
+    unverified = key is None and signature is not None
+    return SavedPlan(plan, actual_id, payloads, directory, warnings, unverified)

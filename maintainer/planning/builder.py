@@ -51,6 +51,7 @@ from maintainer.planning.metadata_policy import (
 )
 from maintainer.planning.readers import reader_checked
 from maintainer.project.models import TableSpec
+from maintainer.secrets import redact
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.fs import paused_gc
@@ -159,7 +160,9 @@ def _blocked(table: str, services: Iterable[str], reason: str) -> tuple[NodePlan
 
 
 def _blocked_node(table: str, service: str, reason: str) -> NodePlan:
-    return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(reason,))
+    """A node blocked for ``reason``, often an error's text (which may quote a storage option:
+    secrets are masked, as the plan is written and printed)."""
+    return NodePlan(table=table, service=service, status=NodeStatus.BLOCKED, reasons=(redact(reason),))
 
 
 def _drop_metadata_action(info: MetadataTableInfo) -> DropMetadataTable:
@@ -344,11 +347,11 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         )
         return BuiltTable(plan, storage)
     except CorruptTableError as exc:
-        message = f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}"
+        message = redact(f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}")
         nodes = _blocked(spec.name, request.services, message)
         return BuiltTable(_table_plan(spec, UNKNOWN, 0, empty, nodes), None, message)
-    except MaintainerError as exc:
-        message = f"table {spec.name} ({spec.path}) cannot be read: {exc}"
+    except MaintainerError as exc:  # its text may quote the storage options: secrets masked
+        message = redact(f"table {spec.name} ({spec.path}) cannot be read: {exc}")
         nodes = _blocked(spec.name, request.services, message)
         return BuiltTable(_table_plan(spec, UNKNOWN, 0, empty, nodes), None, message)
 

@@ -12,9 +12,12 @@ lake of any size, most important first:
 
 from __future__ import annotations
 
+import html
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from maintainer.console import printable
 from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.planning.changes import ChangeKind, SpecChange
 from maintainer.planning.describe import (
@@ -47,10 +50,61 @@ ACTIONS_SHOWN = 10
 REASON_CHARS = 400
 
 
-def md(text: str) -> str:
-    """Escape what would break a markdown table cell or open HTML (``<``); a lone ``>`` (as in
-    ``>= threshold``) renders as itself and stays readable in the raw file."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+_PUNCTUATION = re.compile(r"([\\`*\[\]<>#|~&$]|(?<![^\W_])_|_(?![^\W_]))")
+_LEADING_MARKER = re.compile(r"^([-+]|\d{1,9}[.)])(?= |$)")
+_BREAKS = re.compile(r"(?i)(@|#(?=\d)|:(?=//)|(?<=www)\.)")
+_BLANKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
+_BACKTICKS = re.compile(r"`+")
+ZWSP = "\u200b"
+"""A zero-width space: put after ``@``, before the ``.`` of ``www.``, after the ``:`` of ``://``
+and after a ``#`` before a digit, it breaks what GitHub would turn into a mention, a link or an
+issue reference, and shows nothing."""
+
+
+def _one_line(value: str) -> str:
+    """``value`` on one line, its other control characters visible escapes (``\\x1b``)."""
+    return printable(_BLANKS.sub(" ", value))
+
+
+def _break_links(value: str) -> str:
+    return _BREAKS.sub(lambda m: m.group(1) + ZWSP if m.group(1) != "." else ZWSP + ".", value)
+
+
+def md(value: str) -> str:
+    """``value`` as plain text in plan.md, wherever it comes from (a table's partition or file
+    name, a manifest, a reason), safe in a table cell and in a list item: on one line, with
+    each character that could start Markdown (``\\ ` * [ ] < > # | ~ & $``, and ``_`` but
+    between two letters or digits) backslash-escaped, and a leading list marker too, so it can be
+    neither emphasis, a link, an image, HTML, a cell break nor a new block (``(``, ``)`` and
+    ``!`` mean nothing without ``[``, and stay readable); mentions, bare links and issue
+    references broken with a zero-width space (:data:`ZWSP`), since GitHub finds those in
+    the rendered text, where backslashes no longer are."""
+    text = _PUNCTUATION.sub(r"\\\1", _one_line(value).strip())
+    text = _LEADING_MARKER.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], text)
+    return _break_links(text)
+
+
+def code(value: str, *, cell: bool = False) -> str:
+    """``value`` as an inline code span shown exactly (on one line): fenced with one backtick
+    more than its longest run of backticks, padded with a space on each side when it starts or
+    ends with a backtick (or with spaces, which CommonMark would strip). In a table (``cell``),
+    pipes are escaped: GitHub splits cells before it reads code spans. An empty value is
+    ``(empty)``, not code."""
+    text = _one_line(value)
+    if not text:
+        return "(empty)"
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    if text[0] == "`" or text[-1] == "`" or (text[0] == " " and text[-1] == " " and text.strip(" ")):
+        text = f" {text} "
+    if cell:
+        text = text.replace("|", "\\|")
+    return f"{fence}{text}{fence}"
+
+
+def html_text(value: str) -> str:
+    """``value`` inside raw HTML (the ``<summary>`` of a table's details, where Markdown is not
+    read): one line, HTML-escaped, mentions and links broken as in :func:`md`."""
+    return _break_links(html.escape(_one_line(value), quote=True))
 
 
 def _short(text: str, limit: int = REASON_CHARS) -> str:
@@ -58,7 +112,7 @@ def _short(text: str, limit: int = REASON_CHARS) -> str:
 
 
 def _code_list(names: Iterable[str], total: int, limit: int) -> str:
-    shown = [f"`{md(name)}`" for name in list(names)[:limit]]
+    shown = [code(name) for name in list(names)[:limit]]
     return ", ".join(shown) + (f" and {total - limit:,} more" if total > limit else "")
 
 
@@ -66,14 +120,14 @@ def _code_list(names: Iterable[str], total: int, limit: int) -> str:
 
 
 def _provenance(plan: Plan, plan_id: str, provenance: Provenance | None) -> list[str]:
-    rows = [("project / target", f"`{md(plan.project)}` / `{md(plan.target)}`")]
+    rows = [("project / target", f"{code(plan.project, cell=True)} / {code(plan.target, cell=True)}")]
     if provenance is not None:
         rows.append(("made", f"{md(provenance.made_at)} by maintainer {md(provenance.maintainer_version)}"))
         commit = provenance.commit()
-        rows.append(("from commit", f"`{md(commit)}`" if commit else "not a git checkout"))
+        rows.append(("from commit", code(commit, cell=True) if commit else "not a git checkout"))
         selection = md(provenance.selection())
         rows.append(("selection", f"**partial**: {selection}" if provenance.partial else selection))
-    rows.append(("plan id", f"`{plan_id}`"))
+    rows.append(("plan id", code(plan_id, cell=True)))
     return ["| | |", "|---|---|", *[f"| {name} | {value} |" for name, value in rows], ""]
 
 
@@ -82,7 +136,7 @@ def _risks(plan: Plan) -> list[str]:
     if not risks:
         return []
     lines = ["> [!CAUTION]", f"> **{plural(len(risks), 'high-risk change', 'high-risk changes')}**:"]
-    lines += [f"> - `{r.node}` {md(r.marked)}: {md(r.detail)}" for r in risks[:RISKS_SHOWN]]
+    lines += [f"> - {code(r.node)} {md(r.marked)}: {md(r.detail)}" for r in risks[:RISKS_SHOWN]]
     if len(risks) > RISKS_SHOWN:
         lines.append(f"> - ... and {len(risks) - RISKS_SHOWN:,} more (see the table below)")
     return [*lines, ""]
@@ -94,9 +148,9 @@ def _change_row(change: SpecChange) -> str:
         what = md(change.why)
     else:
         before, after = md(_short(str(change.before), 80)), md(_short(str(change.after), 80))
-        what = f"`{md(change.option)}`: {before} → {after}"
+        what = f"{code(change.option, cell=True)}: {before} → {after}"
     why = md(change.why) if change.option != "(table)" else ""
-    return f"| `{md(change.table)}` | {what} | {kind}: {why} |"
+    return f"| {code(change.table, cell=True)} | {what} | {kind}: {why} |"
 
 
 def _changes(review: ReviewContext) -> list[str]:
@@ -138,7 +192,7 @@ def _row(f: TableFigures) -> str:
     risk = "; ".join(md(r.marked) for r in f.risks if r.level is RiskLevel.HIGH)
     blocked = f" · {len(f.blocked)} blocked" if f.blocked else ""
     other = md(", ".join(f.other)) + blocked
-    return f"| `{md(f.table.name)}` | {_deletes(f)} | {_compacts(f)} | {other} | {risk} |"
+    return f"| {code(f.table.name, cell=True)} | {_deletes(f)} | {_compacts(f)} | {other} | {risk} |"
 
 
 def _changed_tables(changed: list[TableFigures]) -> list[str]:
@@ -203,7 +257,7 @@ def _partitions(node: NodePlan) -> list[str]:
         return []
     lines = ["", "| partition | files | bytes |", "|---|---:|---:|"]
     lines += [
-        f"| `{md(p) or '(table root)'}` | {n:,} | {human_bytes(b)} |"
+        f"| {code(p, cell=True) if p else '(table root)'} | {n:,} | {human_bytes(b)} |"
         for p, n, b in partitions[:PARTITIONS_SHOWN]
     ]
     if len(partitions) > PARTITIONS_SHOWN:
@@ -212,7 +266,7 @@ def _partitions(node: NodePlan) -> list[str]:
         lines.append(f"| ... {len(rest):,} more partitions | {count:,} | {human_bytes(size)} |")
     files = node.actions_of(DeleteFile)
     lines += ["", f"First {min(FILES_SHOWN, len(files))} of {len(files):,} files (all in plan.json):", ""]
-    lines += [f"- `{md(a.target)}` ({human_bytes(a.size)})" for a in files[:FILES_SHOWN]]
+    lines += [f"- {code(a.target)} ({human_bytes(a.size)})" for a in files[:FILES_SHOWN]]
     return lines
 
 
@@ -220,7 +274,7 @@ def _node_details(node: NodePlan) -> list[str]:
     risks = node_risks(node)
     high = [r.marked for r in risks if r.level is RiskLevel.HIGH]
     flags = f" · {md('; '.join(high))}" if high else ""
-    lines = [f"**`{node.id}`**: {md(node_headline(node))}{flags}", ""]
+    lines = [f"**{code(node.id)}**: {md(node_headline(node))}{flags}", ""]
     lines += [f"- {md(_short(reason))}" for reason in node.reasons]
     actions = other_actions(node.actions)
     lines += [f"- {md(_short(a, 200))}" for a in actions[:ACTIONS_SHOWN]]
@@ -234,9 +288,10 @@ def _table_details(figures: TableFigures) -> list[str]:
     table: TablePlan = figures.table
     summary = "; ".join(node_headline(n) for n in figures.changes) or "blocked"
     lines = [
-        f"<details><summary><code>{md(table.name)}</code>: {md(_short(summary, 200))}</summary>",
+        f"<details><summary><code>{html_text(table.name)}</code>: "
+        f"{html_text(_short(summary, 200))}</summary>",
         "",
-        f"`{md(table.path)}` · {table.table_type} · table version {table.version}",
+        f"{code(table.path)} · {md(table.table_type)} · table version {table.version}",
         "",
     ]
     for node in table.nodes:  # the idle ones too: their reasons explain the rest
@@ -269,7 +324,7 @@ def render_markdown(plan: Plan, plan_id: str, review: ReviewContext | None = Non
     figures = sorted((table_figures(t) for t in plan.tables), key=_order)
     changed = [f for f in figures if f.changes]
     idle = sorted((f for f in figures if f.idle), key=lambda f: f.table.name)
-    lines = [f"## maintainer plan `{plan_id[:12]}`", "", f"**{md(summary_line(plan))}**", ""]
+    lines = [f"## maintainer plan {code(plan_id[:12])}", "", f"**{md(summary_line(plan))}**", ""]
     lines += _provenance(plan, plan_id, review.provenance)
     lines += _risks(plan)
     lines += _changes(review)

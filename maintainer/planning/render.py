@@ -3,13 +3,16 @@ comment (:mod:`maintainer.planning.markdown`), and the stored JSON. Everything i
 the same objects apply executes, plus the review context (provenance, manifest changes) kept
 beside the plan.
 
-Text is plain (no markup, no HTML escapes); sizes are in one unit family (KiB, MiB, GiB).
+Text is plain (no markup, no HTML escapes); sizes are in one unit family (KiB, MiB, GiB). A value
+read from a table or a manifest stays on its line: its newlines and other control characters
+(terminal escape sequences) are shown as escapes (``\\n``, ``\\x1b``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from maintainer.console import printable
 from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
 from maintainer.plan.model import NodePlan, NodeStatus, Plan, TablePlan
@@ -121,7 +124,7 @@ def render_text(plan: Plan, plan_id: str, review: ReviewContext | None = None) -
     risks = high_risks(plan.nodes())
     lines += [f"risk: {r.node} {r.marked}: {r.detail}" for r in risks] + ([""] if risks else [])
     lines.append(summary_line(plan))
-    return "\n".join(lines) + "\n"
+    return "".join(printable(line).replace("\n", "\\n") + "\n" for line in lines)
 
 
 # -- json ------------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ def load_target(
             where=profile_mark,
             hint=did_you_mean(profile, document.data, "profiles"),
         )
-    rendered = renderer.render_tree(document, document.data[profile], (profile,))
+    rendered = renderer.for_profiles().render_tree(document, document.data[profile], (profile,))
     settings = _validate_profile(document, rendered, profile)
     chosen = target or settings.target
     if chosen not in settings.outputs:

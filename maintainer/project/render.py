@@ -19,6 +19,7 @@ from maintainer.errors import ManifestError
 from maintainer.project.issues import ManifestErrorGroup
 from maintainer.project.sandbox import BoundedSandbox, TemplateLimitError, TemplateLimits, WorkBudget
 from maintainer.project.yamlsrc import Path_, YamlDocument
+from maintainer.secrets import PLAN_KEY_ENV, SECRET_PREFIX, is_secret_name, secrets_in
 
 _MISSING = object()
 _MARKERS = ("{{", "{%", "{#")
@@ -43,10 +44,13 @@ class Renderer:
         budget: WorkBudget | None = None,
         cli_vars: Mapping[str, Any] | None = None,
         cli_uses: dict[str, set[str]] | None = None,
+        secrets_allowed: bool = False,
     ) -> None:
         """``budget`` is shared by the renderers of one project load (``with_target`` keeps it), and
         so is ``cli_uses``: for each place (file:line:col), the ``cli_vars`` (--vars) its template
-        read, so an error there can be blamed on --vars (:func:`blame_cli_vars`)."""
+        read, so an error there can be blamed on --vars (:func:`blame_cli_vars`).
+        ``secrets_allowed``: only profiles.yml's renderer (:meth:`for_profiles`) may read a secret
+        (``MAINTAINER_SECRET_*``, the plan key) or render a value holding one."""
         self.variables = dict(variables)
         self.cli_vars = dict(cli_vars or {})
         self.cli_uses = cli_uses if cli_uses is not None else {}
@@ -54,7 +58,8 @@ class Renderer:
         self.budget = budget or WorkBudget(limits or TemplateLimits())
         self.limits = self.budget.limits
         self.environment = BoundedSandbox(self.budget, undefined=jinja2.StrictUndefined, autoescape=False)
-        self.environment.globals.update(var=self._var, env_var=_env_var)
+        self.secrets_allowed = secrets_allowed
+        self.environment.globals.update(var=self._var, env_var=self._env_var)
         if target is not None:
             self.environment.globals["target"] = dict(target)
         self._compiled: dict[str, Callable[[], str]] = {}
@@ -64,6 +69,13 @@ class Renderer:
         return Renderer(
             self.variables, target, budget=self.budget, cli_vars=self.cli_vars, cli_uses=self.cli_uses
         )
+
+    def for_profiles(self) -> Renderer:
+        """This renderer for profiles.yml: the one file that may read secrets (credentials)."""
+        return Renderer(
+            self.variables, budget=self.budget, cli_vars=self.cli_vars, cli_uses=self.cli_uses,
+            secrets_allowed=True,
+        )  # fmt: skip
 
     def render_tree(
         self, document: YamlDocument, data: Any, path: Path_, skip: frozenset[str] = frozenset()
@@ -88,7 +100,7 @@ class Renderer:
             if render is None:
                 render = self._compile(source)
                 self._compiled[source] = render
-            return render()
+            return self._no_secret(render())
         except (_RenderProblem, TemplateLimitError) as exc:
             raise ManifestError(str(exc), where=where, hint=exc.hint) from None
         except RecursionError:
@@ -181,6 +193,28 @@ class Renderer:
             hint=f"define '{name}' under vars: in maintainer_project.yml, pass --vars '{{{name}: ...}}', "
             f"or give a default: var('{name}', ...)",
         )
+
+    def _no_secret(self, rendered: str) -> str:
+        """``rendered``, unless it holds the value of a secret where secrets are not allowed."""
+        names = [] if self.secrets_allowed else secrets_in(rendered)
+        if names:
+            raise _RenderProblem(
+                f"the value holds the value of the secret {', '.join(names)}: secrets may be "
+                "rendered only in profiles.yml, and are masked wherever maintainer prints or writes",
+                hint="use the secret in profiles.yml (e.g. in storage_options) and not in a manifest, "
+                "maintainer_project.yml, a defaults file, or a var of them",
+            )
+        return rendered
+
+    def _env_var(self, name: str, default: Any = _MISSING) -> Any:
+        if is_secret_name(name) and not self.secrets_allowed:
+            raise _RenderProblem(
+                f"env_var('{name}') reads a secret ({SECRET_PREFIX}* or {PLAN_KEY_ENV}): secrets may be "
+                "read only in profiles.yml, which is never written into a plan",
+                hint=f"read {name} in profiles.yml (e.g. for storage credentials); a manifest value ends "
+                f"up in plan.json, plan.md and the logs. Not a secret? Rename it without {SECRET_PREFIX}",
+            )
+        return _env_var(name, default)
 
 
 def _text(value: Any) -> str:

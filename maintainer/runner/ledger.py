@@ -35,6 +35,7 @@ from typing import Any
 from maintainer.catalog import SERVICES
 from maintainer.errors import CorruptFileError, FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instant import Action
+from maintainer.secrets import redact_tree
 from maintainer.storage import Storage
 from maintainer.storage.limits import MAX_RECORD_BYTES, loads_bounded, read_capped
 
@@ -65,7 +66,7 @@ class NodeRecord:
     """``hmac-sha256:<hex>`` over the other fields, when a plan key is set."""
 
     def encode(self) -> bytes:
-        fields = asdict(self)
+        fields = redact_tree(asdict(self))
         if not self.signature:
             fields.pop("signature")
         return json.dumps(fields, sort_keys=True, indent=2).encode() + b"\n"
@@ -100,7 +101,7 @@ def _is_hash_map(value: Any) -> bool:
 
 def record_signature(record: NodeRecord, key: bytes) -> str:
     """``hmac-sha256:<hex>`` over every field of the record but its signature."""
-    fields = {name: value for name, value in asdict(record).items() if name != "signature"}
+    fields = {name: value for name, value in redact_tree(asdict(record)).items() if name != "signature"}
     message = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
     return "hmac-sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
 

@@ -32,6 +32,7 @@ from pydantic import ConfigDict, TypeAdapter
 from maintainer import __version__
 from maintainer.clock import utc_now
 from maintainer.errors import StorageError
+from maintainer.secrets import redact_tree
 from maintainer.services.base import Drift
 from maintainer.storage.limits import MAX_PLAN_BYTES, loads_bounded, read_local_capped
 
@@ -273,7 +274,7 @@ def write_run_results(
     ``{"which": "apply", "plan_dir": ..., "threads": 4, "fail_fast": False}``), ``invocation_id``
     a uuid4 string (a new one by default)."""
     path = directory / RUN_RESULTS_FILE
-    data = results.to_json(project=project, args=args, invocation_id=invocation_id)
+    data = redact_tree(results.to_json(project=project, args=args, invocation_id=invocation_id))
     try:
         directory.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n", encoding="utf-8")

@@ -113,8 +113,12 @@ def test_with_a_plan_key_an_edited_or_unsigned_plan_is_refused_and_a_signed_one_
     assert main(["plan", "--project-dir", str(root)]) == 0
     monkeypatch.delenv(PLAN_KEY_ENV)
     capsys.readouterr()
-    assert main(["apply", "--project-dir", str(root)]) == 0  # signed, key not set: warned
-    assert "signature not verified: MAINTAINER_PLAN_KEY is not set" in capsys.readouterr().err
+    assert main(["apply", "--project-dir", str(root)]) == 1  # signed, key not set: refused
+    assert "the plan is signed, but no key is configured" in capsys.readouterr().err
+    assert files_below(table) == before
+    assert main(["apply", "--project-dir", str(root), "--allow-unverified"]) == 0
+    out, err = capsys.readouterr()
+    assert "signature not verified" in err and "The plan was applied unverified" in out
     assert {f for f in before if f.endswith(".parquet")} - files_below(table)  # the clean ran
     assert oracle.snapshot_rows(table, drop=META) == rows
 

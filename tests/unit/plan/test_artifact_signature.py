@@ -13,6 +13,7 @@ from maintainer.plan.artifact import (
     PLAN_KEY_ENV,
     PLAN_KEY_FILE_ENV,
     SIGNATURE_FIELD,
+    UNSIGNED_WARNING,
     UNVERIFIED_WARNING,
     plan_key,
     read_plan,
@@ -54,7 +55,7 @@ def test_a_signed_plan_carries_an_algorithm_tagged_hmac_outside_the_plan_id(tmp_
 def test_an_edit_with_a_recomputed_plan_id_fails_the_signature(tmp_path: Path) -> None:
     signed(tmp_path)
     rewrite_with_recomputed_id(tmp_path, {"target": "prod"})
-    read_plan(tmp_path)  # without the key, only the (recomputed) plan id is checked
+    read_plan(tmp_path, allow_unverified=True)  # without the key, only the (recomputed) plan id is checked
     with pytest.raises(PlanError, match="signature does not match") as refused:
         read_plan(tmp_path, KEY)
     assert refused.value.hint is not None and PLAN_KEY_ENV in refused.value.hint
@@ -67,7 +68,7 @@ def test_payload_hashes_are_covered_by_the_signature(tmp_path: Path) -> None:
     data = json.loads((tmp_path / PLAN_FILE).read_text())
     data["payloads"] = {"trips.clean.requested": sha256_hex(forged)}
     (tmp_path / PLAN_FILE).write_text(json.dumps(data))
-    assert read_plan(tmp_path).payloads == {"trips.clean.requested": forged}
+    assert read_plan(tmp_path, allow_unverified=True).payloads == {"trips.clean.requested": forged}
     with pytest.raises(PlanError, match="signature does not match"):
         read_plan(tmp_path, KEY)
 
@@ -81,12 +82,20 @@ def test_another_key_or_no_signature_is_refused_when_a_key_is_set(tmp_path: Path
         read_plan(tmp_path / "unsigned", KEY)
 
 
-def test_a_signed_plan_read_without_the_key_warns_that_it_was_not_verified(tmp_path: Path) -> None:
+def test_a_signed_plan_without_a_key_is_refused_unless_allowed_unverified(tmp_path: Path) -> None:
     signed(tmp_path)
-    assert read_plan(tmp_path).warnings == (UNVERIFIED_WARNING,)
-    assert UNVERIFIED_WARNING == "signature not verified: MAINTAINER_PLAN_KEY is not set"
+    with pytest.raises(PlanError, match="the plan is signed, but no key is configured") as refused:
+        read_plan(tmp_path)
+    assert refused.value.where == str(tmp_path / PLAN_FILE)
+    assert refused.value.hint is not None and "--allow-unverified" in refused.value.hint
+    saved = read_plan(tmp_path, allow_unverified=True)
+    assert saved.warnings == (UNVERIFIED_WARNING,) and saved.unverified
+    assert "only the plan id was checked" in UNVERIFIED_WARNING
+    verified = read_plan(tmp_path, KEY, allow_unverified=True)
+    assert verified.warnings == () and not verified.unverified
     write(tmp_path / "unsigned")
-    assert read_plan(tmp_path / "unsigned").warnings == ()
+    unsigned = read_plan(tmp_path / "unsigned")
+    assert unsigned.warnings == () and not unsigned.unverified
 
 
 def test_the_key_comes_from_the_environment_or_a_file(
@@ -109,3 +118,10 @@ def test_the_key_comes_from_the_environment_or_a_file(
     with pytest.raises(PlanError, match="cannot read the plan key") as refused:
         plan_key()
     assert refused.value.where == str(tmp_path / "missing")
+
+
+def test_show_reads_an_unsigned_plan_with_a_key_saying_apply_refuses_it(tmp_path: Path) -> None:
+    write(tmp_path)
+    assert read_plan(tmp_path, KEY, allow_unsigned=True).warnings == (UNSIGNED_WARNING,)
+    with pytest.raises(PlanError, match="not signed"):
+        read_plan(tmp_path, KEY, allow_unverified=True)  # apply's escape hatch is for signed plans

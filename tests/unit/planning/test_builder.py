@@ -260,3 +260,36 @@ def test_a_truncated_commit_blocks_every_node_of_the_table(cow: Path, tmp_path: 
             f"{relative}: the commit instant" in blocked.reasons[0]
             and "does not decode" in blocked.reasons[0]
         )
+
+
+def test_a_secret_quoted_by_a_storage_error_is_masked_in_the_blocked_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maintainer.errors import StorageError
+
+    monkeypatch.setenv("MAINTAINER_SECRET_S3", "s3-secret-value")
+
+    def refuse(storage: Storage) -> None:
+        raise StorageError("access denied for https://k:s3-secret-value@s3.example")
+
+    monkeypatch.setattr(builder, "load_config", refuse)
+    built = build(TableRequest(spec("t", tmp_path / "t"), ("clean",)))
+    (reason,) = node(built, "t", "clean").reasons
+    assert "cannot be read: access denied for https://k:*****@s3.example" in reason
+    assert "s3-secret-value" not in str(built.body) and "s3-secret-value" not in "".join(built.errors)
+
+
+def test_a_secret_quoted_by_a_planner_error_is_masked_in_the_blocked_reason(
+    cow: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maintainer.errors import StorageError
+
+    monkeypatch.setenv("MAINTAINER_SECRET_S3", "s3-secret-value")
+
+    def refuse(*args: object) -> None:
+        raise StorageError("listing https://k:s3-secret-value@s3.example failed")
+
+    monkeypatch.setattr(CleanService, "plan", refuse)
+    built = build(TableRequest(spec("t", cow), ("clean",)))
+    (reason,) = node(built, "t", "clean").reasons
+    assert reason == "listing https://k:*****@s3.example failed"

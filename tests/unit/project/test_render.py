@@ -65,3 +65,31 @@ def test_values_cannot_be_mutated_from_a_template() -> None:
 
     assert "sandbox" in caught.value.message
     assert renderer.variables["items"] == [1, 2]
+
+
+def test_a_secret_is_read_only_by_the_profiles_renderer(
+    renderer: Renderer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAINTAINER_SECRET_S3", "s3-secret-value")
+    monkeypatch.setenv("MAINTAINER_PLAN_KEY", "the-team-key")
+    for name in ("MAINTAINER_SECRET_S3", "MAINTAINER_PLAN_KEY", "MAINTAINER_SECRET_UNSET"):
+        with pytest.raises(ManifestError, match=rf"env_var\('{name}'\) reads a secret") as refused:
+            renderer.render_string(f"{{{{ env_var('{name}', 'x') }}}}", "tables/a.yml:3:11")
+        assert refused.value.where == "tables/a.yml:3:11" and "profiles.yml" in str(refused.value.hint)
+    with pytest.raises(ManifestError, match="reads a secret"):  # however the name is made
+        renderer.render_string("{{ env_var('MAINTAINER_' ~ 'SECRET_S3') }}", "f")
+    profiles = renderer.for_profiles()
+    assert profiles.render_string("key={{ env_var('MAINTAINER_SECRET_S3') }}", "p") == "key=s3-secret-value"
+
+
+def test_a_value_holding_a_secret_is_refused_outside_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAINTAINER_SECRET_TOKEN", "tok-123456")
+    target = {"name": "dev", "spark": {"remote": "sc://h/;token=tok-123456"}}
+    renderer = Renderer({"leaked": "tok-123456"}, target)
+    for source in ("{{ target.spark.remote }}", "{{ var('leaked') }}/t"):
+        with pytest.raises(
+            ManifestError, match="holds the value of the secret MAINTAINER_SECRET_TOKEN"
+        ) as no:
+            renderer.render_string(source, "tables/a.yml:4:9")
+        assert no.value.where == "tables/a.yml:4:9" and "tok-123456" not in str(no.value)
+    assert renderer.render_string("{{ target.name }}", "f") == "dev"
