@@ -1,7 +1,9 @@
 """The GitHub Actions workflow `maintainer init` ships (project_template/.github/workflows/maintainer.yml):
 it lints clean with actionlint, every `maintainer ...` command in its `run:` steps parses with this
 CLI, its target is an output of the template's profiles.yml, and it has the safety settings the
-plan-review-apply flow relies on. Nothing here runs a command of the workflow or opens a socket."""
+plan-review-apply flow relies on: no job a pull request can run reaches a write permission, a
+secret or the write role, and apply applies only a plan it made itself with the reviewed plan id.
+Nothing here opens a socket; the only script run is the comment's cut (plain Python)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,15 @@ import yaml
 from maintainer.cli import cli
 from maintainer.commands.init_cmd import create_project, template_dir
 from maintainer.project.loader import load_project
+from tests.support.workflow_trust import (
+    PULL_REQUEST_EVENTS,
+    READ_ROLE,
+    WRITE_ROLE_VARIABLE,
+    can_run,
+    pull_request_jobs,
+    reads_a_secret,
+    trust_violations,
+)
 
 WORKFLOW = Path(".github") / "workflows" / "maintainer.yml"
 MARKER = "<!-- maintainer-plan -->"
@@ -223,8 +234,7 @@ def test_the_workflow_has_the_settings_the_review_flow_relies_on(workflow: dict[
     triggers = _triggers(workflow)
     assert {"pull_request", "push", "schedule", "workflow_dispatch"} <= set(triggers)
     assert triggers["schedule"] and all("cron" in entry for entry in triggers["schedule"])
-    assert workflow["permissions"]["id-token"] == "write"
-    assert workflow["permissions"]["contents"] == "read"
+    assert workflow["permissions"] == {"contents": "read"}  # each job asks for what it needs
 
     jobs = workflow["jobs"]
     assert jobs["plan"]["concurrency"]["cancel-in-progress"] is True
@@ -243,13 +253,9 @@ def test_the_workflow_has_the_settings_the_review_flow_relies_on(workflow: dict[
         for job, _, step in _steps(workflow)
         if job == "plan" and "upload-artifact" in step.get("uses", "")
     ]
-    assert "maintainer-plan-${{ github.event.pull_request.head.sha }}" in artifacts
-    download = next(
-        step["run"]
-        for job, _, step in _steps(workflow)
-        if job == "apply" and "maintainer-plan-" in step.get("run", "")
-    )
-    assert "head_sha=" in download and "maintainer-plan-${head_sha}" in download
+    assert artifacts == [
+        "maintainer-plan-${{ github.event.pull_request.number }}-${{ github.event.pull_request.head.sha }}"
+    ]
     for job in ("plan", "apply", "scheduled"):  # plan.md compares the manifests with the applied state
         runs = [step.get("run", "") for name, _, step in _steps(workflow) if name == job]
         assert any("--name maintainer-last-applied --dir target/last_applied" in run for run in runs), job
@@ -269,3 +275,173 @@ def test_the_workflow_has_the_settings_the_review_flow_relies_on(workflow: dict[
     assert python and set(python) == {"3.11"}
     for job in ("apply", "scheduled"):
         assert any("setup-java" in step.get("uses", "") for step in jobs[job]["steps"]), job
+
+
+# -- trust: what a pull request can reach ----------------------------------------------------
+
+WRITE_ROLE = "${{ vars." + WRITE_ROLE_VARIABLE + " }}"
+EVENTS = (*PULL_REQUEST_EVENTS, "push", "schedule", "workflow_dispatch")
+
+
+def _runs_on(job: dict[str, Any]) -> set[str]:
+    return {event for event in EVENTS if can_run(job, event)}
+
+
+def _roles(job: dict[str, Any]) -> list[str]:
+    return [
+        str(step["with"]["role-to-assume"])
+        for step in job["steps"]
+        if "role-to-assume" in step.get("with", {})
+    ]
+
+
+def test_no_job_a_pull_request_can_run_reaches_a_write_permission_a_secret_or_the_write_role(
+    workflow: dict[Any, Any],
+) -> None:
+    # a pull request runs its own copy of the workflow: only the trust policies and the
+    # environment's branch rule hold, so the template must not need more than this in those jobs
+    assert pull_request_jobs(workflow) == ["plan"]
+    assert trust_violations(workflow) == []
+    plan = workflow["jobs"]["plan"]
+    assert plan["permissions"] == {
+        "contents": "read",
+        "pull-requests": "write",  # the comment
+        "actions": "read",  # the last applied state
+        "id-token": "write",  # OIDC for the read-only role
+    }
+    assert _roles(plan) == [READ_ROLE]
+
+
+def test_only_the_production_jobs_on_main_reach_the_write_role(workflow: dict[Any, Any]) -> None:
+    jobs = workflow["jobs"]
+    assert "id-token" not in workflow["permissions"]  # per job, never for the whole workflow
+    for name in ("apply", "scheduled"):
+        job = jobs[name]
+        assert job["environment"] == "production", name
+        assert _roles(job) == [WRITE_ROLE], name
+        assert job["permissions"]["id-token"] == "write", name
+        assert "refs/heads/main" in job["if"], name  # a dispatch on another branch runs nothing
+        assert not {"contents", "pull-requests", "actions"} & {
+            scope for scope, level in job["permissions"].items() if level == "write"
+        }, name
+    assert _runs_on(jobs["apply"]) == {"push"}
+    assert _runs_on(jobs["scheduled"]) == {"schedule", "workflow_dispatch"}
+    for name, job in jobs.items():  # the write role and the secrets live in production only
+        if WRITE_ROLE_VARIABLE in yaml.safe_dump(job) or reads_a_secret(job):
+            assert job.get("environment") == "production" and not _runs_on(job) & set(PULL_REQUEST_EVENTS), (
+                name
+            )
+
+
+def test_every_job_has_a_timeout(workflow: dict[Any, Any]) -> None:
+    for name, job in workflow["jobs"].items():
+        assert isinstance(job.get("timeout-minutes"), int) and 0 < job["timeout-minutes"] <= 360, name
+
+
+def _apply_step(workflow: dict[Any, Any], needle: str) -> tuple[int, dict[str, Any]]:
+    steps = workflow["jobs"]["apply"]["steps"]
+    found = [(i, step) for i, step in enumerate(steps) if needle in step.get("run", "")]
+    assert len(found) == 1, needle
+    return found[0]
+
+
+def test_apply_applies_only_a_plan_it_made_itself_with_the_reviewed_plan_id(workflow: dict[Any, Any]) -> None:
+    at_reviewed, reviewed = _apply_step(workflow, "/commits/${GITHUB_SHA}/pulls")
+    run = reviewed["run"]
+    # the merged pull request itself: its number and its head commit name the artifact, and the
+    # run that made it is a successful pull_request run of this workflow
+    assert "merge_commit_sha" in run and ".number" in run and ".head.sha" in run
+    assert 'name="maintainer-plan-${number}-${head_sha}"' in run
+    assert "pull_request success ${workflow_id}" in run
+    assert "--dir target/reviewed" in run
+    assert "maintainer show target/reviewed --format json | jq -r .plan_id" in run
+    assert 'echo "plan_id=${plan_id}" >> "$GITHUB_OUTPUT"' in run
+
+    at_replan, replan = _apply_step(workflow, "maintainer plan ")
+    assert replan["env"]["REVIEWED_PLAN_ID"] == "${{ steps.reviewed.outputs.plan_id }}"
+    assert reviewed["id"] == "reviewed"
+    assert '[ "$planned_id" != "$REVIEWED_PLAN_ID" ]' in replan["run"] and "exit 1" in replan["run"]
+    at_apply, apply = _apply_step(workflow, "maintainer apply ")
+    assert at_reviewed < at_replan < at_apply
+    replanned = next(
+        args for job, _, args in maintainer_commands(workflow) if job == "apply" and args[0] == "plan"
+    )
+    applied = next(
+        args for job, _, args in maintainer_commands(workflow) if job == "apply" and args[0] == "apply"
+    )
+    out = replanned[replanned.index("--out") + 1]
+    assert applied[-1] == out == "target/plan"  # the plan made here, never the artifact
+    assert "target/reviewed" not in apply["run"] and "target/reviewed" not in replan["run"]
+    # the signing key is in the steps that plan and apply in production, and nowhere else
+    for job, _, step in _steps(workflow):
+        if reads_a_secret(step):
+            assert job in ("apply", "scheduled") and "maintainer " in step["run"], (job, step.get("name"))
+    assert not reads_a_secret(reviewed)
+
+
+# -- the plan comment ------------------------------------------------------------------------
+
+
+def _comment_cut(workflow: dict[Any, Any]) -> str:
+    run = next(
+        step["run"] for job, _, step in _steps(workflow) if step.get("name") == "Write the plan comment"
+    )
+    match = re.search(r"<<'CUT'\n(.*?)\nCUT\n", run, re.DOTALL)
+    assert match, run
+    return match.group(1)
+
+
+def _cut(script: str, text: str, room: int, tmp_path: Path) -> str:
+    source = tmp_path / "plan-review.md"
+    source.write_text(text, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-", str(source), str(room)],
+        input=script,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+        check=True,
+    )
+    return result.stdout
+
+
+def _plan_like(tables: int) -> str:
+    """A review shaped like plan.md: heading, summary, a table, then one <details> per table
+    with blank lines inside, and a fenced block with a blank line in it."""
+    lines = ["## maintainer plan `0123456789ab`", "", "**3 tables: clean 12 files (1.2 GiB)**", ""]
+    lines += ["| table | files |", "|---|---:|", *(f"| `t{i}` | {i} |" for i in range(tables)), ""]
+    lines += ["```", "a fenced block", "", "with a blank line", "```", "", "### Details", ""]
+    for i in range(tables):
+        lines += [f"<details><summary><code>t{i}</code>: clean — ré</summary>", "", f"`s3://lake/t{i}`", ""]
+        lines += [f"- `part=é/{j}.parquet` (1 MiB)" for j in range(20)]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def test_the_plan_comment_is_cut_in_characters_at_a_block_boundary(
+    workflow: dict[Any, Any], tmp_path: Path
+) -> None:
+    script = _comment_cut(workflow)
+    assert not any("head -c" in step.get("run", "") for _, _, step in _steps(workflow))
+    room = int(
+        next(step for _, _, step in _steps(workflow) if step.get("name") == "Write the plan comment")["env"][
+            "PLAN_ROOM"
+        ]
+    )
+    assert room <= 65_536 - 1_000  # the marker, the warning and the footer fit beside it
+
+    # characters, not bytes: a review of `room` characters of "é" (twice as many bytes) is whole
+    wide = "é" * (room - 1) + "\n"
+    assert len(wide.encode()) > room
+    assert _cut(script, wide, room, tmp_path) == wide
+
+    text = _plan_like(tables=40)
+    for limit in (len(text) // 3, len(text) // 2, len(text) - 1):
+        out = _cut(script, text, limit, tmp_path)
+        kept, note = out.rsplit("\n_The plan is cut here", 1)
+        assert len(out) <= limit and note.startswith(":")
+        assert text.startswith(kept) and kept.endswith("\n\n") and len(kept) < len(text)
+        assert kept.count("<details>") == kept.count("</details>") > 0  # no block is cut open
+        assert kept.count("```") % 2 == 0
+    assert _cut(script, text, len(text), tmp_path) == text
