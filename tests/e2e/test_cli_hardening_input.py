@@ -79,12 +79,12 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 
 def assert_only_a_is_blocked(root: Path, damaged: str, capsys: pytest.CaptureFixture[str]) -> str:
-    """``plan`` exits 1 (a table could not be planned), writes the plan, blocks every node of
-    table ``a`` naming ``damaged``, and plans table ``b`` as if nothing happened."""
+    """``plan`` exits 3 (blocked: a table could not be planned), writes the plan, blocks every
+    node of table ``a`` naming ``damaged``, and plans table ``b`` as if nothing happened."""
     plan_file = root / "target" / "plan" / "plan.json"
     plan_file.unlink(missing_ok=True)
     code, text = run(["plan", "--project-dir", str(root)], capsys)
-    assert code == 1, text
+    assert code == 3, text
     assert plan_file.is_file()
     assert damaged in text
     for node in nodes_of(root, "a"):

@@ -189,11 +189,11 @@ def test_storage_credentials_from_a_secret_reach_no_artifact_and_no_log(
     profiles.write_text(profiles.read_text().replace("engine: auto", f"engine: local\n      {options}", 1))
     capsys.readouterr()
     assert main(["compile", "--project-dir", str(root)]) == 0
-    assert main(["plan", "--project-dir", str(root)]) == 1  # the table cannot be read: blocked
+    assert main(["plan", "--project-dir", str(root)]) == 3  # the table cannot be read: blocked
     assert main(["show", str(root / "target" / "plan"), "--format", "json"]) == 0
     main(["debug", "--project-dir", str(root), "--no-spark"])
     out, err = capsys.readouterr()
-    assert "cannot be read" in err and "127.0.0.1:1" in out  # the error, with the endpoint
+    assert "cannot be read" in out and "127.0.0.1:1" in out  # the error (in the plan), with the endpoint
     assert SECRET not in out + err and SECRET not in everything_written(root)
 
 

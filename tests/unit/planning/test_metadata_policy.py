@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from maintainer.hudi.integrity import newest_commit_files
+from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
@@ -199,7 +201,11 @@ def test_planning_from_the_files_partition_plans_what_a_storage_listing_plans(
 
     monkeypatch.setattr(Storage, "list_dirs_columns", counting)
     from_metadata = plan_all(path)
-    assert listed == ["/.hoodie/metadata/files"]  # no data partition listed, only the files partition
+    planned_listings = list(listed)
+    # the files partition, then only the partitions the newest commit wrote (checked against storage)
+    committed = open_table(str(path)).committed
+    newest = {item.path.rpartition("/")[0] for item in newest_commit_files(committed).values()}
+    assert planned_listings == ["/.hoodie/metadata/files", *sorted(f"/{p}" if p else "" for p in newest)]
     monkeypatch.setattr(
         builder, "open_from_metadata_table", lambda s, m, t, r, sv, n: builder.open_for_services(s, r, sv, n)
     )
