@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,9 @@ from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
-from maintainer.commands.review import keep_last_applied, review_context
+from maintainer.commands.review import keep_applied_state, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
-from maintainer.errors import UsageError
+from maintainer.errors import StorageError, UsageError
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
@@ -164,19 +165,25 @@ def command(
         "refuse_stale": refuse,
         "allow_drift": allow_drift,
     }
-    report(loaded, saved, plan_dir, results, args)
+    report(loaded, plan_dir, results, args)
     return exit_code(results, allow_drift)
 
 
-def report(
-    loaded: LoadedProject, saved: SavedPlan, plan_dir: Path, results: RunResults, args: dict[str, Any]
-) -> None:
-    """run_results.json, the last applied state (when nothing failed) and the closing line."""
+def report(loaded: LoadedProject, plan_dir: Path, results: RunResults, args: dict[str, Any]) -> None:
+    """run_results.json; the state (the run recorded, and the tables no failed node belongs to
+    kept as last applied: a state that cannot be kept is an error); the closing line."""
     project = loaded.project
-    path = write_run_results(project.target_dir, results, project=project.config.name, args=args)
-    if not results.failed:
-        keep_last_applied(project.target_dir, plan_dir, saved.plan_id, results.finished_at)
+    invocation_id = str(uuid.uuid4())
+    path = write_run_results(
+        project.target_dir, results, project=project.config.name, args=args, invocation_id=invocation_id
+    )
     stdout.print(f"results in {escape(str(path))}")
+    try:
+        written = path.read_bytes()
+    except OSError as exc:
+        raise StorageError(f"cannot read back the run results: {exc}", where=str(path)) from exc
+    kept = keep_applied_state(project, plan_dir, results, written, invocation_id)
+    event("state_kept", escape(kept), state=project.state_location)
     summary(closing_line(results), status=results.status, drift=sum(len(n.drift) for n in results.nodes))
 
 

@@ -100,6 +100,11 @@ class ProjectConfig(FrozenModel):
     """Folders (relative to the project) searched for manifests (*.yml, *.yaml)."""
     target_path: str = "target"
     """Where compile and plan write their artifacts."""
+    state: str | None = None
+    """Where apply keeps the last applied manifest of each table and the run history: a folder
+    (relative to the project) or an object-store prefix (s3://bucket/prefix, gs://...), read
+    with the target's storage_options. Default (unset or empty): target_path. A profile target's
+    own ``state`` overrides it."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """Values for var() in manifests (their strings may use env_var()); --vars overrides them."""
     defaults: DefaultsBlock = DefaultsBlock()

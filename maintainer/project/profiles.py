@@ -61,6 +61,10 @@ class TargetSettings(FrozenModel):
     (savepoints, archival, metadata-table operations, cleans and rollbacks of a few files,
     drift-only nodes) and on Spark otherwise (compactions); ``local`` never starts Spark;
     ``spark`` always does."""
+    state: str | None = None
+    """Where apply keeps the last applied state for this target (overrides the project's
+    ``state``): a folder or an object-store prefix (s3://bucket/prefix, gs://...). Empty: the
+    project's."""
 
 
 class ProfileSettings(FrozenModel):
