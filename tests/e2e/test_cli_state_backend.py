@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from maintainer.commands.review import keep_applied_state
+from maintainer.project.loader import load_project
+from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
 from tests.support.state_projects import state_project
 
 
@@ -131,3 +134,31 @@ def test_an_unreadable_state_fails_the_apply_after_its_work_and_keeps_the_file(
     assert "the apply is done, but its state was not kept" in err and "delete it" in err
     assert (shared / "last_applied" / "manifest.json").read_text() == "{not json"
     assert (project.root / "target" / "run_results.json").is_file()
+
+
+def test_a_table_with_a_failed_node_keeps_its_previous_entry(tmp_path: Path) -> None:
+    shared = tmp_path / "shared-state"
+    project = state_project(tmp_path, str(shared))
+    assert project.cli("apply", "--auto-approve") == 0
+    before = state_of(shared)["tables"]
+    project.retain("a", 2)
+    project.retain("b", 2)
+    assert project.cli("plan") == 0
+    loaded = load_project(project.root)
+    results = RunResults(
+        "plan-x",
+        "2099-01-01T00:00:00.000Z",
+        "2099-01-01T00:00:01.000Z",
+        (
+            NodeResult("a.clean", NodeRunStatus.SUCCESS),
+            NodeResult("b.clean", NodeRunStatus.ERROR, message="boom"),
+        ),
+    )
+    said = keep_applied_state(loaded, project.root / "target" / "plan", results, b"{}", "inv")
+    assert "applied state of 1 table(s)" in said
+    after = state_of(shared)["tables"]
+    assert after["b"] == before["b"]
+    assert after["a"]["applied"]["plan_id"] == "plan-x"
+    assert after["a"]["spec"]["clean"]["commits_retained"] == 2
+    figures = json.loads((shared / "runs" / "20990101000001000Z-inv" / "tables.json").read_text())
+    assert figures["b"]["nodes"] == {"clean": "error"}
