@@ -20,7 +20,7 @@ from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
-from maintainer.commands.review import keep_applied_state, review_context
+from maintainer.commands.review import check_state, keep_applied_state, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
 from maintainer.errors import StorageError, UsageError
 from maintainer.plan.artifact import SavedPlan, plan_key, read_plan
@@ -145,6 +145,7 @@ def command(
             hint="a saved plan is applied whole, as reviewed",
         )
     loaded = load_from_options(options)
+    check_state(loaded.project)  # before any table is touched
     plan_dir = (
         _plan_now(loaded, options)
         if auto_approve

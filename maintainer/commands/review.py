@@ -149,6 +149,19 @@ def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime)
     return ReviewContext(made, name, tuple(compare_specs(previous, current)))
 
 
+def check_state(project: Project) -> None:
+    """Before apply touches a table: the state backend can be opened and what it holds read,
+    so that a state apply could not keep refuses the apply, not its end."""
+    try:
+        state_backend(project).read_manifest()
+    except MaintainerError as exc:
+        raise type(exc)(
+            f"the applied state cannot be kept: {exc.message}; nothing was applied",
+            where=exc.where or project.state_location,
+            hint=exc.hint or "check `state:` (project or profile target) and its storage options",
+        ) from exc
+
+
 def keep_applied_state(
     project: Project, plan_dir: Path, results: RunResults, run_results: bytes, invocation_id: str
 ) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from maintainer.commands.review import keep_applied_state
+from maintainer.errors import StorageError
 from maintainer.project.loader import load_project
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
 from tests.support.state_projects import state_project
@@ -119,21 +120,46 @@ def test_state_dir_still_names_the_baseline(tmp_path: Path) -> None:
     assert {node["table"] for table in plan["tables"] for node in table["nodes"]} == {"a"}
 
 
-def test_an_unreadable_state_fails_the_apply_after_its_work_and_keeps_the_file(
+def table_files(tmp_path: Path) -> dict[str, float]:
+    lake = tmp_path / "lake"
+    return {str(path): path.stat().st_mtime for path in lake.rglob("*")}
+
+
+def test_an_unreadable_state_refuses_the_apply_before_any_table_is_touched(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shared = tmp_path / "shared-state"
     project = state_project(tmp_path, str(shared))
     (shared / "last_applied").mkdir(parents=True)
     (shared / "last_applied" / "manifest.json").write_text("{not json")
+    before = table_files(tmp_path)
     capsys.readouterr()
     assert project.cli("plan") == 0  # the plan warns and lists no manifest changes
     assert "is not valid JSON" in capsys.readouterr().err
     assert project.cli("apply", "--auto-approve", "--select", "a") == 1
     err = capsys.readouterr().err
-    assert "the apply is done, but its state was not kept" in err and "delete it" in err
+    assert "the applied state cannot be kept" in err and "nothing was applied" in err and "delete it" in err
+    assert table_files(tmp_path) == before
     assert (shared / "last_applied" / "manifest.json").read_text() == "{not json"
-    assert (project.root / "target" / "run_results.json").is_file()
+    assert not (project.root / "target" / "run_results.json").exists()
+
+    loaded = load_project(project.root)  # the state broken while an apply ran: said after its work
+    results = RunResults("p", "2099-01-01T00:00:00.000Z", "2099-01-01T00:00:01.000Z", ())
+    with pytest.raises(StorageError, match="the apply is done, but its state was not kept"):
+        keep_applied_state(loaded, project.root / "target" / "plan", results, b"{}", "inv")
+    assert (shared / "last_applied" / "manifest.json").read_text() == "{not json"
+
+
+@pytest.mark.parametrize("in_profile", [False, True])
+def test_a_state_on_storage_without_conditional_writes_is_refused_where_written(
+    tmp_path: Path, in_profile: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = state_project(tmp_path, "hdfs://namenode:8020/state", in_profile=in_profile)
+    capsys.readouterr()
+    assert project.cli("validate") != 0
+    err = capsys.readouterr().err
+    assert ("profiles.yml" if in_profile else "maintainer_project.yml") in err
+    assert "hdfs:// has no conditional writes" in err
 
 
 def test_a_table_with_a_failed_node_keeps_its_previous_entry(tmp_path: Path) -> None:
