@@ -25,7 +25,8 @@ from maintainer.runner.state_backend import (
     table_figures,
 )
 from maintainer.storage import Storage
-from maintainer.storage.conditional import LocalConditionalStore
+from maintainer.storage.conditional import GcsConditionalStore, LocalConditionalStore
+from tests.unit.storage.test_conditional import FakeGcsClient, FakeGcsError
 
 EARLY = Applied("plan-early", "2026-11-28T01:00:00.000Z", "run-early")
 LATE = Applied("plan-late", "2026-11-28T02:00:00.000Z", "run-late")
@@ -106,6 +107,38 @@ def test_a_state_that_keeps_changing_fails_naming_the_object(tmp_path: Path) -> 
     assert raised.value.where == str(tmp_path / MANIFEST_PATH)
     assert "mine" not in kept(tmp_path)["tables"]  # nothing half-written: the others' tables are all there
     assert len(kept(tmp_path)["tables"]) == STATE_WRITE_ATTEMPTS
+
+
+def gcs_storage() -> Storage:
+    storage = Storage.__new__(Storage)
+    storage.base_uri, storage.options = "gs://bucket/state", {}
+    storage._fs, storage._root = None, "bucket/state"
+    return storage
+
+
+class RacedGcsStore(GcsConditionalStore):
+    """GCS (generation preconditions) where another apply writes first, before each write."""
+
+    def __init__(self, client: FakeGcsClient, other: StateBackend, races: int) -> None:
+        super().__init__(gcs_storage(), client, (FakeGcsError,))
+        self.other, self.races, self.raced = other, races, 0
+
+    def _upload(self, path: str, data: bytes, generation: int, doing: str) -> str:
+        if path == MANIFEST_PATH and self.raced < self.races:
+            self.raced += 1
+            self.other.keep_applied({f"other{self.raced}": entry(self.raced)}, EARLY)
+        return super()._upload(path, data, generation, doing)
+
+
+def test_on_gcs_a_write_refused_by_its_generation_is_merged_again() -> None:
+    client = FakeGcsClient()
+    other = StateBackend(gcs_storage(), GcsConditionalStore(gcs_storage(), client, (FakeGcsError,)))
+    backend = StateBackend(gcs_storage(), RacedGcsStore(client, other, races=2), sleep=lambda _: None)
+    assert backend.manifest_uri == "gs://bucket/state/last_applied/manifest.json"
+    update = backend.keep_applied({"mine": entry(1)}, LATE)
+    assert update.attempts == 3
+    state = other.read_manifest()
+    assert state is not None and sorted(state["tables"]) == ["mine", "other1", "other2"]
 
 
 def _apply_tables(root: str, names: list[str], applied_at: str) -> None:
