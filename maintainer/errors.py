@@ -87,5 +87,10 @@ class StorageUnavailableError(StorageError):
     server error, a conditional-request conflict, a timeout)."""
 
 
+class StateConflictError(StorageError):
+    """The state backend's manifest kept changing under an apply's update: every conditional
+    write (re-read and merged each time) was refused."""
+
+
 class ConditionalWriteUnsupportedError(StorageError):
     """The storage has no atomic create-if-absent / compare-and-replace (HDFS through pyarrow)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,9 @@ from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
-from maintainer.commands.review import keep_last_applied, review_context
+from maintainer.commands.review import check_state, keep_applied_state, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
-from maintainer.errors import PlanAlreadyAppliedError, UsageError
+from maintainer.errors import PlanAlreadyAppliedError, StorageError, UsageError
 from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
@@ -168,6 +169,7 @@ def command(
             hint="a saved plan is applied whole, as reviewed",
         )
     loaded = load_from_options(options)
+    check_state(loaded.project)  # before any table is touched
     plan_dir = (
         _plan_now(loaded, options)
         if auto_approve
@@ -201,12 +203,20 @@ def command(
 def report(
     loaded: LoadedProject, saved: SavedPlan, plan_dir: Path, results: RunResults, args: dict[str, Any]
 ) -> None:
-    """run_results.json, the last applied state (when nothing failed) and the closing line."""
+    """run_results.json; the state (the run recorded, and the tables no failed node belongs to
+    kept as last applied: a state that cannot be kept is an error); the closing line."""
     project = loaded.project
-    path = write_run_results(project.target_dir, results, project=project.config.name, args=args)
-    if not results.failed:
-        keep_last_applied(project.target_dir, plan_dir, saved.plan_id, results.finished_at)
+    invocation_id = str(uuid.uuid4())
+    path = write_run_results(
+        project.target_dir, results, project=project.config.name, args=args, invocation_id=invocation_id
+    )
     stdout.print(f"results in {escape(str(path))}")
+    try:
+        written = path.read_bytes()
+    except OSError as exc:
+        raise StorageError(f"cannot read back the run results: {exc}", where=str(path)) from exc
+    kept = keep_applied_state(project, plan_dir, results, written, invocation_id)
+    event("state_kept", escape(kept), state=project.state_location)
     line = closing_line(results)
     if saved.unverified:
         line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."

@@ -2,16 +2,16 @@
 
 * **Provenance**: when the plan was made, by which maintainer, from which git commit (of the
   project folder), with which selection and target.
-* **Last applied state**: ``apply`` keeps, per table, the resolved spec it last applied in
-  ``<target_path>/last_applied/manifest.json`` (the plan directory's ``manifest.json``, merged
-  table by table). ``plan`` compares the project with it (or with ``--state DIR``) and lists
-  what changed in the manifests, by kind. In CI, keep ``last_applied/`` as an artifact of the
-  apply job and pass it with ``--state``.
+* **Last applied state**: ``apply`` keeps, per table, the resolved spec it last applied in the
+  state backend (:mod:`maintainer.runner.state_backend`: ``state:`` of the target or project, a
+  folder or an s3://, gs:// prefix; default ``<target_path>``), merged table by table under a
+  conditional write, with the run's results. ``plan`` compares the project with it (or with
+  ``--state DIR``, a folder with a ``manifest.json``) and lists what changed in the manifests,
+  by kind.
 """
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -24,12 +24,20 @@ from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
 from maintainer.planning.changes import compare_specs
 from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.project.loader import Project
+from maintainer.runner.results import RunResults
+from maintainer.runner.state_backend import (
+    RUNS_DIR,
+    Applied,
+    StateBackend,
+    failed_tables,
+    run_id,
+    table_figures,
+)
 from maintainer.secrets import redact_tree
 from maintainer.storage.limits import loads_bounded, read_local_capped
 
 MANIFEST_FILE = "manifest.json"
-LAST_APPLIED_DIR = "last_applied"
-APPLIED_FILE = "applied.json"
 MAX_STATE_BYTES = 64 * 1024 * 1024
 GIT_TIMEOUT_S = 5
 
@@ -99,32 +107,41 @@ def specs_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _baseline(loaded: LoadedProject, options: CommonOptions) -> tuple[str, Path] | None:
-    """(how to name it, its manifest.json): --state, else the last applied state if kept."""
+def state_backend(project: Project) -> StateBackend:
+    """The project's state backend (``state:`` of its target or project, else target_path)."""
+    return StateBackend.at(project.state_location, project.target.settings.storage_options)
+
+
+def _baseline(loaded: LoadedProject, options: CommonOptions) -> tuple[str, dict[str, Any]] | None:
+    """(how to name it, its manifest): --state, else the last applied state if there is one."""
     if options.state is not None:
-        return f"--state {options.state}", options.state / MANIFEST_FILE
-    state = loaded.project.target_dir / LAST_APPLIED_DIR
-    if not (state / MANIFEST_FILE).is_file():
+        manifest = _read_json(options.state / MANIFEST_FILE)
+        return None if manifest is None else (f"--state {options.state}", manifest)
+    backend = state_backend(loaded.project)
+    state = backend.read_manifest()
+    if state is None:
         return None
-    applied = _read_json(state / APPLIED_FILE) or {}
+    recorded = state.get("applied")
+    applied: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
     plan_id, when = str(applied.get("plan_id", ""))[:12], applied.get("applied_at")
-    name = f"the last applied plan {plan_id}" + (f" ({when})" if when else "") if plan_id else str(state)
-    return name, state / MANIFEST_FILE
+    name = (
+        f"the last applied plan {plan_id}" + (f" ({when})" if when else "")
+        if plan_id
+        else backend.manifest_uri
+    )
+    return name, state
 
 
 def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime) -> ReviewContext:
     made = provenance(loaded, options, now)
-    baseline = _baseline(loaded, options)
-    if baseline is None:
-        return ReviewContext(made)
-    name, path = baseline
     try:
-        manifest = _read_json(path)
+        baseline = _baseline(loaded, options)
     except MaintainerError as exc:
         print_warning(f"{exc}; the plan lists no manifest changes")
         return ReviewContext(made)
-    if manifest is None:
+    if baseline is None:
         return ReviewContext(made)
+    name, manifest = baseline
     previous = specs_of(manifest)
     current = current_specs(loaded)
     if loaded.project.tables and len({n.table for n in loaded.selected}) < len(loaded.project.tables):
@@ -134,31 +151,58 @@ def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime)
     return ReviewContext(made, name, tuple(compare_specs(previous, current)))
 
 
-def keep_last_applied(target_dir: Path, plan_dir: Path, plan_id: str, applied_at: str) -> Path | None:
-    """After an apply: merge the plan's manifest.json into ``last_applied/manifest.json`` (the
-    tables of this plan replace theirs) and record which plan it was; None when the plan
-    directory has no manifest.json (made by an older maintainer)."""
+def check_state(project: Project) -> None:
+    """Before apply touches a table: the state backend can be opened and what it holds read,
+    so that a state apply could not keep refuses the apply, not its end."""
+    try:
+        state_backend(project).read_manifest()
+    except MaintainerError as exc:
+        raise type(exc)(
+            f"the applied state cannot be kept: {exc.message}; nothing was applied",
+            where=exc.where or project.state_location,
+            hint=exc.hint or "check `state:` (project or profile target) and its storage options",
+        ) from exc
+
+
+def keep_applied_state(
+    project: Project, plan_dir: Path, results: RunResults, run_results: bytes, invocation_id: str
+) -> str:
+    """After an apply: record the run (its run_results.json and per-table figures) in the state
+    backend and merge into the last applied manifest the tables of the plan's manifest.json
+    that no failed node belongs to; says what it kept. A plan directory without a readable
+    manifest.json (made by an older maintainer) keeps no table."""
+    backend = state_backend(project)
+    run = run_id(results.finished_at, invocation_id)
+    try:
+        backend.record_run(run, run_results, table_figures(results.nodes))
+        tables, metadata = _applied_tables(plan_dir, failed_tables(results.nodes))
+        if not tables:
+            return f"run {run} recorded in {backend.where(RUNS_DIR)}; no table's applied state changed"
+        update = backend.keep_applied(tables, Applied(results.plan_id, results.finished_at, run), metadata)
+    except MaintainerError as exc:
+        raise type(exc)(
+            f"the apply is done, but its state was not kept: {exc.message}",
+            where=exc.where,
+            hint=exc.hint
+            or "the next plan compares the manifests with the state as it was before this apply",
+        ) from exc
+    retried = f", merged after {update.attempts - 1} concurrent update(s)" if update.attempts > 1 else ""
+    return f"applied state of {len(update.tables)} table(s) kept in {update.uri} (run {run}{retried})"
+
+
+def _applied_tables(plan_dir: Path, failed: set[str]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """The plan's manifest.json tables that no failed node belongs to, and its metadata."""
     try:
         planned = _read_json(plan_dir / MANIFEST_FILE)
     except MaintainerError as exc:
         print_warning(f"{exc}; the last applied state is not updated")
-        return None
-    if planned is None:
-        return None
-    state = target_dir / LAST_APPLIED_DIR
-    try:
-        kept = _read_json(state / MANIFEST_FILE) or {}
-    except MaintainerError:
-        kept = {}  # unreadable: start again from this plan
-    tables = dict(kept.get("tables") or {}) if isinstance(kept.get("tables"), Mapping) else {}
-    tables.update(planned.get("tables") or {})
-    merged = redact_tree({**planned, "tables": dict(sorted(tables.items()))})
-    applied = {"plan_id": plan_id, "applied_at": applied_at}
-    try:
-        state.mkdir(parents=True, exist_ok=True)
-        (state / MANIFEST_FILE).write_text(json.dumps(merged, sort_keys=True) + "\n", encoding="utf-8")
-        (state / APPLIED_FILE).write_text(json.dumps(applied, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        print_warning(f"cannot keep the last applied state in {state}: {exc}")
-        return None
-    return state
+        return {}, {}
+    if planned is None or not isinstance(planned.get("tables"), Mapping):
+        return {}, {}
+    tables = {
+        str(name): dict(redact_tree(entry))
+        for name, entry in planned["tables"].items()
+        if name not in failed and isinstance(entry, Mapping)
+    }
+    metadata = planned.get("metadata")
+    return tables, dict(redact_tree(metadata)) if isinstance(metadata, Mapping) else {}

@@ -69,6 +69,17 @@ class Project:
     def target_dir(self) -> Path:
         return self.root / self.config.target_path
 
+    @property
+    def state_location(self) -> str:
+        """Where apply keeps the last applied state: the target's ``state``, else the
+        project's, else target_path; a folder is relative to the project."""
+        location = (self.target.settings.state or self.config.state or "").strip()
+        if not location:
+            return str(self.target_dir)
+        if "://" in location:
+            return location
+        return str(self.root / location)
+
 
 def load_project(
     project_dir: Path | str = ".",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from maintainer.catalog import SERVICE_BLOCKS
 from maintainer.project.gates import GatesSpec
@@ -31,6 +31,23 @@ MetadataTablePolicy = Literal["sync", "drop", "refuse"]
 """What maintainer does about a table's metadata table: keep it in sync (the default for table
 versions 8 and 9), drop it first, or refuse to maintain the table (the default for version 6,
 whose metadata table no independent reader here can verify)."""
+
+
+STATE_SCHEMES = ("s3", "s3a", "gs", "gcs", "file")
+"""Where ``state:`` may point (besides a plain folder): stores with conditional writes."""
+
+
+def check_state_location(value: str | None) -> str | None:
+    """``state:``: empty (the default), a folder, or an s3://, gs:// (or file://) prefix."""
+    if value is None or not value.strip():
+        return value
+    scheme, sep, _ = value.strip().partition("://")
+    if sep and scheme.lower() not in STATE_SCHEMES:
+        raise ValueError(
+            f"{value!r}: {scheme}:// has no conditional writes; give a folder or an "
+            "s3://, gs:// prefix (the state is merged under conditional writes)"
+        )
+    return value
 
 
 def default_metadata_policy(table_version: int) -> MetadataTablePolicy:
@@ -100,9 +117,16 @@ class ProjectConfig(FrozenModel):
     """Folders (relative to the project) searched for manifests (*.yml, *.yaml)."""
     target_path: str = "target"
     """Where compile and plan write their artifacts."""
+    state: str | None = None
+    """Where apply keeps the last applied manifest of each table and the run history: a folder
+    (relative to the project) or an object-store prefix (s3://bucket/prefix, gs://...), read
+    with the target's storage_options. Default (unset or empty): target_path. A profile target's
+    own ``state`` overrides it."""
     vars: dict[str, Any] = Field(default_factory=dict)
     """Values for var() in manifests (their strings may use env_var()); --vars overrides them."""
     defaults: DefaultsBlock = DefaultsBlock()
+
+    _state_location = field_validator("state")(check_state_location)
 
 
 class TableSpec(FrozenModel):

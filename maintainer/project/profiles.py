@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 
 from maintainer.errors import ManifestError
 from maintainer.project.issues import did_you_mean, validation_error
+from maintainer.project.models import check_state_location
 from maintainer.project.render import Renderer
 from maintainer.project.services import FrozenModel
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
@@ -61,6 +62,12 @@ class TargetSettings(FrozenModel):
     (savepoints, archival, metadata-table operations, cleans and rollbacks of a few files,
     drift-only nodes) and on Spark otherwise (compactions); ``local`` never starts Spark;
     ``spark`` always does."""
+    state: str | None = None
+    """Where apply keeps the last applied state for this target (overrides the project's
+    ``state``): a folder or an object-store prefix (s3://bucket/prefix, gs://...). Empty: the
+    project's."""
+
+    _state_location = field_validator("state")(check_state_location)
 
 
 class ProfileSettings(FrozenModel):
