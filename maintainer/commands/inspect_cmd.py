@@ -52,7 +52,7 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
     is_flag=True,
     help="Check the metadata table against the table: its timeline is in step and its `files` "
     "partition lists exactly the committed data files on storage, with their sizes. Exit 1 "
-    "with the differences.",
+    "with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
 )
 def command(
     path: str,
@@ -114,12 +114,15 @@ def _describe_metadata_table(
         state["metadata_table"]["error"] = str(exc)  # shown as it is, like a damaged table
         return None
     if mdt is None:
-        if check_it:
-            raise click.UsageError(f"{table.snapshot.base_uri} has no metadata table to check")
+        if check_it:  # nothing to disagree with storage: not an error, and said so
+            state["metadata_table"]["check"] = {"passed": True, "skipped": NO_METADATA_TABLE}
         return None
     check = check_metadata_table(table, mdt) if check_it else None
     state["metadata_table"].update(describe_metadata_table(mdt, table.snapshot.timeline, check))
     return check
+
+
+NO_METADATA_TABLE = "no metadata table to check"
 
 
 def _warn_corrupt(block: LogBlock) -> None:
@@ -197,7 +200,8 @@ def _size(size: int) -> str:
 
 def _render_metadata_table(mdt: dict[str, Any]) -> None:
     if not (mdt["exists"] or mdt["partitions"]):
-        stdout.print("metadata table: none")
+        skipped = (mdt.get("check") or {}).get("skipped")
+        stdout.print("metadata table: none" + (f" ({skipped})" if skipped else ""))
         return
     if "error" in mdt:
         stdout.print(f"metadata table: [red]cannot be read:[/red] {escape(mdt['error'])}")
