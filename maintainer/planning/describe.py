@@ -86,8 +86,9 @@ def describe_counts(
     return parts
 
 
-def summary_line(plan: Plan) -> str:
-    """One line: what the plan changes, what is blocked, what has nothing to do."""
+def summary_line(plan: Plan, why: str = "see why below") -> str:
+    """One line: what the plan changes, what is blocked, what has nothing to do; ``why`` says
+    where the reasons of blocked nodes are (below it in plan.md, above it in the text view)."""
     nodes = plan.nodes()
     statuses = Counter(n.status for n in nodes)
     tail = (
@@ -96,7 +97,7 @@ def summary_line(plan: Plan) -> str:
     )
     if not plan.has_changes:
         if statuses[NodeStatus.BLOCKED]:  # never "No changes" while work is held back
-            return f"No changes can be made: {tail}. Blocked nodes are not maintained; see why below."
+            return f"No changes can be made: {tail}. Blocked nodes are not maintained; {why}."
         return f"No changes. {tail}."
     changed_tables = sum(1 for t in plan.tables if any(n.status is NodeStatus.CHANGES for n in t.nodes))
     parts = describe_counts(
