@@ -127,3 +127,19 @@ def test_a_time_at_or_after_a_write_in_flight_is_refused(
 
 def rows_by_key(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {r["_hoodie_record_key"]: r for r in oracle.rows_of(rows)}
+
+
+def test_after_a_clean_by_file_versions_a_time_before_the_first_retained_commit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clean that recorded no earliest commit to retain (Hudi's KEEP_LATEST_FILE_VERSIONS):
+    Hudi then refuses a time before the active timeline's first completed commit."""
+    path = make_table(tmp_path, "COPY_ON_WRITE", 8, commits=3, partitions=1).path
+    first = oracle.completed_commit_times(path)[0]
+    write_completed_clean(path, ectr="")
+
+    err = refused(capsys, Path(path), "2000-01-01")
+    assert "before the first commit the table retains" in err and first in err
+    assert rows_by_key(records(capsys, Path(path), first)) == rows_by_key(
+        oracle.snapshot_rows(path, as_of=first)
+    )
