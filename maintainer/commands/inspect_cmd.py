@@ -18,6 +18,7 @@ from maintainer.hudi.logformat import LogBlock
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.inspection import describe_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 
 
 @click.command("inspect")
@@ -37,7 +38,9 @@ from maintainer.hudi.metadata.table import open_metadata_table
     "--as-of",
     "as_of",
     metavar="INSTANT",
-    help="With --records: read the table as of this instant time (time travel).",
+    help="With --records: read the table as of this time (time travel), as Hudi takes it: "
+    "yyyyMMddHHmmss[SSS], 'yyyy-MM-dd HH:mm:ss[.SSS]' or yyyy-MM-dd. A time before the earliest "
+    "commit the cleaner retained, or one in the archived timeline, is refused.",
 )
 @click.option(
     "--read-optimized", is_flag=True, help="With --records: read base files only (MOR read-optimized view)."
@@ -48,7 +51,7 @@ from maintainer.hudi.metadata.table import open_metadata_table
     is_flag=True,
     help="Check the metadata table against the table: its timeline is in step and its `files` "
     "partition lists exactly the committed data files on storage, with their sizes. Exit 1 "
-    "with the differences.",
+    "with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
 )
 def command(
     path: str,
@@ -75,10 +78,12 @@ def command(
     if records:
         from maintainer.hudi.reader import read_records
 
-        for row in read_records(table, as_of=as_of, read_optimized=read_optimized, on_corrupt=_warn_corrupt):
+        instant = _time_travel_instant(table, as_of) if as_of is not None else None
+        rows = read_records(table, as_of=instant, read_optimized=read_optimized, on_corrupt=_warn_corrupt)
+        for row in rows:
             stdout.out(json.dumps(row, sort_keys=True, default=str), highlight=False)
         return 0
-    if as_of or read_optimized:
+    if as_of is not None or read_optimized:
         raise click.UsageError("--as-of and --read-optimized go with --records")
     state = describe(table.snapshot, table.view)
     check = _describe_metadata_table(table, state, check_metadata)
@@ -87,6 +92,13 @@ def command(
     else:
         _render_text(state)
     return 0 if check is None or check.passed else 1
+
+
+def _time_travel_instant(table: TableState, as_of: str) -> str:
+    """The instant ``--as-of`` names, refused where Hudi's time travel refuses it."""
+    instant = as_of_instant(as_of)
+    check_time_travel(table, instant)
+    return instant
 
 
 def _describe_metadata_table(
@@ -101,12 +113,15 @@ def _describe_metadata_table(
         state["metadata_table"]["error"] = str(exc)  # shown as it is, like a damaged table
         return None
     if mdt is None:
-        if check_it:
-            raise click.UsageError(f"{table.snapshot.base_uri} has no metadata table to check")
+        if check_it:  # nothing to disagree with storage: not an error, and said so
+            state["metadata_table"]["check"] = {"passed": True, "skipped": NO_METADATA_TABLE}
         return None
     check = check_metadata_table(table, mdt) if check_it else None
     state["metadata_table"].update(describe_metadata_table(mdt, table.snapshot.timeline, check))
     return check
+
+
+NO_METADATA_TABLE = "no metadata table to check"
 
 
 def _warn_corrupt(block: LogBlock) -> None:
@@ -193,7 +208,8 @@ def _size(size: int) -> str:
 
 def _render_metadata_table(mdt: dict[str, Any]) -> None:
     if not (mdt["exists"] or mdt["partitions"]):
-        stdout.print("metadata table: none")
+        skipped = (mdt.get("check") or {}).get("skipped")
+        stdout.print("metadata table: none" + (f" ({skipped})" if skipped else ""))
         return
     if "error" in mdt:
         stdout.print(f"metadata table: [red]cannot be read:[/red] {literal(mdt['error'])}")

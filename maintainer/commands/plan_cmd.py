@@ -27,6 +27,7 @@ from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
 from maintainer.planning.render import render_markdown, render_text, summary_line
 from maintainer.planning.review import ReviewContext
+from maintainer.units import count
 
 PLAN_DIR = "plan"
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
@@ -121,15 +122,18 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     review = review_context(loaded, options, now)
     built = make_plan(loaded, now)
     save(built, directory, loaded, review)
-    if settings.json or settings.quiet:  # the closing line alone
-        line = f"{summary_line(built.plan)} Written to {directory} (plan {built.plan_id[:12]})."
+    if settings.json or settings.quiet:  # the closing line alone, and each table's error
+        why = f"see why in {directory / 'plan.md'}"
+        line = f"{summary_line(built.plan, why)} Written to {directory} (plan {built.plan_id[:12]})."
         summary(line, plan_dir=str(directory), **plan_fields(built))
-    else:
-        stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
-        stdout.print(f"wrote {escape(str(directory))}")
-    if settings.json or settings.quiet:  # the text plan, which says why, was not shown
         for message in built.errors:
             print_error(message)
+    else:  # the text names each table's error already: said once
+        stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
+        stdout.print(f"wrote {escape(str(directory))}")
+        if built.errors:
+            failed = count(len(built.errors), "table")
+            print_error(f"{failed} could not be planned, every node blocked (why above)")
     if built.errors:  # tables that could not be read: their nodes are blocked, the rest is planned
         return EXIT_BLOCKED
     if detailed_exitcode and any(node.status is NodeStatus.BLOCKED for node in built.plan.nodes()):

@@ -84,7 +84,9 @@ class NodeProgress:
 
     def _finish(self, node: NodeId, result: NodeResult | None) -> None:
         self.started.pop(node, None)
-        number = f"{self.index.get(node, len(self.index))} of {self.total}"
+        if node not in self.index:  # skipped without starting: its own number, like the others
+            self.index[node] = len(self.index) + 1
+        number = f"{self.index[node]} of {self.total}"
         if self.bar is not None:
             self.bar.advance(self.task)
             self._describe()

@@ -121,7 +121,8 @@ def _version(raw: Mapping[str, str], where: str) -> int:
         raise UnsupportedTableError(
             f"table version {version} is not supported (supported: {supported})",
             where=where,
-            hint="upgrade the table with Hudi (CALL upgrade_table) to version 6 or 8, or leave it out",
+            hint=f"upgrade the table with Hudi (CALL upgrade_table) to a version listed ({supported}), "
+            "or leave it out",
         )
     return version
 

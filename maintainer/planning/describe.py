@@ -15,6 +15,7 @@ from maintainer.plan.model import (
     NodePlan,
     NodeStatus,
     Plan,
+    RollbackEffect,
     TablePlan,
 )
 from maintainer.planning.risks import Risk, RiskLevel, node_risks
@@ -45,8 +46,30 @@ def compaction_bytes(nodes: Iterable[NodePlan]) -> int:
     )
 
 
-def describe_counts(counts: Counter[str], deleted_bytes: int, compacted_bytes: int = 0) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class RolledBack:
+    """The files the nodes' rollbacks delete, and their bytes as listed when planned."""
+
+    files: int = 0
+    bytes: int = 0
+
+
+ROLLBACK_KINDS = ("rollback", "finish_pending_rollback", "remove_rolled_back_instant")
+
+
+def rolled_back(nodes: Iterable[NodePlan]) -> RolledBack:
+    effects = [
+        n.effect for n in nodes if n.status is NodeStatus.CHANGES and isinstance(n.effect, RollbackEffect)
+    ]
+    return RolledBack(sum(e.files for e in effects), sum(e.bytes for e in effects))
+
+
+def describe_counts(
+    counts: Counter[str], deleted_bytes: int, compacted_bytes: int = 0, rollbacks: RolledBack = RolledBack()
+) -> list[str]:
+    """The counts in words; the files rollbacks delete go with the first rollback kind."""
     parts = []
+    rollback_files_told = False
     for kind in sorted(
         counts, key=lambda k: (list(_ACTION_LABELS).index(k) if k in _ACTION_LABELS else 99, k)
     ):
@@ -56,12 +79,16 @@ def describe_counts(counts: Counter[str], deleted_bytes: int, compacted_bytes: i
             text += f" ({human_bytes(deleted_bytes)})"
         if kind == "compact_slice" and compacted_bytes:
             text += f" ({human_bytes(compacted_bytes)} read)"
+        if kind in ROLLBACK_KINDS and rollbacks.files and not rollback_files_told:
+            text += f" ({plural(rollbacks.files, 'file', 'files')} to delete, {human_bytes(rollbacks.bytes)})"
+            rollback_files_told = True
         parts.append(text)
     return parts
 
 
-def summary_line(plan: Plan) -> str:
-    """One line: what the plan changes, what is blocked, what has nothing to do."""
+def summary_line(plan: Plan, why: str = "see why below") -> str:
+    """One line: what the plan changes, what is blocked, what has nothing to do; ``why`` says
+    where the reasons of blocked nodes are (below it in plan.md, above it in the text view)."""
     nodes = plan.nodes()
     statuses = Counter(n.status for n in nodes)
     tail = (
@@ -70,10 +97,12 @@ def summary_line(plan: Plan) -> str:
     )
     if not plan.has_changes:
         if statuses[NodeStatus.BLOCKED]:  # never "No changes" while work is held back
-            return f"No changes can be made: {tail}. Blocked nodes are not maintained; see why below."
+            return f"No changes can be made: {tail}. Blocked nodes are not maintained; {why}."
         return f"No changes. {tail}."
     changed_tables = sum(1 for t in plan.tables if any(n.status is NodeStatus.CHANGES for n in t.nodes))
-    parts = describe_counts(action_counts(nodes), bytes_to_delete(nodes), compaction_bytes(nodes))
+    parts = describe_counts(
+        action_counts(nodes), bytes_to_delete(nodes), compaction_bytes(nodes), rolled_back(nodes)
+    )
     return f"Plan: {', '.join(parts)} in {plural(changed_tables, 'table', 'tables')}; {tail}."
 
 
@@ -83,8 +112,9 @@ def node_headline(node: NodePlan) -> str:
         return f"blocked: {node.reasons[0]}" if node.reasons else "blocked"
     if node.status is NodeStatus.NO_OP:
         return "nothing to do"
+    counts = action_counts([node])
     return ", ".join(
-        describe_counts(action_counts([node]), bytes_to_delete([node]), compaction_bytes([node]))
+        describe_counts(counts, bytes_to_delete([node]), compaction_bytes([node]), rolled_back([node]))
     )
 
 
@@ -152,7 +182,9 @@ def table_figures(table: TablePlan) -> TableFigures:
     changes = tuple(n for n in table.nodes if n.status is NodeStatus.CHANGES)
     counts = action_counts(changes)
     other = describe_counts(
-        Counter({k: v for k, v in counts.items() if k not in ("delete_file", "compact_slice")}), 0
+        Counter({k: v for k, v in counts.items() if k not in ("delete_file", "compact_slice")}),
+        0,
+        rollbacks=rolled_back(changes),
     )
     return TableFigures(
         table,

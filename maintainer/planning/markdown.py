@@ -149,8 +149,8 @@ def _change_row(change: SpecChange) -> str:
     else:
         before, after = md(_short(str(change.before), 80)), md(_short(str(change.after), 80))
         what = f"{code(change.option, cell=True)}: {before} → {after}"
-    why = md(change.why) if change.option != "(table)" else ""
-    return f"| {code(change.table, cell=True)} | {what} | {kind}: {why} |"
+    why = md(change.why) if change.option != "(table)" else ""  # a table's why is its change
+    return f"| {code(change.table, cell=True)} | {what} | {f'{kind}: {why}' if why else kind} |"
 
 
 def _changes(review: ReviewContext) -> list[str]:
@@ -188,30 +188,37 @@ def _compacts(f: TableFigures) -> str:
     return f"{f.slices:,} slices ({human_bytes(f.bytes_compacted)})" if f.slices else ""
 
 
-def _row(f: TableFigures) -> str:
-    risk = "; ".join(md(r.marked) for r in f.risks if r.level is RiskLevel.HIGH)
+def _high_risks(f: TableFigures) -> str:
+    return "; ".join(md(r.marked) for r in f.risks if r.level is RiskLevel.HIGH)
+
+
+def _row(f: TableFigures, with_risk: bool) -> str:
     blocked = f" · {len(f.blocked)} blocked" if f.blocked else ""
     other = md(", ".join(f.other)) + blocked
-    return f"| {code(f.table.name, cell=True)} | {_deletes(f)} | {_compacts(f)} | {other} | {risk} |"
+    risk = f" {_high_risks(f)} |" if with_risk else ""
+    return f"| {code(f.table.name, cell=True)} | {_deletes(f)} | {_compacts(f)} | {other} |{risk}"
 
 
 def _changed_tables(changed: list[TableFigures]) -> list[str]:
+    """One row per table with changes; the risk column only when a row has a high risk."""
     if not changed:
         return []
+    shown = changed[:TABLE_ROWS]
+    with_risk = any(_high_risks(f) for f in shown)
     lines = [
         f"### Tables with changes ({len(changed):,})",
         "",
-        "| table | files deleted | compaction | other | risk |",
-        "|---|---:|---:|---|---|",
+        "| table | files deleted | compaction | other |" + (" risk |" if with_risk else ""),
+        "|---|---:|---:|---|" + ("---|" if with_risk else ""),
     ]
-    lines += [_row(f) for f in changed[:TABLE_ROWS]]
+    lines += [_row(f, with_risk) for f in shown]
     rest = changed[TABLE_ROWS:]
     if rest:
         files, size = sum(f.files_deleted for f in rest), sum(f.bytes_deleted for f in rest)
         slices = sum(f.slices for f in rest)
         lines.append(
             f"| ... {len(rest):,} more tables | {files:,} ({human_bytes(size)}) | {slices:,} slices | "
-            "all in plan.json | |"
+            "all in plan.json |" + (" |" if with_risk else "")
         )
     return [*lines, ""]
 

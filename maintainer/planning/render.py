@@ -123,7 +123,7 @@ def render_text(plan: Plan, plan_id: str, review: ReviewContext | None = None) -
     lines += _text_idle(idle)
     risks = high_risks(plan.nodes())
     lines += [f"risk: {r.node} {r.marked}: {r.detail}" for r in risks] + ([""] if risks else [])
-    lines.append(summary_line(plan))
+    lines.append(summary_line(plan, why="see why above"))
     return "".join(printable(line).replace("\n", "\\n") + "\n" for line in lines)
 
 

@@ -115,8 +115,8 @@ def _load_project(
     refs = _manifest_refs(root, document, config)
     defaults = rendered.get("defaults")
     project_layer = Layer(document, ("defaults",), defaults if isinstance(defaults, dict) else {})
-    tables, provenance, errors = _load_tables(refs, project_layer, DocumentCache(root), renderer)
-    errors.extend(_cross_table_errors(tables, provenance))
+    tables, provenance, errors, unresolved = _load_tables(refs, project_layer, DocumentCache(root), renderer)
+    errors.extend(_cross_table_errors(tables, provenance, unresolved))
     raise_all(errors)
     return Project(root, config, chosen, tuple(tables), tuple(ref.name for ref in refs), provenance)
 
@@ -178,10 +178,13 @@ def _manifest_refs(root: Path, document: YamlDocument, config: ProjectConfig) ->
 
 def _load_tables(
     refs: list[ManifestFileRef], project_layer: Layer, cache: DocumentCache, renderer: Renderer
-) -> tuple[list[TableSpec], dict[str, Provenance], list[ManifestError]]:
+) -> tuple[list[TableSpec], dict[str, Provenance], list[ManifestError], set[str] | None]:
+    """The tables, their provenance, the errors, and the names of the entries that had an error
+    (None: a whole manifest had one, so any table may be among them)."""
     tables: list[TableSpec] = []
     provenance: dict[str, Provenance] = {}
     errors: list[ManifestError] = []
+    unresolved: set[str] | None = set()
     folder_layers: dict[Path, Layer] = {}
     for ref in refs:
         try:
@@ -192,18 +195,22 @@ def _load_tables(
             document, entries = _manifest_entries(cache.load(ref.path), renderer)
         except ManifestError as exc:
             errors.append(exc)
+            unresolved = None
             continue
         for index, entry in enumerate(entries):
             try:
                 spec, prov = _resolve_table(ref, document, index, entry, layers)
             except ManifestError as exc:
                 errors.append(exc)
+                name = entry.get("name") if isinstance(entry, dict) else None
+                if unresolved is not None and isinstance(name, str):
+                    unresolved.add(name)
                 continue
             if spec.name not in provenance:
                 provenance[spec.name] = prov
             tables.append(spec)
             errors.extend(check_table_rules(spec, prov))
-    return tables, provenance, errors
+    return tables, provenance, errors, unresolved
 
 
 def _folder_layer(folder: Path, cache: DocumentCache, renderer: Renderer, known: dict[Path, Layer]) -> Layer:
@@ -326,7 +333,11 @@ def _duplicate_path_errors(tables: list[TableSpec]) -> list[ManifestError]:
     return errors
 
 
-def _cross_table_errors(tables: list[TableSpec], provenance: dict[str, Provenance]) -> list[ManifestError]:
+def _cross_table_errors(
+    tables: list[TableSpec], provenance: dict[str, Provenance], unresolved: set[str] | None
+) -> list[ManifestError]:
+    """Duplicate names and paths, and dependencies on no table. A dependency on a table whose
+    entry had an error of its own (``unresolved``; None: any table) is that error, told once."""
     errors = _duplicate_path_errors(tables)
     first: dict[str, TableSpec] = {}
     for spec in tables:
@@ -351,7 +362,7 @@ def _cross_table_errors(tables: list[TableSpec], provenance: dict[str, Provenanc
                         hint="remove it from its own depends_on",
                     )
                 )
-            elif dependency not in first:
+            elif dependency not in first and unresolved is not None and dependency not in unresolved:
                 errors.append(
                     ManifestError(
                         f"table '{spec.name}' depends on unknown table '{dependency}'",

@@ -1,10 +1,11 @@
 """What an apply did, for people: each node's effects said as effects (a dropped metadata table
 is never "nothing to do"), and Terraform's closing line, e.g.
 
-    Apply complete: 1,204 files deleted (3.1 GiB), 12 file slices compacted, 1 rollback;
-    2 approved actions skipped as drift (t.clean: 2).
+    Apply complete: 1,204 files deleted (3.1 GiB), 12 file slices compacted,
+    1 rollback (8 files deleted, 12.0 KiB); 2 approved actions skipped as drift (t.clean: 2).
 
-Counted from the effects each service reports in ``run_results.json``.
+Counted from the effects each service reports in ``run_results.json``, as the plan's summary
+line counts them: the files rollbacks delete go with the rollbacks.
 """
 
 from __future__ import annotations
@@ -41,27 +42,42 @@ def _total(nodes: Sequence[NodeResult], key: str, size: Callable[[Any], int] = i
     return sum(size(node.effects[key]) for node in nodes if node.effects.get(key))
 
 
-def effect_parts(nodes: Sequence[NodeResult]) -> list[str]:
-    """What the nodes did, in plan order: deletes, compactions, rollbacks, archival, savepoints."""
+def is_rollback_node(node: NodeResult) -> bool:
+    return node.id.rpartition(".")[2] == "rollback"
+
+
+def _counted(
+    nodes: Sequence[NodeResult], key: str, measure: Callable[[Any], int], noun: str, verb: str
+) -> str | None:
+    total = _total(nodes, key, measure)
+    return f"{count(total, noun)} {verb}".rstrip() if total else None
+
+
+def _deleted(nodes: Sequence[NodeResult], size_format: str = "{files} deleted ({size})") -> str | None:
+    """``8 files deleted (12.0 KiB)``, or None when none were."""
     files, size = _total(nodes, "files_deleted"), _total(nodes, "bytes_deleted")
-    parts = []
-    if files:
-        parts.append(count(files, "file") + " deleted" + (f" ({human_bytes(size)})" if size else ""))
-    counted = (
-        ("slices_compacted", int, "file slice", "compacted"),
-        ("rollbacks", len, "rollback", ""),
-        ("instants_archived", len, "instant", "archived"),
-        ("savepoints_created", len, "savepoint", "created"),
-        ("savepoints_deleted", len, "savepoint", "deleted"),
-    )
-    for key, measure, noun, verb in counted:
-        total = _total(nodes, key, measure)
-        if total:
-            parts.append(f"{count(total, noun)} {verb}".rstrip())
+    if not files:
+        return None
+    told = count(files, "file")
+    return size_format.format(files=told, size=human_bytes(size)) if size else f"{told} deleted"
+
+
+def effect_parts(nodes: Sequence[NodeResult]) -> list[str]:
+    """What the nodes did, in plan order: deletes, compactions, rollbacks (with the files they
+    deleted), archival, savepoints."""
+    parts = [_deleted([node for node in nodes if not is_rollback_node(node)])]
+    parts.append(_counted(nodes, "slices_compacted", int, "file slice", "compacted"))
+    rollbacks = _counted(nodes, "rollbacks", len, "rollback", "")
+    rolled_back = _deleted([node for node in nodes if is_rollback_node(node)], "{files} deleted, {size}")
+    parts.append(f"{rollbacks} ({rolled_back})" if rollbacks and rolled_back else rollbacks)
+    parts.append(_counted(nodes, "instants_archived", len, "instant", "archived"))
+    parts.append(_counted(nodes, "savepoints_created", len, "savepoint", "created"))
+    parts.append(_counted(nodes, "savepoints_deleted", len, "savepoint", "deleted"))
+    done = [part for part in parts if part]
     dropped = sum(1 for node in nodes if node.effects.get("metadata_table_dropped") is not None)
     if dropped:
-        parts.append(f"{count(dropped, 'metadata table')} dropped")
-    return parts
+        done.append(f"{count(dropped, 'metadata table')} dropped")
+    return done
 
 
 def drift_part(nodes: Sequence[NodeResult]) -> str | None:

@@ -136,6 +136,8 @@ def test_unsupported_table_version_names_it_and_what_is_supported(
     properties.write_text(properties.read_text().replace("hoodie.table.version=6", "hoodie.table.version=5"))
     err = inspect_error(capsys, str(root))
     assert "table version 5 is not supported" in err and "6, 8, 9" in err
+    hint = err.split("hint:", 1)[1]
+    assert "upgrade_table" in hint and "6, 8, 9" in hint  # the hint names every version, 9 too
 
 
 def test_corrupt_instant_file_names_the_file(

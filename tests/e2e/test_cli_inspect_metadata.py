@@ -44,8 +44,14 @@ def test_check_metadata_exits_1_with_the_differences(
     assert main(["inspect", str(table.path)]) == 0  # without the flag: shows, does not judge
 
 
-def test_check_metadata_on_a_table_without_one_is_a_usage_error(
+def test_check_metadata_on_a_table_without_one_says_there_is_nothing_to_check(
     fixture_table: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["inspect", str(fixture_table(NO_METADATA).path), "--check-metadata"]) == 64
-    assert "has no metadata table to check" in capsys.readouterr().err
+    """Issue 30: a fleet script checks every table; one without a metadata table is not an
+    error (it was exit 64): exit 0, and the output says nothing was checked."""
+    path = str(fixture_table(NO_METADATA).path)
+    assert main(["inspect", path, "--check-metadata"]) == 0
+    assert "metadata table: none (no metadata table to check)" in capsys.readouterr().out
+    assert main(["inspect", path, "--check-metadata", "--format", "json"]) == 0
+    state = json.loads(capsys.readouterr().out)
+    assert state["metadata_table"]["check"] == {"passed": True, "skipped": "no metadata table to check"}

@@ -46,6 +46,9 @@ class RollbackAction(PlanRecord):
     """The requests of a new rollback's plan (kind ``rollback``)."""
     payload: str | None = None
     """The payload file holding the new rollback's ``.rollback.requested`` bytes."""
+    delete_bytes: int = 0
+    """Bytes of ``delete_files`` as the table's listing had them when planned (a file not
+    listed counts 0)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,5 +64,8 @@ class RollbackEffect(PlanRecord):
     kind: Literal["rollback"] = "rollback"
     rollbacks: tuple[str, ...]
     files: int
+    """Files the rollbacks delete (every action's ``delete_files``)."""
     rollback_blocks: int
     left_alone: tuple[LeftAlone, ...]
+    bytes: int = 0
+    """Bytes of those files as listed when planned."""

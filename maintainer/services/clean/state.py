@@ -18,6 +18,7 @@ from maintainer.hudi.fsview import FileSystemView, build_view
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
+from maintainer.hudi.projection import Projection
 from maintainer.hudi.timeline import Timeline, read_instant_file
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
@@ -140,10 +141,11 @@ def _scoped_view(table: TableState, partitions: tuple[str, ...] | None) -> FileS
     return build_view(table.view.timeline, scoped, table.view.inputs)
 
 
-def _projected_scope(spec: CleanSpec) -> CleanScope:
-    """On a projected table (after this plan's compaction), every partition is scanned: the
-    compaction listed them all already, and the projected commits have no metadata to read."""
-    reason = "the table is planned as this plan's compaction will leave it, so every partition is scanned"
+def _projected_scope(spec: CleanSpec, projection: Projection) -> CleanScope:
+    """On a projected table (after this plan's rollback, compaction...), every partition is
+    scanned: the projected commits have no metadata to read. The reason names the nodes the
+    projection follows (a copy-on-write table has no compaction)."""
+    reason = f"{projection.description}, so every partition is scanned"
     return CleanScope(clean_settings(spec), ScanScope(True, reason), None)
 
 
@@ -153,7 +155,7 @@ def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[Cle
     found = (
         clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
         if table.projection is None
-        else _projected_scope(spec)
+        else _projected_scope(spec, table.projection)
     )
     inputs = CleanInputs(
         timeline=table.snapshot.timeline,

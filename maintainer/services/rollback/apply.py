@@ -17,9 +17,12 @@ from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
+from maintainer.services.common.rollback_requests import relative_path
+from maintainer.services.rollback.executor import RollbackOutcome
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.node import (
     apply_rollback_node,
+    listed_bytes,
     plan_rollback_result,
     rollback_action,
     rollback_payloads,
@@ -61,7 +64,7 @@ def _resumption(ctx: NodeContext, table: TableState, planned: PlannedRollback) -
     elif planned.kind is not RollbackKind.REMOVE_ROLLED_BACK_INSTANT:
         return None
     why = "finishes the rollback an interrupted apply of this plan started"
-    return replace(rollback_action(planned, ctx.spec.name, table.storage.uri("")), reason=why)
+    return replace(rollback_action(planned, ctx.spec.name, table), reason=why)
 
 
 def with_resumptions(ctx: NodeContext, table: TableState) -> NodePlan:
@@ -92,6 +95,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         rollbacks=[o.rollback_instant.timestamp for o in outcomes if o.rollback_instant is not None],
         rolled_back=rolled_back,
         files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
+        bytes_deleted=listed_bytes(table, _deleted_paths(table, outcomes)),
         removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
     )
     approved = sorted({a.target for a in ctx.node.actions_of(RollbackAction)})
@@ -129,3 +133,15 @@ def rolled_back_before(table: TableState, targets: set[str]) -> set[str]:
 
 def _targets_of_removal(names: Iterable[str]) -> list[str]:
     return [name.split(".", 1)[0].split("_", 1)[0] for name in names]
+
+
+def _deleted_paths(table: TableState, outcomes: Iterable[RollbackOutcome]) -> list[str]:
+    """Table-relative paths of the files the rollbacks deleted (their metadata's successes)."""
+    table_uri = table.storage.uri("")
+    return [
+        relative_path(table_uri, path) or path
+        for outcome in outcomes
+        if outcome.metadata is not None
+        for partition in outcome.metadata.partition_metadata.values()
+        for path in partition.success_delete_files
+    ]

@@ -78,9 +78,26 @@ def _request_of(record: RollbackRequestRecord) -> RollbackRequest:
     )
 
 
-def rollback_action(planned: PlannedRollback, table: str, table_uri: str) -> RollbackAction:
-    """The plan's action for one planned rollback (paths relative to the table, requests and the
-    payload name only for the kinds that write a new rollback)."""
+def listed_bytes(table: TableState, paths: Iterable[str]) -> int:
+    """Bytes of the table-relative ``paths`` as the table's listing has them (a path not listed
+    counts 0: a file a marker names that was never written)."""
+    wanted: dict[str, set[str]] = {}
+    for path in paths:
+        wanted.setdefault(path.rpartition("/")[0], set()).add(path)
+    listings = table.snapshot.listings
+    return sum(
+        info.size
+        for partition, names in wanted.items()
+        if partition in listings
+        for info in listings[partition]
+        if info.path in names and not info.is_dir
+    )
+
+
+def rollback_action(planned: PlannedRollback, table: str, state: TableState) -> RollbackAction:
+    """The plan's action for one planned rollback (paths relative to the table, their bytes as
+    listed, requests and the payload name only for the kinds that write a new rollback)."""
+    table_uri = state.storage.uri("")
     requests = planned.plan.rollback_requests or ()
     deleted = [relative_path(table_uri, p) or p for r in requests for p in r.files_to_be_deleted]
     blocks = [relative_path(table_uri, p) or p for r in requests for p in (r.log_blocks_to_be_deleted or {})]
@@ -97,13 +114,13 @@ def rollback_action(planned: PlannedRollback, table: str, table_uri: str) -> Rol
         rollback_instant=planned.rollback_instant.timestamp if planned.rollback_instant else None,
         requests=tuple(_request_record(r) for r in requests) if new else (),
         payload=payload_name(table, planned.target.timestamp) if new else None,
+        delete_bytes=listed_bytes(state, deleted),
     )
 
 
 def plan_rollback_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     result = plan_rollback_result(table, spec, now)
-    table_uri = table.storage.uri("")
-    actions = [rollback_action(p, spec.name, table_uri) for p in result.rollbacks]
+    actions = [rollback_action(p, spec.name, table) for p in result.rollbacks]
     reasons = [
         f"left alone: {s.instant.timestamp} ({s.instant.action.value}): {s.reason}" for s in result.skipped
     ]
@@ -113,6 +130,7 @@ def plan_rollback_service(table: TableState, spec: TableSpec, now: datetime) -> 
         rollbacks=tuple(a.target for a in actions),
         files=sum(len(a.delete_files) for a in actions),
         rollback_blocks=sum(len(a.rollback_blocks_for) for a in actions),
+        bytes=sum(a.delete_bytes for a in actions),
         left_alone=tuple(LeftAlone(instant=s.instant.timestamp, reason=s.reason) for s in result.skipped),
     )
     return NodePlan(

@@ -99,6 +99,8 @@ def test_an_unedited_rollback_is_carried_out_as_approved_with_no_drift(
     assert outcome.drift == ()
     assert isinstance(node.effect, RollbackEffect)
     assert outcome.effects["files_deleted"] == node.effect.files
+    assert outcome.effects["bytes_deleted"] == node.effect.bytes  # as planned, in bytes too
+    assert (node.effect.bytes > 0) == (node.effect.files > 0)  # v6 MOR: rollback blocks only
     (requested,) = [p for p in (path / ".hoodie").rglob("*.rollback.requested") if "archived" not in p.parts]
     (action,) = node.actions_of(RollbackAction)
     assert action.payload is not None and requested.read_bytes() == payloads[action.payload]

@@ -7,6 +7,7 @@ import typing
 
 from maintainer.catalog import ACTION_LABELS
 from maintainer.plan.model import Action, Effect, NodePlan, NodeStatus
+from tests.support.plans import table_plan
 
 
 def _tags(union: object) -> set[str]:
@@ -35,3 +36,23 @@ def test_actions_of_selects_by_record_type_in_plan_order() -> None:
     node = NodePlan(table="t", service="clean", status=NodeStatus.CHANGES, actions=(first, emptied, second))
     assert node.actions_of(DeleteFile) == [first, second]
     assert node.actions_of(DeletePartition) == [emptied]
+
+
+def test_a_rollback_node_written_before_its_sizes_reads_with_zero_bytes() -> None:
+    """Plans made before the rollback's bytes were recorded still read (the fields default)."""
+    from maintainer.plan.model import Plan, RollbackAction, RollbackEffect, dump_body, read_body
+
+    action = RollbackAction(
+        kind="rollback", target="1", reason="r", action="commit", state="INFLIGHT", source="markers",
+        delete_files=("p/a.parquet",), rollback_blocks_for=(), rollback_instant=None, delete_bytes=7,
+    )  # fmt: skip
+    effect = RollbackEffect(rollbacks=("1",), files=1, rollback_blocks=0, left_alone=(), bytes=7)
+    node = NodePlan(
+        table="t", service="rollback", status=NodeStatus.CHANGES, actions=(action,), effect=effect
+    )
+    body = dump_body(Plan(project="p", target="dev", tables=(table_plan("t", (node,)),)))
+    older = body["tables"][0]["nodes"][0]
+    del older["actions"][0]["delete_bytes"], older["effect"]["bytes"]
+    (read,) = read_body(body).tables[0].nodes
+    assert read.actions_of(RollbackAction)[0].delete_bytes == 0
+    assert isinstance(read.effect, RollbackEffect) and read.effect.bytes == 0 and read.effect.files == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
-from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan
+from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan, RollbackAction, RollbackEffect
 from maintainer.planning.changes import ChangeKind, SpecChange
 from maintainer.planning.markdown import COMMENT_LIMIT
 from maintainer.planning.render import (
@@ -195,7 +195,7 @@ def test_a_lake_of_1000_tables_and_100000_deletions_fits_a_pull_request_comment(
 def test_many_tables_with_changes_are_summed_past_the_rows_shown() -> None:
     md = render_markdown(lake(3000, 10), "ef" * 32)
     assert len(md) < COMMENT_LIMIT, len(md)
-    assert "| ... 200 more tables | 2,000 (7.8 MiB) | 0 slices | all in plan.json | |" in md
+    assert "| ... 200 more tables | 2,000 (7.8 MiB) | 0 slices | all in plan.json |\n" in md  # no risk column
 
 
 def test_json_is_the_stored_plan_json(tmp_path: Path) -> None:
@@ -209,3 +209,27 @@ def test_json_is_the_stored_plan_json(tmp_path: Path) -> None:
     review = ReviewContext(Provenance(made_at="now", tables_selected=3, tables_in_project=3))
     assert render(made, plan_id, payloads, "markdown", review) == render_markdown(made, plan_id, review)
     assert render(made, plan_id, payloads, "text") == render_text(made, plan_id)
+
+
+def rollback_node(table: str, files: int, size: int) -> NodePlan:
+    paths = tuple(f"p0/f{i}.parquet" for i in range(files))
+    action = RollbackAction(
+        kind="rollback", target="20260101000000000", reason="failed write", action="commit",
+        state="INFLIGHT", source="markers", delete_files=paths, rollback_blocks_for=(),
+        rollback_instant=None, delete_bytes=size,
+    )  # fmt: skip
+    effect = RollbackEffect(
+        rollbacks=(action.target,), files=files, rollback_blocks=0, left_alone=(), bytes=size
+    )
+    return node(table, "rollback", (action,), effect=effect)
+
+
+def test_the_files_a_rollback_deletes_are_counted_with_it_in_every_view() -> None:
+    rolled = plan(table_plan("t", (rollback_node("t", 8, 8 * 1024), clean_node("t", 68))))
+    told = "1 failed write to roll back (8 files to delete, 8.0 KiB)"
+    assert (
+        summary_line(rolled)
+        == f"Plan: 68 files to delete (68.0 KiB), {told} in 1 table; 0 nodes blocked, 0 with nothing to do."
+    )
+    assert f"t.rollback: {told}" in render_text(rolled, "0" * 64)
+    assert render_markdown(rolled, "0" * 64).count(told) == 4  # summary, row, details summary, node

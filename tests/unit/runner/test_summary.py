@@ -59,3 +59,13 @@ def test_a_dropped_metadata_table_is_an_effect_never_nothing_to_do() -> None:
     assert "1 metadata table dropped" in closing_line(
         result(NodeResult("t.rollback", NodeRunStatus.SUCCESS, effects=effects))
     )
+
+
+def test_the_files_rollbacks_deleted_are_told_with_them_as_the_plan_tells_them() -> None:
+    results = result(
+        node("a.rollback", rollbacks=["20260101000000000"], files_deleted=8, bytes_deleted=8 * 1024),
+        node("a.clean", files_deleted=68, bytes_deleted=68 * 1024),
+    )
+    assert closing_line(results) == (
+        "Apply complete: 68 files deleted (68.0 KiB), 1 rollback (8 files deleted, 8.0 KiB)."
+    )
