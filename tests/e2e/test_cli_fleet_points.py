@@ -82,13 +82,13 @@ def test_blocked_reasons_are_pointed_to_where_they_are_and_a_read_error_is_said_
     (isolated / "nothing").mkdir()
     project = write_project(isolated / "p", tables_file(entry("t", isolated / "nothing")))
 
-    assert main(["plan", "--project-dir", str(project), "-q"]) == 1
+    assert main(["plan", "--project-dir", str(project), "-q"]) == 3  # blocked, not an error
     captured = capsys.readouterr()
     assert "see why below" not in captured.out
     assert f"see why in {project / 'target' / 'plan' / 'plan.md'}" in captured.out
     assert captured.err.count("not a Hudi table") == 1  # -q: the error, once
 
-    assert main(["plan", "--project-dir", str(project)]) == 1
+    assert main(["plan", "--project-dir", str(project)]) == 3
     captured = capsys.readouterr()
     both = captured.out + captured.err
     assert both.count("not a Hudi table") == 1, both  # the text names it; stderr says how many

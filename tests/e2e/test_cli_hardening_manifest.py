@@ -175,14 +175,15 @@ def test_templates_in_the_project_vars_are_bounded_too(
     project_file = root / "maintainer_project.yml"
     text = project_file.read_text()
     hostile = '  lake_root: "{{ 9**999999999 }}"\n'
-    project_file.write_text(text.replace(text.splitlines()[11] + "\n", hostile))
+    (line,) = [n for n, value in enumerate(text.splitlines()) if value.startswith("  lake_root:")]
+    project_file.write_text(text.replace(text.splitlines()[line] + "\n", hostile))
     (root / MANIFEST).write_text(templated_path("t"))
     capsys.readouterr()
 
     started = time.perf_counter()
     assert main(["validate", "--project-dir", str(root)]) == 1
     assert time.perf_counter() - started < SECONDS
-    assert "maintainer_project.yml:12:14: a number larger than 2**256" in capsys.readouterr().err
+    assert f"maintainer_project.yml:{line + 1}:14: a number larger than 2**256" in capsys.readouterr().err
 
 
 @COMMANDS
