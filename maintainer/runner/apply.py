@@ -25,6 +25,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanError
 from maintainer.graph import NodeId, restrict
+from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.artifact import SavedPlan
@@ -196,6 +197,8 @@ class PlanRunner:
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
                           self.storage_options, self.clock)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
+            for done in recover_interrupted_writes(ctx.storage()):
+                print_warning(f"{node_id}: {done}")
             applied = node_applied(ctx)
             if applied is not None:
                 record_node(ctx, f"found applied ({applied})")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from maintainer.errors import MaintainerError, PlanError
+from maintainer.hudi.integrity import find_interrupted_completions, without_interrupted
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.plan.artifact import SavedPlan
 from maintainer.plan.model import NodeStatus, TableFingerprint, TablePlan
@@ -88,7 +89,9 @@ def table_changes(
         try:
             storage = Storage(table.path, storage_options)
             config = load_config(storage)
-            now = table_fingerprint(load_timeline(storage, config), config)
+            timeline = load_timeline(storage, config)  # a completion cut short reads as inflight:
+            timeline = without_interrupted(timeline, find_interrupted_completions(storage, timeline))
+            now = table_fingerprint(timeline, config)
         except MaintainerError:
             continue  # unreadable now: its nodes fail with the reason when they run
         change = compare(table.name, table.fingerprint, now)
