@@ -52,6 +52,11 @@ SERVICES = (
     "archive: {keep_min_commits: 2, keep_max_commits: 3}"
 )
 DROP = "metadata_table: drop\nrollback: {min_age: 0s}"
+SAVEPOINT = "savepoints: {instants: ['COMMIT']}"
+"""A savepoint at the table's third completed commit (COMMIT is replaced by its time)."""
+
+
+KNOWN_SERVICES = ("rollback", "compaction", "clean", "archive", "savepoint")
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,8 @@ def attribute(lines: list[str], table: Path) -> list[Write]:
             service = "drop"
         elif "/history/" in path or "/archived/" in path:
             service = current = "archive"
-        elif path.startswith(".hoodie/.maintainer/applied/"):
-            service = name.split(".")[0]
+        elif path.startswith(".hoodie/.maintainer/applied/"):  # the ledger record of a node
+            service = next((known for known in KNOWN_SERVICES if name.startswith(known)), name)
         else:
             found = _action_service(name) if not path.startswith(".hoodie/metadata/") else None
             current = found or current
@@ -143,6 +148,7 @@ SCENARIOS = {
     "mor-v8": Scenario("mor", 8, False, SERVICES),
     "cow-v6": Scenario("cow", 6, False, SERVICES),
     "drop": Scenario("mor", 8, True, DROP),
+    "cow-v8-savepoint": Scenario("cow", 8, False, f"{SAVEPOINT}\nclean: {{commits_retained: 1}}"),
 }
 
 
@@ -163,7 +169,8 @@ def test_apply_killed_half_way_through_any_write_recovers(
                        metadata_table=scenario.metadata_table)  # fmt: skip
     generate(str(table), spec)
     rows = oracle.snapshot_rows(table, drop=META)
-    root = project(table, scenario.services)
+    third_commit = oracle.completed_commit_times(table)[2]
+    root = project(table, scenario.services.replace("COMMIT", third_commit))
     profiles_without_spark(root)
     assert main(["plan", "--project-dir", str(root)]) == 0
     shutil.copytree(table, pristine, symlinks=True)
