@@ -79,8 +79,10 @@ def crash() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def write_temp(folder: str, data: bytes, target: str) -> str:
-    """Write ``data`` to a new temporary file in ``folder``, flushed to disk; its path."""
+def write_temp(folder: str, data: bytes, target: str, durable: bool = True) -> str:
+    """Write ``data`` to a new temporary file in ``folder``, flushed to disk (``durable``: an
+    ``fsync``, so that a power loss after the rename cannot leave the name with no bytes); its
+    path."""
     temp = os.path.join(folder, temp_name())
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     with os.fdopen(fd, "wb") as handle:
@@ -91,15 +93,16 @@ def write_temp(folder: str, data: bytes, target: str) -> str:
             crash()  # the fault hook: a crash mid-write
         handle.write(data)
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
     return temp
 
 
-def replace_file(full: str, data: bytes) -> None:
+def replace_file(full: str, data: bytes, durable: bool = True) -> None:
     """Write (or overwrite) the local file ``full`` atomically."""
     folder = os.path.dirname(full)
     os.makedirs(folder, exist_ok=True)
-    temp = write_temp(folder, data, full)
+    temp = write_temp(folder, data, full, durable)
     try:
         os.replace(temp, full)
     except Exception:
@@ -108,14 +111,14 @@ def replace_file(full: str, data: bytes) -> None:
         raise
 
 
-def create_file(full: str, data: bytes) -> None:
+def create_file(full: str, data: bytes, durable: bool = True) -> None:
     """Create the local file ``full`` atomically; ``FileExistsError`` where something is there
     already (nothing is changed then)."""
     folder = os.path.dirname(full)
     os.makedirs(folder, exist_ok=True)
     if os.path.lexists(full):
         raise FileExistsError(full)
-    temp = write_temp(folder, data, full)
+    temp = write_temp(folder, data, full, durable)
     try:
         _link_into_place(temp, full)
     finally:  # linked (the temporary name goes) or refused (it goes too)

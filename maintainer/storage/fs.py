@@ -256,9 +256,13 @@ class Storage:
         base_uri: str,
         options: Mapping[str, Any] | None = None,
         listing_threads: int = DEFAULT_LISTING_THREADS,
+        durable: bool = True,
     ) -> None:
         self.options = dict(options or {})
         self.listing_threads = listing_threads
+        self.durable = durable
+        """Local whole-file writes are flushed to disk (``fsync``) before they are renamed into
+        place; off only for scratch tables (``maintainer datagen``), where speed matters more."""
         self._resolved_root: str | None = None  # local: the root with its links resolved, once
         if _is_local(base_uri):
             self.base_uri = _local_path(base_uri)
@@ -298,10 +302,11 @@ class Storage:
 
     # pickling: executors rebuild the filesystem from the URI and options
     def __getstate__(self) -> dict[str, Any]:
-        return {"base_uri": self.base_uri, "options": self.options, "threads": self.listing_threads}
+        return {"base_uri": self.base_uri, "options": self.options, "threads": self.listing_threads,
+                "durable": self.durable}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["base_uri"], state["options"], state["threads"])  # type: ignore[misc]
+        self.__init__(state["base_uri"], state["options"], state["threads"], state["durable"])  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"Storage({self.base_uri!r})"
@@ -345,8 +350,8 @@ class Storage:
     def child(self, path: str) -> Storage:
         """A storage rooted at a sub-path of this one."""
         if self.is_local:
-            return Storage(self.full_path(path), self.options, self.listing_threads)
-        return Storage(self.uri(path), self.options, self.listing_threads)
+            return Storage(self.full_path(path), self.options, self.listing_threads, self.durable)
+        return Storage(self.uri(path), self.options, self.listing_threads, self.durable)
 
     def _relative(self, full: str) -> str:
         if full == self._root:
@@ -498,7 +503,7 @@ class Storage:
         self.check_write_fence(path)
         try:
             if self.is_local:
-                atomic.replace_file(self.full_path(path), data)
+                atomic.replace_file(self.full_path(path), data, self.durable)
             elif self._fs.type_name in FOLDER_FILE_SYSTEMS:
                 self._write_via_temp(path, data)
             else:
@@ -556,7 +561,7 @@ class Storage:
     def _write_exclusive_local(self, path: str, data: bytes) -> None:
         full = self.full_path(path)
         try:
-            atomic.create_file(full, data)
+            atomic.create_file(full, data, self.durable)
         except FileExistsError as exc:
             raise FileExistsInStorageError(f"refusing to overwrite {full}: it already exists") from exc
         except OSError as exc:

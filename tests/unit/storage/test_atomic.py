@@ -4,6 +4,7 @@ file) under the real name, and only a temporary file that readers ignore and app
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 from pathlib import Path
 
@@ -122,3 +123,18 @@ def test_the_census_records_every_atomic_write(tmp_path: Path, monkeypatch: pyte
     lines = census.read_text().splitlines()
     assert [line.split("\t")[0] for line in lines] == ["1", "2"]
     assert lines[1].endswith("/t/b")
+
+
+def test_a_scratch_storage_skips_fsync_and_keeps_it_through_pickling_and_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(atomic.os, "fsync", synced.append)
+    scratch = Storage(str(tmp_path), durable=False)
+    scratch.write_bytes("a", b"1")
+    pickle.loads(pickle.dumps(scratch)).write_if_absent("b", b"2")
+    scratch.child("sub").write_bytes("c", b"3")
+    assert synced == []
+    Storage(str(tmp_path)).write_bytes("d", b"4")
+    assert len(synced) == 1
+    assert (tmp_path / "sub" / "c").read_bytes() == b"3"
