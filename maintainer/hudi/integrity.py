@@ -190,18 +190,34 @@ def is_interruptible(entry: TimelineEntry) -> bool:
     )
 
 
+EMPTY_IS_CUT_SHORT = frozenset({Action.CLEAN, Action.ROLLBACK, Action.SAVEPOINT})
+"""Services whose completed file always holds metadata (Hudi's and maintainer's): one empty
+beside its inflight file was created but never written. (An empty compaction commit is not:
+Hudi reads it as a commit without write stats, and later cleans may have relied on it.)"""
+
+
+def completion_problem(entry: TimelineEntry, data: bytes, where: str) -> str | None:
+    """Why the completed file (``data``) of an interruptible entry shows a write cut short
+    (None: it is whole)."""
+    if not data.strip() and entry.instant.action in EMPTY_IS_CUT_SHORT:
+        return "it is empty, but every completed file of this action holds its metadata"
+    try:
+        _COMPLETED_DECODERS[entry.instant.completed_action](data, where)
+    except CorruptFileError as exc:
+        return exc.message
+    return None
+
+
 def find_interrupted_completions(storage: Storage, timeline: Timeline) -> list[InterruptedCompletion]:
     """Every interrupted completion of the timeline (each candidate's completed file is read)."""
     found = []
     for entry in timeline.entries:
         if not is_interruptible(entry):
             continue
-        decode = _COMPLETED_DECODERS[entry.instant.completed_action]
         path = timeline.file_path(entry.instant, State.COMPLETED)
-        try:
-            decode(storage.read_bytes(path), storage.uri(path))
-        except CorruptFileError as exc:
-            found.append(InterruptedCompletion(entry.instant, path, exc.message))
+        problem = completion_problem(entry, storage.read_bytes(path), storage.uri(path))
+        if problem is not None:
+            found.append(InterruptedCompletion(entry.instant, path, problem))
     return found
 
 
@@ -230,14 +246,17 @@ def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> DecodedIn
     entries = {(e.timestamp, e.instant.action): e for e in snapshot.timeline.entries}
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
+        entry = entries[(item.instant.timestamp, item.instant.action)]
+        data = storage.read_bytes(path)
+        if item.state is State.COMPLETED and is_interruptible(entry):
+            problem = completion_problem(entry, data, storage.uri(path))
+            if problem is not None:
+                interrupted.append(InterruptedCompletion(item.instant, path, problem))
+                continue
         try:
-            decoded = item.decode(storage.read_bytes(path), storage.uri(path))
+            decoded = item.decode(data, storage.uri(path))
         except CorruptFileError as exc:
-            entry = entries[(item.instant.timestamp, item.instant.action)]
-            if item.state is State.COMPLETED and is_interruptible(entry):
-                interrupted.append(InterruptedCompletion(item.instant, path, exc.message))
-            else:
-                findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
+            findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
             continue
         if item.state is State.COMPLETED and item.instant.action in COMMIT_ACTIONS:
             commits[item.instant.timestamp] = decoded

@@ -59,6 +59,11 @@ SAVEPOINT = "savepoints: {instants: ['COMMIT']}"
 KNOWN_SERVICES = ("rollback", "compaction", "clean", "archive", "savepoint")
 
 
+def service_named(name: str) -> str:
+    """The service a ledger record or plan node name starts with (``savepoint_create``: savepoint)."""
+    return next((known for known in KNOWN_SERVICES if name.startswith(known)), name)
+
+
 @dataclass(frozen=True)
 class Write:
     number: int
@@ -90,7 +95,7 @@ def attribute(lines: list[str], table: Path) -> list[Write]:
         elif "/history/" in path or "/archived/" in path:
             service = current = "archive"
         elif path.startswith(".hoodie/.maintainer/applied/"):  # the ledger record of a node
-            service = next((known for known in KNOWN_SERVICES if name.startswith(known)), name)
+            service = service_named(name)
         else:
             found = _action_service(name) if not path.startswith(".hoodie/metadata/") else None
             current = found or current
@@ -155,7 +160,7 @@ SCENARIOS = {
 def services_with_changes(root: Path) -> set[str]:
     plan = json.loads((root / "target" / "plan" / "plan.json").read_text())
     nodes = [node for table in plan["tables"] for node in table["nodes"]]
-    return {node["service"] for node in nodes if node["status"] == "changes"}
+    return {service_named(node["service"]) for node in nodes if node["status"] == "changes"}
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

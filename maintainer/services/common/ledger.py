@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from maintainer.errors import CorruptFileError
 from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.integrity import is_interruptible
+from maintainer.hudi.integrity import completion_problem, is_interruptible
 from maintainer.hudi.payloads import (
     decode_clean_metadata,
     decode_cleaner_plan,
@@ -84,12 +83,12 @@ def _plan_id_and_completion(
     if entry is None:
         return None, False
     completed = instant.is_completed
-    try:
+    extra = None
+    if completed and is_interruptible(entry):
+        path = f"{timeline.directory}/{entry.state_files[State.COMPLETED]}"
+        completed = completion_problem(entry, storage.read_bytes(path), storage.uri(path)) is None
+    if completed:
         extra = _extra(storage, timeline, entry, State.COMPLETED)
-    except CorruptFileError:
-        if not is_interruptible(entry):
-            raise
-        extra, completed = None, False
     if extra is None or PLAN_ID_KEY not in extra:
         extra = _extra(storage, timeline, entry, State.REQUESTED)
     plan_id = extra.get(PLAN_ID_KEY) if extra is not None else None

@@ -98,3 +98,12 @@ def test_recovery_restores_properties_from_the_backup(tmp_path: Path) -> None:
 
 def test_recovery_leaves_a_folder_without_a_table_alone(tmp_path: Path) -> None:
     assert recover_interrupted_writes(Storage(str(tmp_path))) == []
+
+
+def test_an_empty_completion_beside_its_inflight_file_was_cut_short(tmp_path: Path) -> None:
+    """Created, never written: Hudi cannot read an empty savepoint, clean or rollback either."""
+    storage = _table(tmp_path)
+    _savepoint(tmp_path, b"")
+    (item,) = open_table(str(tmp_path)).interrupted
+    assert "empty" in item.problem
+    assert _savepoint_state(storage) is State.INFLIGHT
