@@ -129,7 +129,7 @@ def test_a_scratch_storage_skips_fsync_and_keeps_it_through_pickling_and_childre
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     synced: list[int] = []
-    monkeypatch.setattr(atomic.os, "fsync", synced.append)
+    monkeypatch.setattr(os, "fsync", synced.append)
     scratch = Storage(str(tmp_path), durable=False)
     scratch.write_bytes("a", b"1")
     pickle.loads(pickle.dumps(scratch)).write_if_absent("b", b"2")
