@@ -8,12 +8,13 @@ import pickle
 import threading
 from pathlib import Path
 
+import pyarrow.fs as pafs
 import pytest
 
 from maintainer.errors import FileExistsInStorageError
 from maintainer.hudi.filenames import BaseFileName, LogFileName
 from maintainer.hudi.instant import parse_instant_file_name
-from maintainer.storage import Storage, atomic
+from maintainer.storage import Storage, atomic, fs
 
 
 class SimulatedKill(BaseException):
@@ -138,3 +139,33 @@ def test_a_scratch_storage_skips_fsync_and_keeps_it_through_pickling_and_childre
     Storage(str(tmp_path)).write_bytes("d", b"4")
     assert len(synced) == 1
     assert (tmp_path / "sub" / "c").read_bytes() == b"3"
+
+
+def test_a_folder_store_other_than_local_disk_writes_through_a_renamed_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HDFS's path (pyarrow's ``move`` renames over the target), run on a pyarrow file system
+    over local disk that maintainer does not treat as local."""
+    monkeypatch.setattr(fs, "FOLDER_FILE_SYSTEMS", frozenset({"local", "hdfs", "subtree"}))
+    storage = Storage(str(tmp_path))
+    storage._fs = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
+    storage._root = "t"
+    streamed: list[str] = []
+    stream = storage._write_stream
+
+    def recorded(path: str, data: bytes) -> None:
+        streamed.append(path)
+        stream(path, data)
+
+    monkeypatch.setattr(storage, "_write_stream", recorded)
+    assert not storage.is_local
+    storage.write_bytes(".hoodie/hoodie.properties", b"old")
+    storage.write_bytes(".hoodie/hoodie.properties", b"new")
+    storage.write_if_absent(".hoodie/1.commit", b"c")
+    with pytest.raises(FileExistsInStorageError):
+        storage.write_if_absent(".hoodie/1.commit", b"d")
+    folder = tmp_path / "t" / ".hoodie"
+    assert (folder / "hoodie.properties").read_bytes() == b"new"
+    assert (folder / "1.commit").read_bytes() == b"c"
+    assert len(streamed) == 3 and all(atomic.is_temp_name(path.rpartition("/")[2]) for path in streamed)
+    assert _temps(folder) == []
