@@ -70,6 +70,9 @@ def test_a_new_plan_reports_the_cut_completion_and_apply_finishes_it(
     commit.write_bytes(commit.read_bytes()[:100])
     capsys.readouterr()
 
+    assert main(["inspect", str(table)]) == 0
+    out = capsys.readouterr()
+    assert "was cut short" in out.err + out.out and "the next apply completes it again" in out.err + out.out
     assert main(["plan", "--project-dir", str(root)]) == 0  # not blocked as damaged
     out = capsys.readouterr()
     assert "cut short" in out.err + out.out and "read as inflight" in out.err + out.out
