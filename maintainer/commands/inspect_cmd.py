@@ -13,6 +13,7 @@ from maintainer.commands.options import table_storage_options
 from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
 from maintainer.hudi.inspection import describe
+from maintainer.hudi.integrity import find_interrupted_completions
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import LogBlock
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
@@ -75,6 +76,7 @@ def command(
       maintainer inspect s3://lake/trips --project-dir . --target prod
     """
     table = open_table(path, storage_options, verify=False)  # shows a damaged table as it is
+    _warn_interrupted_writes(table)
     if records:
         from maintainer.hudi.reader import read_records
 
@@ -122,6 +124,18 @@ def _describe_metadata_table(
 
 
 NO_METADATA_TABLE = "no metadata table to check"
+
+
+def _warn_interrupted_writes(table: TableState) -> None:
+    """What a killed writer left that the next apply finishes (the table is shown as it is)."""
+    problem = table.snapshot.config.properties_problem
+    if problem is not None:
+        print_warning(
+            f"hoodie.properties is unusable ({problem}): read from hoodie.properties.backup, as "
+            "Hudi reads it; the next apply recovers hoodie.properties from it"
+        )
+    for item in find_interrupted_completions(table.storage, table.snapshot.timeline):
+        print_warning(item.describe())
 
 
 def _warn_corrupt(block: LogBlock) -> None:

@@ -28,9 +28,8 @@ from maintainer.hudi.instant import COMMIT_ACTIONS, Action, Instant, State
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
-from maintainer.hudi.properties import PROPERTIES_FILE
-from maintainer.hudi.table import PROPERTIES_BACKUP, TableSnapshot
-from maintainer.hudi.timeline import TimelineEntry, read_instant_file
+from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.timeline import Timeline, TimelineEntry, read_instant_file
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 
@@ -157,22 +156,119 @@ def _instant_hint(instant: Instant) -> str:
 CommitFiles = Mapping[str, list[CommittedFile]]
 """Instant time of a completed commit -> the files it wrote, with their sizes."""
 
+INTERRUPTIBLE = frozenset({Action.CLEAN, Action.ROLLBACK, Action.COMPACTION, Action.SAVEPOINT})
+"""The table services whose completion maintainer writes (a compaction completes as a commit)."""
 
-def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> tuple[CommitFiles, list[Finding]]:
-    """Decode every instant file a service may read: (the files each completed commit wrote,
-    findings for the instant files that do not decode)."""
+
+@dataclass(frozen=True, slots=True)
+class InterruptedCompletion:
+    """A table service's completed file that does not decode while its inflight file is there:
+    the write of the completion was cut short (a crash mid-write on a store without atomic
+    writes). It is read as not completed (inflight), and apply, under the table lock, deletes
+    the cut-short file and completes the instant again."""
+
+    instant: Instant
+    path: str
+    """The completed file (relative to the table's base path)."""
+    problem: str
+
+    def describe(self) -> str:
+        return (
+            f"the completion of {self.instant.action.value} {self.instant.timestamp} was cut short "
+            f"({self.path}: {self.problem}): read as inflight; the next apply completes it again"
+        )
+
+
+def is_interruptible(entry: TimelineEntry) -> bool:
+    """A completed table-service instant whose inflight file is still there: its completed file,
+    if it does not decode, is an interrupted completion (anything else undecodable is damage)."""
+    return (
+        entry.instant.is_completed
+        and entry.instant.action in INTERRUPTIBLE
+        and State.INFLIGHT in entry.state_files
+        and State.COMPLETED in entry.state_files
+    )
+
+
+EMPTY_IS_CUT_SHORT = frozenset({Action.CLEAN, Action.ROLLBACK, Action.SAVEPOINT})
+"""Services whose completed file always holds metadata (Hudi's and maintainer's): one empty
+beside its inflight file was created but never written. (An empty compaction commit is not:
+Hudi reads it as a commit without write stats, and later cleans may have relied on it.)"""
+
+
+def completion_problem(entry: TimelineEntry, data: bytes, where: str) -> str | None:
+    """Why the completed file (``data``) of an interruptible entry shows a write cut short
+    (None: it is whole)."""
+    if not data.strip() and entry.instant.action in EMPTY_IS_CUT_SHORT:
+        return "it is empty, but every completed file of this action holds its metadata"
+    try:
+        _COMPLETED_DECODERS[entry.instant.completed_action](data, where)
+    except CorruptFileError as exc:
+        return exc.message
+    return None
+
+
+def find_interrupted_completions(storage: Storage, timeline: Timeline) -> list[InterruptedCompletion]:
+    """Every interrupted completion of the timeline (each candidate's completed file is read)."""
+    found = []
+    for entry in timeline.entries:
+        if not is_interruptible(entry):
+            continue
+        path = timeline.file_path(entry.instant, State.COMPLETED)
+        try:
+            data = read_instant_file(storage, path)
+        except CorruptFileError:
+            continue  # over its cap: damage, which the integrity check reports
+        problem = completion_problem(entry, data, storage.uri(path))
+        if problem is not None:
+            found.append(InterruptedCompletion(entry.instant, path, problem))
+    return found
+
+
+def without_interrupted(timeline: Timeline, interrupted: Iterable[InterruptedCompletion]) -> Timeline:
+    """The timeline with each interrupted completion read as inflight."""
+    names = {item.path.rpartition("/")[2] for item in interrupted}
+    return timeline.without_files(names) if names else timeline
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedInstants:
+    """What decoding a timeline's instant files found."""
+
+    commits: CommitFiles
+    findings: list[Finding]
+    interrupted: list[InterruptedCompletion]
+
+
+def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> DecodedInstants:
+    """Decode every instant file a service may read: the files each completed commit wrote,
+    findings for the instant files that do not decode, and the interrupted completions (their
+    other state files are read as those of a pending instant)."""
     commits: dict[str, list[CommittedFile]] = {}
     findings: list[Finding] = []
+    interrupted: list[InterruptedCompletion] = []
+    entries = {(e.timestamp, e.instant.action): e for e in snapshot.timeline.entries}
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
+        entry = entries[(item.instant.timestamp, item.instant.action)]
         try:
-            decoded = item.decode(read_instant_file(storage, path), storage.uri(path))
+            data = read_instant_file(storage, path)  # capped: a hostile size is a finding
+        except CorruptFileError as exc:
+            findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
+            continue
+        if item.state is State.COMPLETED and is_interruptible(entry):
+            problem = completion_problem(entry, data, storage.uri(path))
+            if problem is not None:
+                interrupted.append(InterruptedCompletion(item.instant, path, problem))
+                continue
+        try:
+            decoded = item.decode(data, storage.uri(path))
         except CorruptFileError as exc:
             findings.append(Finding(path, _undecodable(exc, item.instant), _instant_hint(item.instant)))
             continue
         if item.state is State.COMPLETED and item.instant.action in COMMIT_ACTIONS:
             commits[item.instant.timestamp] = decoded
-    return commits, findings
+    return DecodedInstants(commits, findings, interrupted)
 
 
 # -- data file sizes -------------------------------------------------------------------------
@@ -256,43 +352,34 @@ def _size_finding(item: CommittedSize, actual: int) -> Finding | None:
 # -- the check -------------------------------------------------------------------------------
 
 
-def properties_findings(snapshot: TableSnapshot) -> list[Finding]:
-    """``hoodie.properties`` unusable, the config read from its backup (as Hudi reads it): the
-    table is not maintained until the file is recovered (maintainer never writes the backup, and
-    its own properties updates start from the main file)."""
-    problem = snapshot.config.properties_problem
-    if problem is None:
-        return []
-    return [
-        Finding(
-            PROPERTIES_FILE,
-            f"{problem}; Hudi reads {PROPERTIES_BACKUP} instead, which is valid, and so did "
-            "maintainer (read-only: it never writes the backup)",
-            f"check {PROPERTIES_BACKUP} and copy it over {PROPERTIES_FILE} (Hudi's own recovery), "
-            "then plan again",
-        )
-    ]
+@dataclass(frozen=True)
+class Inspection:
+    """What :func:`inspect_table` found: the damaged files (none: the table may be maintained),
+    the committed sizes of its data files (what :func:`log_block_findings` checks against),
+    and the interrupted completions (not damage: read as inflight, completed again by apply)."""
+
+    findings: list[Finding]
+    committed: dict[str, CommittedSize]
+    interrupted: list[InterruptedCompletion]
 
 
-def inspect_table(
-    storage: Storage, snapshot: TableSnapshot
-) -> tuple[list[Finding], dict[str, CommittedSize]]:
-    """Every problem of the table (empty: it may be maintained), and the committed sizes of its
-    data files (what :func:`log_block_findings` checks against)."""
-    commits, undecodable = decode_instant_files(storage, snapshot)
-    committed = committed_sizes(commits)
-    findings = properties_findings(snapshot) + undecodable + size_findings(snapshot.listings, committed)
-    return findings, committed
+def inspect_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
+    """Every problem of the table. A ``hoodie.properties`` read from its backup (an update cut
+    short) is none: Hudi reads the backup too, and apply recovers the file first
+    (:mod:`maintainer.hudi.properties_update`)."""
+    decoded = decode_instant_files(storage, snapshot)
+    committed = committed_sizes(decoded.commits)
+    findings = decoded.findings + size_findings(snapshot.listings, committed)
+    return Inspection(findings, committed, decoded.interrupted)
 
 
-def verify_table(storage: Storage, snapshot: TableSnapshot) -> dict[str, CommittedSize]:
+def verify_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
     """Raise :class:`CorruptTableError` naming every damaged file; planning and apply call it
-    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table. Returns
-    the committed sizes of the data files."""
-    findings, committed = inspect_table(storage, snapshot)
-    if findings:
-        raise CorruptTableError(findings, storage.base_uri)
-    return committed
+    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table."""
+    inspection = inspect_table(storage, snapshot)
+    if inspection.findings:
+        raise CorruptTableError(inspection.findings, storage.base_uri)
+    return inspection
 
 
 def newest_commit_files(committed: Mapping[str, CommittedSize]) -> dict[str, CommittedSize]:

@@ -5,11 +5,17 @@ return a ``TableState`` too."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
-from maintainer.hudi.integrity import CommittedSize, verify_newest_on_storage, verify_table
+from maintainer.hudi.integrity import (
+    CommittedSize,
+    InterruptedCompletion,
+    verify_newest_on_storage,
+    verify_table,
+    without_interrupted,
+)
 from maintainer.hudi.projection import Projection
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot, load_snapshot
@@ -30,6 +36,9 @@ class TableState:
     projection: Projection | None = None
     committed: Mapping[str, CommittedSize] = field(default_factory=dict, repr=False, compare=False)
     """Data file path -> the size its write stats recorded (from the integrity check)."""
+    interrupted: tuple[InterruptedCompletion, ...] = field(default=(), compare=False)
+    """Completions cut short, read as inflight (the snapshot's timeline already reads them so;
+    apply deletes their completed files under the lock and completes them again)."""
 
     def view_as_of(self, timestamp: str) -> FileSystemView:
         return view_as_of(self.view, self.snapshot.listings, timestamp)
@@ -59,7 +68,8 @@ def read_table_state(
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
     CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
-    commands that only look at a table (``inspect`` shows a damaged table as it is). ``listed``
+    commands that only look at a table (``inspect`` shows a damaged table as it is). A table
+    service's completion cut short is read as inflight (``TableState.interrupted``). ``listed``
     replaces the storage listing (planning from the metadata table's ``files`` partition; the
     files of the newest commit are then checked against storage, whose sizes that listing does
     not have).
@@ -68,9 +78,15 @@ def read_table_state(
     snapshot = load_snapshot(
         storage, partitions, listed, config=config, timeline=timeline, metadata_table=metadata_table
     )
-    committed = verify_table(storage, snapshot) if verify else {}
-    if verify and listed is not None:
-        verify_newest_on_storage(storage, committed)
+    committed: Mapping[str, CommittedSize] = {}
+    interrupted: tuple[InterruptedCompletion, ...] = ()
+    if verify:
+        inspection = verify_table(storage, snapshot)
+        committed, interrupted = inspection.committed, tuple(inspection.interrupted)
+        if interrupted:
+            snapshot = replace(snapshot, timeline=without_interrupted(snapshot.timeline, interrupted))
+        if listed is not None:
+            verify_newest_on_storage(storage, committed)
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)
-    return TableState(storage, snapshot, view, committed=committed)
+    return TableState(storage, snapshot, view, committed=committed, interrupted=interrupted)

@@ -124,6 +124,12 @@ class Timeline:
             parsed.append((name, instant))
         return cls(layout, tuple(_group(parsed)), directory, archived)
 
+    def without_files(self, names: Iterable[str]) -> Timeline:
+        """The timeline as if the state files ``names`` were not there."""
+        dropped = set(names)
+        kept = [name for e in self.entries for name in e.state_files.values() if name not in dropped]
+        return Timeline.from_file_names(kept, self.layout, self.directory, self.archived)
+
     # -- basic access ------------------------------------------------------------------
     @property
     def instants(self) -> tuple[Instant, ...]:

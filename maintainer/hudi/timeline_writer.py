@@ -1,7 +1,9 @@
 """The one way anything writes an instant into a table's timeline.
 
 Enforces Hudi's rules: requested -> inflight -> completed (savepoints start inflight), every
-state file written once (never overwritten, never renamed), and instant times in the table's
+state file written once (never overwritten, never renamed) and whole (on local disk and HDFS
+through a temporary file renamed into place, on object stores one conditional PUT: a crash never
+leaves a cut-short instant file), and instant times in the table's
 timeline timezone strictly greater than every instant time and completion time already in
 the table (re-read from storage before a new time is issued).
 """

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.integrity import CorruptTableError
@@ -320,6 +321,20 @@ def build_table(request: TableRequest, storage_options: Mapping[str, object], no
         return _build_table(request, storage_options, now)
 
 
+def _warn_recoverable(name: str, config: TableConfig, table: TableState) -> None:
+    """Say what a killed writer left that the table is planned around and apply finishes first
+    (:mod:`maintainer.hudi.recovery`): a ``hoodie.properties`` update cut short (planned on the
+    backup, as Hudi reads it), a table service's completion cut short (planned as inflight)."""
+    if config.properties_problem is not None:
+        print_warning(
+            f"table {name}: hoodie.properties is unusable ({config.properties_problem}); planned on "
+            "hoodie.properties.backup, as Hudi reads it; the next apply recovers hoodie.properties "
+            "from it first, as Hudi's own recovery does"
+        )
+    for item in table.interrupted:
+        print_warning(f"table {name}: {item.describe()}")
+
+
 def _build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:
     spec = request.spec
     empty = TableFingerprint(instants=(), savepoints=(), properties_checksum="")
@@ -342,6 +357,7 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         else:
             table = open_for_services(storage, request, services, now, config, metadata_table=info)
             nodes = _plan_nodes(table, request, services, now)
+        _warn_recoverable(spec.name, config, table)
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
+from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.artifact import SavedPlan, plan_key
@@ -194,6 +196,8 @@ class PlanRunner:
         self.nodes: dict[NodeId, NodePlan] = {
             NodeId(node.table, node.service): node for node in self.saved.plan.nodes()
         }
+        self._recovered: set[str] = set()
+        self._recovered_lock = threading.Lock()
         self.tables = {table.name: table for table in self.saved.plan.tables}
 
     def run_node(self, node_id: NodeId) -> NodeOutcome:
@@ -228,6 +232,7 @@ class PlanRunner:
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
                           self.storage_options, self.clock)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
+            self._recover_once(ctx, node_id)
             applied = node_applied(ctx)
             if applied is not None:
                 record_node(ctx, f"found applied ({applied})")
@@ -238,6 +243,17 @@ class PlanRunner:
             if _recorded(node) and not outcome.skipped:
                 record_node(ctx, outcome.message)
             return outcome
+
+    def _recover_once(self, ctx: NodeContext, node_id: NodeId) -> None:
+        """Under the table lock, before the table's first node of this apply: finish or undo
+        what killed writers left (:mod:`maintainer.hudi.recovery`)."""
+        with self._recovered_lock:
+            if ctx.table.name in self._recovered:
+                return
+        for done in recover_interrupted_writes(ctx.storage()):
+            print_warning(f"{node_id}: {done}")
+        with self._recovered_lock:
+            self._recovered.add(ctx.table.name)
 
 
 def check_locks(saved: SavedPlan, storage_options: Mapping[str, Any]) -> None:

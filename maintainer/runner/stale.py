@@ -12,6 +12,7 @@ from typing import Any
 
 from maintainer.errors import MaintainerError, PlanError
 from maintainer.hudi.instant import Action, State
+from maintainer.hudi.integrity import find_interrupted_completions, without_interrupted
 from maintainer.hudi.payloads import decode_rollback_metadata, decode_rollback_plan
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
@@ -142,7 +143,8 @@ def table_changes(
         try:
             storage = Storage(table.path, storage_options)
             config = load_config(storage)
-            timeline = load_timeline(storage, config)
+            timeline = load_timeline(storage, config)  # a completion cut short reads as inflight:
+            timeline = without_interrupted(timeline, find_interrupted_completions(storage, timeline))
             now = table_fingerprint(timeline, config)
         except MaintainerError:
             continue  # unreadable now: its nodes fail with the reason when they run

@@ -56,7 +56,6 @@ import fcntl
 import hashlib
 import os
 import threading
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -69,6 +68,7 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from maintainer.storage import atomic
 from maintainer.storage.limits import read_at_most
 from maintainer.storage.s3 import boto3_client_kwargs, bucket_and_key, option_flag, s3_client, s3_status
 
@@ -242,14 +242,9 @@ class LocalConditionalStore(ConditionalStore):
             os.close(fd)  # closing releases the lock
 
     def _scratch(self, full: str, data: bytes) -> str:
-        folder, name = os.path.split(full)
+        folder = os.path.dirname(full)
         os.makedirs(folder, exist_ok=True)
-        scratch = os.path.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
-        with open(scratch, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        return scratch
+        return atomic.write_temp(folder, data, full)
 
     def _read(self, path: str, limit: int | None) -> bytes | None:
         try:

@@ -9,6 +9,7 @@ as its URI and options).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import posixpath
@@ -24,6 +25,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
+from maintainer.storage import atomic
 from maintainer.storage.limits import read_at_most
 from maintainer.storage.listing import DirListing, FileInfo
 from maintainer.storage.s3 import (
@@ -256,9 +258,13 @@ class Storage:
         base_uri: str,
         options: Mapping[str, Any] | None = None,
         listing_threads: int = DEFAULT_LISTING_THREADS,
+        durable: bool = True,
     ) -> None:
         self.options = dict(options or {})
         self.listing_threads = listing_threads
+        self.durable = durable
+        """Local whole-file writes are flushed to disk (``fsync``) before they are renamed into
+        place; off only for scratch tables (``maintainer datagen``), where speed matters more."""
         self._resolved_root: str | None = None  # local: the root with its links resolved, once
         if _is_local(base_uri):
             self.base_uri = _local_path(base_uri)
@@ -298,10 +304,11 @@ class Storage:
 
     # pickling: executors rebuild the filesystem from the URI and options
     def __getstate__(self) -> dict[str, Any]:
-        return {"base_uri": self.base_uri, "options": self.options, "threads": self.listing_threads}
+        return {"base_uri": self.base_uri, "options": self.options, "threads": self.listing_threads,
+                "durable": self.durable}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["base_uri"], state["options"], state["threads"])  # type: ignore[misc]
+        self.__init__(state["base_uri"], state["options"], state["threads"], state["durable"])  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"Storage({self.base_uri!r})"
@@ -345,8 +352,8 @@ class Storage:
     def child(self, path: str) -> Storage:
         """A storage rooted at a sub-path of this one."""
         if self.is_local:
-            return Storage(self.full_path(path), self.options, self.listing_threads)
-        return Storage(self.uri(path), self.options, self.listing_threads)
+            return Storage(self.full_path(path), self.options, self.listing_threads, self.durable)
+        return Storage(self.uri(path), self.options, self.listing_threads, self.durable)
 
     def _relative(self, full: str) -> str:
         if full == self._root:
@@ -510,21 +517,47 @@ class Storage:
             self._fs.create_dir(self.full_path(path), recursive=True)
 
     def write_bytes(self, path: str, data: bytes) -> None:
-        """Write (or overwrite) a whole file."""
+        """Write (or overwrite) a whole file, atomically: readers see the old file or the new
+        one, never a part. Local disk and HDFS: a temporary file beside it, renamed into place
+        (:mod:`maintainer.storage.atomic`); object stores: one PUT."""
+        self.check_write_fence(path)
         try:
-            with self.open_output_stream(path) as out:
-                out.write(data)
+            if self.is_local:
+                atomic.replace_file(self.full_path(path), data, self.durable)
+            elif self._fs.type_name in FOLDER_FILE_SYSTEMS:
+                self._write_via_temp(path, data)
+            else:
+                self._write_stream(path, data)
         except (pa.ArrowException, OSError) as exc:
             raise StorageError(f"cannot write {self.uri(path)}: {exc}") from exc
 
-    def write_if_absent(self, path: str, data: bytes) -> None:
-        """Create a file that must not exist yet (Hudi's immutable instant files).
+    def _write_stream(self, path: str, data: bytes) -> None:
+        with self.open_output_stream(path) as out:
+            out.write(data)
 
-        Local files are created atomically with ``O_EXCL``; on S3 and GCS a conditional create
+    def _write_via_temp(self, path: str, data: bytes) -> None:
+        """HDFS: write a temporary file in the same folder, then rename it over ``path``
+        (pyarrow's ``move`` replaces an existing file)."""
+        folder = posixpath.dirname(path)
+        temp = f"{folder}/{atomic.temp_name()}" if folder else atomic.temp_name()
+        self._write_stream(temp, data)
+        try:
+            self._fs.move(self.full_path(temp), self.full_path(path))
+        except Exception:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                self._fs.delete_file(self.full_path(temp))
+            raise
+
+    def write_if_absent(self, path: str, data: bytes) -> None:
+        """Create a file that must not exist yet (Hudi's immutable instant files), atomically.
+
+        Local files are written under a temporary name and linked into place, which fails where
+        the name exists (:mod:`maintainer.storage.atomic`); on S3 and GCS a conditional create
         (``If-None-Match: *``, ``ifGenerationMatch=0``) refuses an existing object in the same
         request, so two writers cannot both create it. A refusal whose object holds exactly
         ``data`` is our own create answered twice (a retried request): it succeeded. Elsewhere
-        (HDFS) the file is checked first, as Hudi's ``createImmutableFileInPath`` does.
+        (HDFS) the file is checked first, as Hudi's ``createImmutableFileInPath`` does, then
+        written through a temporary file.
         """
         self.check_write_fence(path)
         if self.is_local:
@@ -547,13 +580,28 @@ class Storage:
 
     def _write_exclusive_local(self, path: str, data: bytes) -> None:
         full = self.full_path(path)
-        os.makedirs(os.path.dirname(full), exist_ok=True)
         try:
-            fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            atomic.create_file(full, data, self.durable)
         except FileExistsError as exc:
             raise FileExistsInStorageError(f"refusing to overwrite {full}: it already exists") from exc
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        except OSError as exc:
+            raise StorageError(f"cannot write {self.uri(path)}: {exc}") from exc
+
+    def sweep_temp_files(self, folders: Iterable[str]) -> list[str]:
+        """Delete the temporary files killed atomic writes left in ``folders`` (root-relative);
+        only where no write can be under way (under the table lock). Object stores have none."""
+        if self.is_local:
+            removed = atomic.sweep_temp_files(self.full_path(folder) for folder in folders)
+            return [self._relative(full) for full in removed]
+        if self._fs.type_name not in FOLDER_FILE_SYSTEMS:
+            return []
+        removed = []
+        for folder in folders:
+            for info in self.list_dir(folder):
+                if not info.is_dir and atomic.is_temp_name(info.name):
+                    self.delete(info.path)
+                    removed.append(info.path)
+        return removed
 
     def _refuse_outside(self, path: str) -> None:
         """Local storage: refuse a path that is a symbolic link or whose folder resolves outside

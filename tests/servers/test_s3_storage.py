@@ -9,8 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import CorruptFileError, StorageError
+from maintainer.hudi.java_properties import format_java_properties
+from maintainer.hudi.properties_update import modify_properties
+from maintainer.hudi.table import load_config
 from maintainer.services.compaction.operation import BaseFileReader
 from maintainer.storage import Storage
+from tests.unit.hudi.test_table import properties
 
 pytestmark = pytest.mark.servers
 
@@ -124,3 +128,26 @@ def test_a_base_file_of_known_size_is_read_without_a_head(s3_server: Any) -> Non
             BaseFileReader(storage, "p/f.parquet", wrong) as reader,
         ):
             list(reader.row_groups())
+
+
+def test_a_properties_update_on_s3_never_leaves_the_table_without_its_properties(s3_server: Any) -> None:
+    """Hudi's backup protocol, each file one PUT: the backup, then hoodie.properties replaced in
+    place (never deleted first, so readers that ignore the backup open the table throughout),
+    then the backup deleted."""
+    storage = Storage(s3_server.create_bucket("properties-update") + "/t", s3_server.storage_options())
+    storage.write_bytes(".hoodie/hoodie.properties", properties())
+    before = len(s3_server.requests())
+    modify_properties(
+        storage,
+        lambda current: {k: v for k, v in current.items() if k != "hoodie.table.partition.fields"},
+        lambda values: format_java_properties(values).encode("latin-1"),
+    )
+    sent = s3_server.requests()[before:]
+    changes = [(r.method, r.path.rpartition("/")[2]) for r in sent if r.method in ("PUT", "POST", "DELETE")]
+    assert changes == [
+        ("PUT", "hoodie.properties.backup"),
+        ("PUT", "hoodie.properties"),
+        ("DELETE", "hoodie.properties.backup"),
+    ]
+    assert load_config(storage).partition_fields == ()
+    assert s3_server.keys("properties-update") == ["t/.hoodie/hoodie.properties"]

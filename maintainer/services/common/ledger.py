@@ -11,13 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.integrity import completion_problem, is_interruptible
 from maintainer.hudi.payloads import (
     decode_clean_metadata,
     decode_cleaner_plan,
     decode_commit_metadata,
     decode_compaction_plan,
 )
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.storage import Storage
 
 PLAN_ID_KEY = "maintainer.plan_id"
@@ -61,34 +62,57 @@ class LedgerEntry:
     completed: bool
 
 
+def _extra(
+    storage: Storage, timeline: Timeline, entry: TimelineEntry, state: State
+) -> Mapping[str, str] | None:
+    extract = _EXTRA_METADATA.get((entry.instant.action, state))
+    if extract is None or state not in entry.state_files:
+        return None
+    path = f"{timeline.directory}/{entry.state_files[state]}"
+    return extract(storage.read_bytes(path), storage.uri(path))
+
+
+def _plan_id_and_completion(
+    storage: Storage, timeline: Timeline, instant: Instant
+) -> tuple[str | None, bool]:
+    """The plan id an instant carries (from its completed file when that decodes, else from
+    its requested plan; None for instants maintainer did not write), and whether it is
+    completed: a table service's completed file that does not decode beside its inflight file
+    is a completion cut short (:func:`maintainer.hudi.integrity.is_interruptible`), not done."""
+    entry = timeline.entry(instant.timestamp, instant.action)
+    if entry is None:
+        return None, False
+    completed = instant.is_completed
+    extra = None
+    if completed and is_interruptible(entry):
+        path = f"{timeline.directory}/{entry.state_files[State.COMPLETED]}"
+        completed = completion_problem(entry, storage.read_bytes(path), storage.uri(path)) is None
+    if completed:
+        extra = _extra(storage, timeline, entry, State.COMPLETED)
+    if extra is None or PLAN_ID_KEY not in extra:
+        extra = _extra(storage, timeline, entry, State.REQUESTED)
+    plan_id = extra.get(PLAN_ID_KEY) if extra is not None else None
+    return plan_id, completed
+
+
 def plan_id_of_instant(storage: Storage, timeline: Timeline, instant: Instant) -> str | None:
     """The plan id an instant carries: from its completed file when completed, else from its
     requested plan; None for instants maintainer did not write."""
-    entry = timeline.entry(instant.timestamp, instant.action)
-    if entry is None:
-        return None
-    for state in (State.COMPLETED, State.REQUESTED):
-        extract = _EXTRA_METADATA.get((instant.action, state))
-        if extract is None or state not in entry.state_files:
-            continue
-        path = f"{timeline.directory}/{entry.state_files[state]}"
-        extra = extract(storage.read_bytes(path), storage.uri(path))
-        if extra is not None and PLAN_ID_KEY in extra:
-            return extra[PLAN_ID_KEY]
-    return None
+    return _plan_id_and_completion(storage, timeline, instant)[0]
 
 
 def find_plan(
     storage: Storage, timeline: Timeline, plan_id: str, actions: tuple[Action, ...] | None = None
 ) -> list[LedgerEntry]:
     """Every instant of the active timeline (of ``actions``, default: all that record one)
-    that carries ``plan_id``."""
+    that carries ``plan_id``; completed only where its completed file decodes."""
     actions = actions or tuple({action for action, _ in _EXTRA_METADATA})
-    return [
-        LedgerEntry(instant, instant.is_completed)
-        for instant in timeline.of_action(*actions)
-        if plan_id_of_instant(storage, timeline, instant) == plan_id
-    ]
+    found = []
+    for instant in timeline.of_action(*actions):
+        carried, completed = _plan_id_and_completion(storage, timeline, instant)
+        if carried == plan_id:
+            found.append(LedgerEntry(instant, completed))
+    return found
 
 
 def is_applied(

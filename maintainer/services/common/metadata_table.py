@@ -1,35 +1,36 @@
 """Drop a table's metadata table the way Hudi's ``delete_metadata_table`` does.
 
 First ``hoodie.properties`` forgets the metadata partitions (so no reader or writer trusts a
-metadata table from then on), through Hudi's backup protocol: write
-``hoodie.properties.backup``, rewrite ``hoodie.properties`` (checksum included), verify it,
-delete the backup. Then the ``.hoodie/metadata`` folder goes. A writer with the metadata table
-enabled builds a fresh one from the file system.
+metadata table from then on), through Hudi's backup protocol
+(:mod:`maintainer.hudi.properties_update`: write ``hoodie.properties.backup``, replace
+``hoodie.properties`` in one atomic step, checksum included, verify it, delete the backup).
+Then the ``.hoodie/metadata`` folder goes. A writer with the metadata table enabled builds a
+fresh one from the file system.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from maintainer.clock import utc_now
-from maintainer.errors import ApplyError, CorruptFileError
+from maintainer.errors import ApplyError
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.properties import (
     PROPERTIES_FILE,
     format_java_properties,
     parse_java_properties,
-    parse_table_config,
     read_properties_file,
     table_checksum,
 )
+from maintainer.hudi.properties_update import modify_properties, recover_properties
 from maintainer.hudi.table import METADATA_TABLE_DIR
 from maintainer.plan.model import DropMetadataTable, SyncMetadataTable
 from maintainer.services.base import NodeContext
 from maintainer.storage import Storage
 
-PROPERTIES_BACKUP = f"{PROPERTIES_FILE}.backup"
 METADATA_PARTITION_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
 
 
@@ -54,34 +55,25 @@ def _header(now: datetime) -> tuple[str, ...]:
     )
 
 
-def _read_properties(storage: Storage) -> tuple[bytes, dict[str, str]]:
+def _read_properties(storage: Storage) -> dict[str, str]:
     data = read_properties_file(storage)
-    return data, parse_java_properties(data.decode("latin-1"), storage.uri(PROPERTIES_FILE))
+    return parse_java_properties(data.decode("latin-1"), storage.uri(PROPERTIES_FILE))
+
+
+def _rendered(now: datetime) -> Callable[[Mapping[str, str]], bytes]:
+    return lambda values: format_java_properties(values, _header(now)).encode("latin-1")
 
 
 def rewrite_properties(storage: Storage, updated: dict[str, str], now: datetime) -> None:
-    """Hudi's protocol: backup, rewrite, verify, remove the backup."""
-    original, _ = _read_properties(storage)
-    if storage.exists(PROPERTIES_BACKUP):
-        storage.delete(PROPERTIES_BACKUP)  # left by an update that completed its rewrite
-    storage.write_if_absent(PROPERTIES_BACKUP, original)
-    storage.delete(PROPERTIES_FILE)
-    text = format_java_properties(updated, _header(now)).encode("latin-1")
-    storage.write_if_absent(PROPERTIES_FILE, text)
-    try:
-        parse_table_config(read_properties_file(storage), where=storage.uri(PROPERTIES_FILE))
-    except CorruptFileError as exc:
-        raise ApplyError(
-            f"hoodie.properties did not verify after the rewrite: {exc}",
-            where=storage.uri(PROPERTIES_FILE),
-            hint="the original is in hoodie.properties.backup; Hudi and maintainer read it from there",
-        ) from exc
-    storage.delete(PROPERTIES_BACKUP)
+    """Replace the properties by ``updated`` through Hudi's backup protocol
+    (:func:`maintainer.hudi.properties_update.modify_properties`)."""
+    modify_properties(storage, lambda _current: updated, _rendered(now))
 
 
 def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[str]:
     """Remove the metadata table; returns the metadata partitions it had."""
-    _, raw = _read_properties(storage)
+    recover_properties(storage)
+    raw = _read_properties(storage)
     partitions = [
         part.strip()
         for key in METADATA_PARTITION_KEYS
@@ -89,7 +81,7 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
         if part.strip()
     ]
     if partitions:
-        rewrite_properties(storage, properties_without_metadata_table(raw), now or utc_now())
+        modify_properties(storage, properties_without_metadata_table, _rendered(now or utc_now()))
     storage.delete_dir(METADATA_TABLE_DIR)
     return partitions
 

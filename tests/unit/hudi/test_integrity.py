@@ -68,7 +68,7 @@ def mor_table(root: Path, base: bytes, log: bytes, base_stat: int, log_stats: tu
 def test_an_intact_table_has_no_findings(tmp_path: Path) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (200, 300))
-    assert inspect_table(storage, load_snapshot(storage))[0] == []
+    assert inspect_table(storage, load_snapshot(storage)).findings == []
     assert open_table(str(tmp_path)).snapshot.timeline.completed_commits()
 
 
@@ -76,7 +76,7 @@ def test_bytes_beyond_the_committed_length_of_a_log_are_a_crashed_append(tmp_pat
     """A failed append leaves bytes after the last committed one: Hudi skips them, so do we."""
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 350, len(base), (200, 300))
-    assert inspect_table(storage, load_snapshot(storage))[0] == []
+    assert inspect_table(storage, load_snapshot(storage)).findings == []
 
 
 def test_a_log_shorter_than_its_last_committed_append_is_damage(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_a_log_shorter_than_its_last_committed_append_is_damage(tmp_path: Path) 
 def test_a_base_file_of_another_size_than_committed_is_damage(tmp_path: Path, size: int) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base[:size], b"x" * 300, len(base), (300,))
-    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
+    (finding,) = inspect_table(storage, load_snapshot(storage)).findings
     assert finding.path == BASE
     assert f"base file is {size} bytes, but commit {T1} recorded {len(base)} bytes" in finding.problem
 
@@ -105,7 +105,7 @@ def test_a_truncated_completed_commit_is_a_finding_not_a_crash(tmp_path: Path) -
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     commit = tmp_path / ".hoodie" / f"{T2}.deltacommit"
     commit.write_bytes(commit.read_bytes()[:40])
-    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
+    (finding,) = inspect_table(storage, load_snapshot(storage)).findings
     assert finding.path == f".hoodie/{T2}.deltacommit"
     assert f"the deltacommit instant {T2} does not decode" in finding.problem
     with pytest.raises(CorruptTableError, match=f"{T2}.deltacommit"):
@@ -116,11 +116,12 @@ def test_a_garbage_pending_clean_plan_is_a_finding(tmp_path: Path) -> None:
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     touch(tmp_path, f".hoodie/{T3}.clean.requested", b"Obj\x01garbage")
-    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
+    (finding,) = inspect_table(storage, load_snapshot(storage)).findings
     assert finding.path == f".hoodie/{T3}.clean.requested"
 
 
-def test_a_properties_file_read_from_its_backup_is_a_finding(tmp_path: Path) -> None:
+def test_a_properties_file_read_from_its_backup_is_no_finding(tmp_path: Path) -> None:
+    """An update cut short: Hudi reads the backup, and apply recovers the file first."""
     base = parquet_bytes()
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     good = (tmp_path / ".hoodie" / "hoodie.properties").read_bytes()
@@ -128,10 +129,10 @@ def test_a_properties_file_read_from_its_backup_is_a_finding(tmp_path: Path) -> 
     touch(tmp_path, ".hoodie/hoodie.properties", good[: good.index(b"hoodie.table.partition")])
     snapshot = load_snapshot(storage)
     assert snapshot.config.partition_fields == ("region",)  # read from the backup, as Hudi does
-    (finding,) = inspect_table(storage, snapshot)[0]
-    assert finding.path == ".hoodie/hoodie.properties"
-    assert "checksum is missing" in finding.problem and "hoodie.properties.backup instead" in finding.problem
-    assert (tmp_path / ".hoodie" / "hoodie.properties.backup").read_bytes() == good
+    assert snapshot.config.properties_problem is not None
+    assert "checksum is missing" in snapshot.config.properties_problem
+    assert inspect_table(storage, snapshot).findings == []
+    assert (tmp_path / ".hoodie" / "hoodie.properties.backup").read_bytes() == good  # read, not written
 
 
 def test_committed_sizes_keep_the_last_append_and_skip_stats_without_size() -> None:
@@ -203,5 +204,5 @@ def test_every_state_file_of_a_completed_instant_is_decoded_not_those_of_a_pendi
     storage = mor_table(tmp_path, base, b"x" * 300, len(base), (300,))
     touch(tmp_path, f".hoodie/{T2}.deltacommit.inflight", b'{"partitionToWriteStats": {')
     touch(tmp_path, f".hoodie/{T3}.deltacommit.inflight", b'{"partitionToWriteStats": {')
-    (finding,) = inspect_table(storage, load_snapshot(storage))[0]
+    (finding,) = inspect_table(storage, load_snapshot(storage)).findings
     assert finding.path == f".hoodie/{T2}.deltacommit.inflight"

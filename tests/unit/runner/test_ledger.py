@@ -89,6 +89,27 @@ def test_a_pending_clean_is_an_interrupted_apply_not_an_applied_plan(tmp_path: P
     assert is_applied(writer.storage, timeline, "p1") is None
 
 
+def test_a_clean_whose_completion_was_cut_short_is_not_applied(tmp_path: Path) -> None:
+    """Its completed file half written (a crash mid-write where writes are not atomic): the plan
+    id still comes from the requested plan, and the clean is not done (never "already
+    applied"); apply completes it again."""
+    for version in (6, 8):
+        writer = _table(tmp_path, version)
+        requested = writer.create_requested(Action.CLEAN, _plan("p1"))
+        inflight = writer.transition_to_inflight(requested, _plan("p1"))
+        completed = writer.complete(inflight, _metadata(requested.timestamp, "p1"))
+        timeline = writer.timeline()
+        path = timeline.file_path(completed)
+        whole = writer.storage.read_bytes(path)
+        (writer.storage.arrow_fs.open_output_stream(writer.storage.full_path(path))).close()  # emptied
+        for cut in (b"", whole[: len(whole) // 2]):
+            if cut:
+                writer.storage.write_bytes(path, cut)
+            (entry,) = find_plan(writer.storage, timeline, "p1")
+            assert entry.instant.timestamp == requested.timestamp and not entry.completed
+            assert is_applied(writer.storage, timeline, "p1") is None
+
+
 def test_cleans_written_by_hudi_carry_no_plan_id(tmp_path: Path) -> None:
     writer = _table(tmp_path, 8)
     requested = writer.create_requested(Action.CLEAN, _plan(None))
