@@ -5,9 +5,11 @@ packages, a session started and stopped, and one task on an executor that import
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 from maintainer import __version__
@@ -43,7 +45,7 @@ def check_spark(target: TargetSettings, *, start_session: bool = True) -> list[C
     settings = target.spark
     if target.engine == "local":
         return [skipped(GROUP, "spark", "engine: local runs every node in this process, never on Spark")]
-    first = check_connect(settings) if settings.remote else [check_java()]
+    first = check_spark_premises(target)
     if any(result.status.value == "failed" for result in first):
         return [*first, *_skipped_session("a check above failed")]
     if not start_session:
@@ -55,11 +57,20 @@ def _skipped_session(why: str) -> list[CheckResult]:
     return [skipped(GROUP, "session", why), skipped(GROUP, "executor", why)]
 
 
+def check_spark_premises(target: TargetSettings) -> list[CheckResult]:
+    """What a session on this target needs before it starts (no session started): the JDK for
+    a local or cluster master, the Connect client packages and the server's port for ``remote:``."""
+    return check_connect(target.spark) if target.spark.remote else [check_java()]
+
+
 def check_java() -> CheckResult:
-    """A JDK new enough for this pyspark (Spark 4 needs 17, Spark 3.5 runs on 8+)."""
-    java = shutil.which("java")
+    """A JDK new enough for this pyspark (Spark 4 needs 17, Spark 3.5 runs on 8+), found where
+    pyspark's launcher looks: ``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    java_home = os.environ.get("JAVA_HOME", "").strip()
+    java = _runnable(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if java is None:
-        return failed(GROUP, "JDK", "no `java` on PATH", JAVA_HINT)
+        where = f"no runnable java at $JAVA_HOME/bin/java ({java_home})" if java_home else "no `java` on PATH"
+        return failed(GROUP, "JDK", where, JAVA_HINT)
     version = java_version(java)
     needed = 17 if _major(pyspark_version()) >= 4 else 8
     if version is None:
@@ -68,6 +79,10 @@ def check_java() -> CheckResult:
         return failed(GROUP, "JDK", f"Java {version} at {java}; pyspark {pyspark_version()} needs {needed}+",
                       JAVA_HINT)  # fmt: skip
     return passed(GROUP, "JDK", f"Java {version} ({java})")
+
+
+def _runnable(path: Path) -> str | None:
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
 
 
 def java_version(java: str) -> str | None:
