@@ -35,12 +35,11 @@ from maintainer.runner.engine import runs_on_spark
 from maintainer.runner.results import RunResults, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.runner.summary import closing_line
-from maintainer.spark.session import create_session
+from maintainer.spark.session import create_session, project_spark_log
 
 EXIT_OK, EXIT_FAILURE, EXIT_DRIFT, EXIT_BLOCKED = 0, 1, 2, 3
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
-SPARK_LOG = "spark.log"
 UNVERIFIED_CLOSING = "it is signed, and its signature was not checked (no plan key, --allow-unverified)"
 
 
@@ -62,7 +61,7 @@ def spark_factory(loaded: LoadedProject) -> Callable[[], Any]:
     """Starts the session on first use, saying so (a JVM takes seconds); the JVM's console
     output goes to ``<target_path>/logs/spark.log``, not among maintainer's lines."""
     settings = loaded.project.target.settings.spark
-    log = loaded.project.target_dir / "logs" / SPARK_LOG
+    log = project_spark_log(loaded.project.target_dir)
 
     def start() -> Any:
         where = settings.remote or settings.master or "local[*]"

@@ -40,8 +40,11 @@ JAVA_HINT = (
 )
 
 
-def check_spark(target: TargetSettings, *, start_session: bool = True) -> list[CheckResult]:
-    """The Spark checks of a target, in order (an unmet premise skips what follows)."""
+def check_spark(
+    target: TargetSettings, *, start_session: bool = True, log_path: Path | None = None
+) -> list[CheckResult]:
+    """The Spark checks of a target, in order (an unmet premise skips what follows); the JVM's
+    console output goes to ``log_path``."""
     settings = target.spark
     if target.engine == "local":
         return [skipped(GROUP, "spark", "engine: local runs every node in this process, never on Spark")]
@@ -50,7 +53,7 @@ def check_spark(target: TargetSettings, *, start_session: bool = True) -> list[C
         return [*first, *_skipped_session("a check above failed")]
     if not start_session:
         return [*first, *_skipped_session("--no-spark")]
-    return [*first, *check_session(settings)]
+    return [*first, *check_session(settings, log_path)]
 
 
 def _skipped_session(why: str) -> list[CheckResult]:
@@ -137,12 +140,12 @@ def check_reachable(remote: str) -> CheckResult:
     return passed(GROUP, "Connect server", f"{host}:{port} answers")
 
 
-def check_session(settings: SparkSettings) -> list[CheckResult]:
+def check_session(settings: SparkSettings, log_path: Path | None = None) -> list[CheckResult]:
     """Start a session, run one task on an executor, stop the session."""
     where = settings.remote or settings.master or LOCAL_MASTER
     running = _active_session()
     try:
-        session = create_session(settings)
+        session = create_session(settings, log_path=log_path)
     except MaintainerError as error:
         return [from_error(GROUP, "session", error), skipped(GROUP, "executor", "no session")]
     try:
