@@ -7,6 +7,7 @@ JVM: ``sessions`` records each session apply asks for."""
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,31 @@ def test_a_lock_taken_after_the_preflight_is_met_before_spark_starts(
     results = artifacts.run_results(root / "target")
     (node,) = [n for n in results["results"] if n["node"] == "t.compaction"]
     assert node["status"] == "error" and "locked by another apply" in node["message"]
+
+
+def test_a_connect_server_that_does_not_answer_fails_before_the_rollback(
+    project: Writer, tmp_path: Path, sessions: list[object], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    table = mor_with_a_failed_write(tmp_path / "lake" / "t")
+    root = project(table, ROLLBACK_AND_COMPACTION)
+    profiles = root / "profiles.yml"
+    text = profiles.read_text()
+    profiles.write_text(
+        text.replace(
+            'master: "local[*]"\n        conf:', f'remote: "sc://127.0.0.1:{port}"\n        conf:', 1
+        )
+    )
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    before = timeline(table)
+    capsys.readouterr()
+
+    assert main(["apply", "--project-dir", str(root)]) == 1
+
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the plan has work that runs on Spark (t.compaction) and Spark cannot start here" in err
+    assert f"Connect server: cannot reach 127.0.0.1:{port}" in err
+    assert sessions == []
+    assert timeline(table) == before
