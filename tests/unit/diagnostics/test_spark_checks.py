@@ -15,6 +15,7 @@ from maintainer.diagnostics.spark_checks import (
     check_java,
     check_reachable,
     check_spark,
+    check_spark_premises,
     java_major,
 )
 from maintainer.project.profiles import SparkSettings, TargetSettings
@@ -98,3 +99,15 @@ def test_a_failed_premise_skips_the_session(monkeypatch: pytest.MonkeyPatch, tmp
 def test_a_local_engine_target_needs_no_spark() -> None:
     results = check_spark(TargetSettings(engine="local"))
     assert [(result.status, result.name) for result in results] == [(CheckStatus.SKIPPED, "spark")]
+
+
+def test_the_premises_of_a_session_are_the_jdk_or_the_connect_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    (local,) = check_spark_premises(TargetSettings())
+    assert (local.name, local.status) == ("JDK", CheckStatus.FAILED)
+    remote = check_spark_premises(TargetSettings(spark=SparkSettings(remote="sc://127.0.0.1:1")))
+    assert [result.name for result in remote] == ["Connect client", "Connect server"]
+    assert remote[1].status is CheckStatus.FAILED
