@@ -6,10 +6,11 @@ What happened to each node goes to the terminal and to ``<target_path>/run_resul
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +23,23 @@ from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import check_state, keep_applied_state, review_context
 from maintainer.console import event, print_error, print_warning, stdout, summary
-from maintainer.errors import PlanAlreadyAppliedError, StorageError, UsageError
+from maintainer.diagnostics.checks import CheckStatus
+from maintainer.diagnostics.spark_checks import check_spark_premises
+from maintainer.errors import ApplyError, ManifestError, PlanAlreadyAppliedError, StorageError, UsageError
+from maintainer.graph import NodeId
 from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
+from maintainer.runner.engine import runs_on_spark
 from maintainer.runner.results import RunResults, write_run_results
 from maintainer.runner.spark import LazySpark
 from maintainer.runner.summary import closing_line
-from maintainer.spark.session import create_session
+from maintainer.spark.session import create_session, project_spark_log
 
 EXIT_OK, EXIT_FAILURE, EXIT_DRIFT, EXIT_BLOCKED = 0, 1, 2, 3
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
-SPARK_LOG = "spark.log"
 UNVERIFIED_CLOSING = "it is signed, and its signature was not checked (no plan key, --allow-unverified)"
 
 
@@ -57,7 +61,7 @@ def spark_factory(loaded: LoadedProject) -> Callable[[], Any]:
     """Starts the session on first use, saying so (a JVM takes seconds); the JVM's console
     output goes to ``<target_path>/logs/spark.log``, not among maintainer's lines."""
     settings = loaded.project.target.settings.spark
-    log = loaded.project.target_dir / "logs" / SPARK_LOG
+    log = project_spark_log(loaded.project.target_dir)
 
     def start() -> Any:
         where = settings.remote or settings.master or "local[*]"
@@ -84,6 +88,7 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     for warning in saved.warnings:
         print_warning(warning)
     done = preflight(saved, runner)  # before Spark starts and before any node runs
+    check_spark_ready(saved, loaded, done)
     if done:
         names = ", ".join(str(node) for node in sorted(done))
         stdout.print(f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {escape(names)}")
@@ -93,6 +98,57 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     with NodeProgress(total).shown() as progress:
         return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
                           events=progress, checked=True)  # fmt: skip
+
+
+def on_plan_target(loaded: LoadedProject, options: CommonOptions, saved: SavedPlan) -> LoadedProject:
+    """The project on the target the plan was made for, when ``--target`` was not given (a
+    ``--target`` given and different is refused when the plan runs, see ``refuse_other_target``)."""
+    planned = saved.plan.target
+    if options.target is not None or planned == loaded.project.target.name:
+        return loaded
+    default = loaded.project.target.name
+    try:
+        on_planned = load_from_options(dataclasses.replace(options, target=planned))
+    except ManifestError as error:
+        raise ManifestError(
+            f"the plan was made for target {planned!r} (the profile's default is {default!r}), "
+            f"which cannot be loaded: {error.message}",
+            where=error.where,
+            hint=error.hint or "apply with --target naming the plan's target, or make the plan again",
+        ) from error
+    stdout.print(f"target {escape(planned)}: the plan's (the profile's default is {escape(default)})")
+    return on_planned
+
+
+def spark_nodes(saved: SavedPlan, engine: str, done: Collection[NodeId] = ()) -> list[NodeId]:
+    """The nodes left to run that will run on Spark (changes, not applied already)."""
+    return [
+        NodeId(node.table, node.service)
+        for node in saved.plan.nodes()
+        if node.status is NodeStatus.CHANGES
+        and NodeId(node.table, node.service) not in done
+        and runs_on_spark(node, engine)
+    ]
+
+
+def check_spark_ready(saved: SavedPlan, loaded: LoadedProject, done: Collection[NodeId] = ()) -> None:
+    """Before the first node: when any node left will run on Spark, what a session needs (the
+    JDK, or the Connect server) is there; else ApplyError, and no node has run (a rollback
+    done and the compaction after it failing for want of a JVM would leave the run half done)."""
+    target = loaded.project.target
+    needing = spark_nodes(saved, target.settings.engine, done)
+    if not needing:
+        return
+    failures = [r for r in check_spark_premises(target.settings) if r.status is CheckStatus.FAILED]
+    if failures:
+        names = ", ".join(str(node) for node in sorted(needing))
+        found = "; ".join(f"{result.name}: {result.detail}" for result in failures)
+        raise ApplyError(
+            f"the plan has work that runs on Spark ({names}) and Spark cannot start here: {found}; "
+            "nothing was applied",
+            where=f"target {target.name}",
+            hint=failures[0].fix,
+        )
 
 
 @click.command("apply")
@@ -145,7 +201,10 @@ def command(
     """Carry out the plan saved in DIRECTORY (default: <target_path>/plan): checks it was not
     changed and not applied yet, then runs its nodes (each table under a lock) and deletes only
     what the plan approved and is still safe to delete now; the rest is drift, each item with
-    the instant or file that made it invalid.
+    the instant or file that made it invalid. It runs on the target the plan was made for
+    (``--target`` given and different: refused). Before the first node it checks what the whole
+    run needs: every table's lock free, and the JDK (or the Connect server) when a node runs on
+    Spark; a run that cannot finish changes nothing.
 
     \b
     Exit codes (the same table as plan's; the highest that applies wins: 1, then 3, then 2):
@@ -169,13 +228,15 @@ def command(
             hint="a saved plan is applied whole, as reviewed",
         )
     loaded = load_from_options(options)
-    check_state(loaded.project)  # before any table is touched
-    plan_dir = (
-        _plan_now(loaded, options)
-        if auto_approve
-        else Path(directory or loaded.project.target_dir / PLAN_DIR)
-    )
-    saved = read_plan(plan_dir, plan_key(), allow_unverified=allow_unverified)
+    if auto_approve:
+        check_state(loaded.project)  # before any table is touched
+        plan_dir = _plan_now(loaded, options)
+        saved = read_plan(plan_dir, plan_key(), allow_unverified=allow_unverified)
+    else:
+        plan_dir = Path(directory or loaded.project.target_dir / PLAN_DIR)
+        saved = read_plan(plan_dir, plan_key(), allow_unverified=allow_unverified)
+        loaded = on_plan_target(loaded, options, saved)
+        check_state(loaded.project)  # before any table is touched
     refuse = stale_refused(refuse_stale, allow_drift)
     try:
         results = run(saved, loaded, fail_fast, refuse)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from maintainer.commands.options import table_storage_options
 from maintainer.console import stdout
@@ -13,7 +14,7 @@ from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate, w
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.project.profiles import SparkSettings
-from maintainer.spark.session import create_session
+from maintainer.spark.session import create_session, scratch_spark_log
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
 
@@ -162,7 +163,7 @@ def command(
     )
     rows = commits * rows_per_commit
     use_spark = engine == "spark" or (engine == "auto" and rows > SPARK_ROW_THRESHOLD)
-    runner = SparkRunner(create_session(SparkSettings())) if use_spark else LOCAL_WRITERS
+    runner = _spark_runner() if use_spark else LOCAL_WRITERS
     table = generate(
         path, spec, runner=runner, keep_history=rows <= HISTORY_ROW_LIMIT, storage_options=storage_options
     )
@@ -183,3 +184,10 @@ def default_expected_path(table_path: str, is_local: bool) -> Path:
         return Path(f"{table_path}.expected.jsonl")
     name = table_path.rstrip("/").rsplit("/", 1)[-1]
     return Path.cwd() / f"{name}.expected.jsonl"
+
+
+def _spark_runner() -> SparkRunner:
+    """A local session whose JVM console output goes to a log file, said where."""
+    log = scratch_spark_log()
+    stdout.print(f"starting Spark (local); its console output: {escape(str(log))}")
+    return SparkRunner(create_session(SparkSettings(), log_path=log))

@@ -18,7 +18,7 @@ from maintainer.diagnostics.spark_checks import check_spark
 from maintainer.diagnostics.storage_checks import check_table
 from maintainer.errors import MaintainerError
 from maintainer.project import TableSpec
-from maintainer.spark.session import pyspark_version
+from maintainer.spark.session import project_spark_log, pyspark_version
 
 _MARK = {
     CheckStatus.PASSED: "[green]OK  [/green]",
@@ -68,7 +68,8 @@ def run_checks(options: CommonOptions, *, start_session: bool) -> list[CheckResu
     except MaintainerError as error:
         return [from_error("project", "project", error)]
     results = project_checks(loaded)
-    results += check_spark(loaded.project.target.settings, start_session=start_session)
+    log = project_spark_log(loaded.project.target_dir)
+    results += check_spark(loaded.project.target.settings, start_session=start_session, log_path=log)
     storage_options = loaded.project.target.settings.storage_options
     for spec in selected_tables(loaded):
         results += check_table(spec.name, spec.path, storage_options)

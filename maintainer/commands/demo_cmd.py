@@ -25,7 +25,7 @@ from maintainer.plan.artifact import plan_key, read_plan
 from maintainer.planning.render import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results
-from maintainer.spark.session import create_session
+from maintainer.spark.session import create_session, project_spark_log
 from maintainer.spark.tasks import SparkRunner
 
 MARKER_FILE = ".maintainer-demo"
@@ -111,8 +111,10 @@ def command(directory: Path, overwrite: bool) -> int:
     _configure_demo_project(directory, lake)
     stdout.print(f"[bold]1.[/bold] project '{name}' created in {escape(str(directory))}")
     loaded = load_from_options(CommonOptions(project_dir=directory))
-    session = create_session(loaded.project.target.settings.spark)
-    stdout.print(f"[bold]2.[/bold] generating Hudi tables in {escape(str(lake))} on Spark {session.version}")
+    log = project_spark_log(loaded.project.target_dir)
+    session = create_session(loaded.project.target.settings.spark, log_path=log)
+    stdout.print(f"[bold]2.[/bold] generating Hudi tables in {escape(str(lake))} on Spark {session.version} "
+                 f"(its console output: {escape(str(log))})")  # fmt: skip
     generated = []
     for table_name, spec in DEMO_TABLES:
         table = generate(str(lake / table_name), spec, runner=SparkRunner(session))

@@ -1,8 +1,10 @@
-"""``maintainer inspect PATH``: one table's state, read-only."""
+"""``maintainer inspect PATH|NAME``: one table's state, read-only."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import click
@@ -23,7 +25,7 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 
 
 @click.command("inspect")
-@click.argument("path")
+@click.argument("path", metavar="PATH|NAME")
 @click.option(
     "--format",
     "output_format",
@@ -46,7 +48,7 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 @click.option(
     "--read-optimized", is_flag=True, help="With --records: read base files only (MOR read-optimized view)."
 )
-@table_storage_options()
+@table_storage_options(by_name=True)
 @click.option(
     "--check-metadata",
     is_flag=True,
@@ -62,9 +64,12 @@ def command(
     read_optimized: bool,
     check_metadata: bool,
     storage_options: dict[str, Any],
+    project_tables: dict[str, str],
 ) -> int:
     """Show one Hudi table's state: properties, timeline, pending instants, savepoints,
-    partitions with their file groups and slices. Reads only; changes nothing.
+    partitions with their file groups and slices. Reads only; changes nothing. With
+    --project-dir (or $MAINTAINER_PROJECT_DIR), NAME is a table of the project (a local path
+    of that name that exists wins).
 
     \b
     Examples:
@@ -74,7 +79,9 @@ def command(
       maintainer inspect /data/lake/trips --check-metadata
       maintainer inspect s3://lake/trips --storage-option endpoint_override=http://127.0.0.1:8333
       maintainer inspect s3://lake/trips --project-dir . --target prod
+      maintainer inspect trips --project-dir . --target prod     # by the manifest's name
     """
+    path = table_path(path, project_tables)
     table = open_table(path, storage_options, verify=False)  # shows a damaged table as it is
     _warn_interrupted_writes(table)
     if records:
@@ -94,6 +101,14 @@ def command(
     else:
         _render_text(state)
     return 0 if check is None or check.passed else 1
+
+
+def table_path(argument: str, project_tables: Mapping[str, str]) -> str:
+    """The table's path: ``argument`` itself, or the path of the project's table of that name
+    when ``argument`` is not an existing local path (a URI is never a name)."""
+    if argument in project_tables and "://" not in argument and not Path(argument).exists():
+        return project_tables[argument]
+    return argument
 
 
 def _time_travel_instant(table: TableState, as_of: str) -> str:

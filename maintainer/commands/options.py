@@ -233,10 +233,12 @@ def parse_storage_options(
     return options
 
 
-def table_storage_options() -> Callable[[F], F]:
+def table_storage_options(*, by_name: bool = False) -> Callable[[F], F]:
     """Options of a command that opens one table by path (``inspect``, ``datagen``): the storage
     options of a project's target (``--project-dir``/``--target``, only when given) with
-    ``--storage-option KEY=VALUE`` on top. The command receives ``storage_options``."""
+    ``--storage-option KEY=VALUE`` on top. The command receives ``storage_options``; with
+    ``by_name``, also ``project_tables``: the project's table paths by table name (empty
+    without a project)."""
 
     def decorate(command: F) -> F:
         @functools.wraps(command)
@@ -245,6 +247,7 @@ def table_storage_options() -> Callable[[F], F]:
             profiles_dir = kwargs.pop("profiles_dir")
             given = kwargs.pop("storage_option")
             options: dict[str, Any] = {}
+            tables: dict[str, str] = {}
             if project_dir is not None:
                 project = load_project(
                     Path(project_dir),
@@ -252,9 +255,12 @@ def table_storage_options() -> Callable[[F], F]:
                     profiles_dir=Path(profiles_dir) if profiles_dir else None,
                 )
                 options.update(project.target.settings.storage_options)
+                tables = {table.name: table.path for table in project.tables}
             elif target is not None or profiles_dir is not None:
                 given_option = "--target" if target is not None else "--profiles-dir"
                 raise click.UsageError(f"{given_option} needs --project-dir (or $MAINTAINER_PROJECT_DIR)")
+            if by_name:
+                kwargs["project_tables"] = tables
             return command(*args, storage_options={**options, **given}, **kwargs)
 
         decorators = [

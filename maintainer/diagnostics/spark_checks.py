@@ -5,9 +5,11 @@ packages, a session started and stopped, and one task on an executor that import
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 from maintainer import __version__
@@ -38,28 +40,40 @@ JAVA_HINT = (
 )
 
 
-def check_spark(target: TargetSettings, *, start_session: bool = True) -> list[CheckResult]:
-    """The Spark checks of a target, in order (an unmet premise skips what follows)."""
+def check_spark(
+    target: TargetSettings, *, start_session: bool = True, log_path: Path | None = None
+) -> list[CheckResult]:
+    """The Spark checks of a target, in order (an unmet premise skips what follows); the JVM's
+    console output goes to ``log_path``."""
     settings = target.spark
     if target.engine == "local":
         return [skipped(GROUP, "spark", "engine: local runs every node in this process, never on Spark")]
-    first = check_connect(settings) if settings.remote else [check_java()]
+    first = check_spark_premises(target)
     if any(result.status.value == "failed" for result in first):
         return [*first, *_skipped_session("a check above failed")]
     if not start_session:
         return [*first, *_skipped_session("--no-spark")]
-    return [*first, *check_session(settings)]
+    return [*first, *check_session(settings, log_path)]
 
 
 def _skipped_session(why: str) -> list[CheckResult]:
     return [skipped(GROUP, "session", why), skipped(GROUP, "executor", why)]
 
 
+def check_spark_premises(target: TargetSettings) -> list[CheckResult]:
+    """What a session on this target needs before it starts (no session started): the JDK for
+    a local or cluster master, the Connect client packages and the server's port for ``remote:``."""
+    return check_connect(target.spark) if target.spark.remote else [check_java()]
+
+
 def check_java() -> CheckResult:
-    """A JDK new enough for this pyspark (Spark 4 needs 17, Spark 3.5 runs on 8+)."""
-    java = shutil.which("java")
+    """A JDK new enough for this pyspark (Spark 4 needs 17, Spark 3.5 runs on 8+), found where
+    pyspark's launcher looks: ``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    java_home = os.environ.get("JAVA_HOME", "").strip()
+    java = _runnable(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if java is None:
-        return failed(GROUP, "JDK", "no `java` on PATH", JAVA_HINT)
+        where = f"no runnable java at $JAVA_HOME/bin/java ({java_home})" if java_home else "no `java` on PATH"
+        return failed(GROUP, "JDK", where, JAVA_HINT)
     version = java_version(java)
     needed = 17 if _major(pyspark_version()) >= 4 else 8
     if version is None:
@@ -68,6 +82,10 @@ def check_java() -> CheckResult:
         return failed(GROUP, "JDK", f"Java {version} at {java}; pyspark {pyspark_version()} needs {needed}+",
                       JAVA_HINT)  # fmt: skip
     return passed(GROUP, "JDK", f"Java {version} ({java})")
+
+
+def _runnable(path: Path) -> str | None:
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
 
 
 def java_version(java: str) -> str | None:
@@ -122,12 +140,12 @@ def check_reachable(remote: str) -> CheckResult:
     return passed(GROUP, "Connect server", f"{host}:{port} answers")
 
 
-def check_session(settings: SparkSettings) -> list[CheckResult]:
+def check_session(settings: SparkSettings, log_path: Path | None = None) -> list[CheckResult]:
     """Start a session, run one task on an executor, stop the session."""
     where = settings.remote or settings.master or LOCAL_MASTER
     running = _active_session()
     try:
-        session = create_session(settings)
+        session = create_session(settings, log_path=log_path)
     except MaintainerError as error:
         return [from_error(GROUP, "session", error), skipped(GROUP, "executor", "no session")]
     try:

@@ -159,7 +159,8 @@ def refuse_other_target(saved: SavedPlan, project: str, target: str) -> None:
             f"the plan was made for project {plan.project!r}, target {plan.target!r}; "
             f"this is project {project!r}, target {target!r}",
             where=str(saved.directory),
-            hint="apply with the same project and --target, or make the plan again",
+            hint="apply with the project the plan was made with, on its target (apply without "
+            "--target takes the plan's), or make the plan again",
         )
 
 
@@ -228,8 +229,7 @@ class PlanRunner:
             return NodeOutcome(
                 message=f"blocked: {STRICTER}: " + "; ".join(stricter), skipped=True, blocked=True
             )
-        spark = self.spark() if runs_on_spark(node, self.engine) else None
-        ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, spark,
+        ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, None,
                           self.storage_options, self.clock)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
             self._recover_once(ctx, node_id)
@@ -237,6 +237,8 @@ class PlanRunner:
             if applied is not None:
                 record_node(ctx, f"found applied ({applied})")
                 return NodeOutcome(message=f"already applied from this plan ({applied})", skipped=True)
+            if runs_on_spark(node, self.engine):  # under the lock: a locked table starts no JVM
+                ctx = dataclasses.replace(ctx, spark=self.spark())
             maybe_fail(node.service, "before_start")
             outcome = executor(ctx)
             outcome = dataclasses.replace(outcome, message=told(outcome.message, outcome.effects))

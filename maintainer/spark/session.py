@@ -7,6 +7,7 @@ import re
 import shutil
 import socket
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
@@ -276,24 +277,44 @@ def verify_session(settings: SparkSettings, session: SparkSession) -> None:
         raise error
 
 
+SPARK_LOG = "spark.log"
+
+
+def project_spark_log(target_dir: Path) -> Path:
+    """Where a project's commands send the driver JVM's console output."""
+    return target_dir / "logs" / SPARK_LOG
+
+
+def scratch_spark_log() -> Path:
+    """Where a command run without a project (``datagen``) sends it: this user's temp folder."""
+    return Path(tempfile.gettempdir()) / f"maintainer-{os.getuid()}" / SPARK_LOG
+
+
 @contextmanager
-def stderr_into(path: Path | None) -> Iterator[None]:
-    """File descriptor 2 points at ``path`` while the block runs: a JVM started in it keeps the
-    file as its stderr for good; this process's stderr is restored afterwards."""
+def console_into(path: Path | None) -> Iterator[None]:
+    """File descriptors 1 and 2 point at ``path`` while the block runs: a JVM started in it
+    (pyspark's launcher inherits both) keeps the file as its stdout and stderr for good, so the
+    ``java`` launcher's warnings (``Using incubator modules``) and Spark's console log lines
+    (``Setting default log level``) never reach the terminal; this process's own are restored
+    afterwards."""
     if path is None:
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("ab") as log:
+        sys.stdout.flush()
         sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(log.fileno(), 2)
+        saved = {fd: os.dup(fd) for fd in (1, 2)}
+        for fd in saved:
+            os.dup2(log.fileno(), fd)
         try:
             yield
         finally:
+            sys.stdout.flush()
             sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
+            for fd, kept in saved.items():
+                os.dup2(kept, fd)
+                os.close(kept)
 
 
 def create_session(settings: SparkSettings, log_path: Path | None = None) -> SparkSession:
@@ -301,7 +322,8 @@ def create_session(settings: SparkSettings, log_path: Path | None = None) -> Spa
     (``local[*]`` by default). A Connect server or standalone master that accepts no
     connection, another Spark version, or executors without this maintainer fail here, before
     any work starts, with what to do. With ``log_path``, the driver JVM's console output (its
-    log lines, the launcher's warnings) goes to that file instead of this process's stderr."""
+    log lines, the launcher's warnings) goes to that file instead of this process's stdout and
+    stderr."""
     _require_java_for_local(settings)
     require_reachable(settings)
     from pyspark.sql import SparkSession
@@ -318,7 +340,7 @@ def create_session(settings: SparkSettings, log_path: Path | None = None) -> Spa
     for key, value in session_conf(settings).items():
         builder = builder.config(key, value)
     try:
-        with stderr_into(None if settings.remote else log_path):
+        with console_into(None if settings.remote else log_path):
             session = builder.getOrCreate()
     except Exception as exc:  # pyspark raises many unrelated types here
         raise start_error(settings, exc) from exc

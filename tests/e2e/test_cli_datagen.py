@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +49,28 @@ def test_datagen_writes_a_metadata_table_for_version_8(
     assert "in sync" in capsys.readouterr().out
     assert main(["datagen", str(tmp_path / "u"), "--table-version", "6", "--metadata-table"]) == 64
     assert "--metadata-table needs --table-version 8" in capsys.readouterr().err
+
+
+JVM_CONSOLE_LINES = ("Using incubator modules", "Setting default log level", "WARN NativeCodeLoader")
+
+
+@pytest.mark.spark
+def test_datagen_on_spark_keeps_the_jvm_console_lines_off_the_terminal(tmp_path: Path) -> None:
+    """The JVM writes to the process's file descriptors 1 and 2 itself (the ``java`` launcher's
+    warnings, Spark's log4j console): run as a user does, in a process of its own, and read
+    what reached its stdout and stderr."""
+    if shutil.which("java") is None:
+        pytest.skip("no JDK on PATH: Spark tests need Java 17+")
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    shown = subprocess.run(
+        [sys.executable, "-m", "maintainer.cli", "datagen", str(tmp_path / "t"), "--commits", "2",
+         "--rows-per-commit", "10", "--engine", "spark"],
+        capture_output=True, text=True, timeout=600, check=False, env=env,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    terminal = shown.stdout + shown.stderr
+    assert [line for line in JVM_CONSOLE_LINES if line in terminal] == []
+    log = tmp_path / "tmp" / f"maintainer-{os.getuid()}" / "spark.log"
+    assert f"its console output: {log}" in shown.stdout.replace("\n", "")
+    assert "Setting default log level" in log.read_text()  # kept, where the terminal said

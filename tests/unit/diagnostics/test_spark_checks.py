@@ -15,6 +15,7 @@ from maintainer.diagnostics.spark_checks import (
     check_java,
     check_reachable,
     check_spark,
+    check_spark_premises,
     java_major,
 )
 from maintainer.project.profiles import SparkSettings, TargetSettings
@@ -26,6 +27,7 @@ def fake_java(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str) -> 
     script.write_text(f"#!/bin/sh\necho 'openjdk version \"{version}\" 2024-01-16' >&2\n")
     script.chmod(0o755)
     monkeypatch.setenv("PATH", str(script.parent))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
 
 
 def test_java_versions_old_and_new() -> None:
@@ -48,8 +50,20 @@ def test_a_jdk_too_old_for_this_pyspark_is_named_with_the_fix(
 
 def test_no_java_at_all(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
     result = check_java()
     assert (result.status, result.detail) == (CheckStatus.FAILED, "no `java` on PATH")
+
+
+def test_java_home_is_where_pyspark_looks_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spark_checks, "pyspark_version", lambda: "4.1.0")
+    fake_java(tmp_path, monkeypatch, "17.0.15")  # on PATH, and JAVA_HOME leads elsewhere
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))
+    result = check_java()
+    assert result.status is CheckStatus.FAILED
+    assert result.detail == f"no runnable java at $JAVA_HOME/bin/java ({tmp_path / 'jdk'})"
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))  # tmp_path/bin/java is the fake one
+    assert check_java().detail == f"Java 17.0.15 ({tmp_path / 'bin' / 'java'})"
 
 
 def test_a_connect_server_that_does_not_answer_and_one_that_does() -> None:
@@ -85,3 +99,15 @@ def test_a_failed_premise_skips_the_session(monkeypatch: pytest.MonkeyPatch, tmp
 def test_a_local_engine_target_needs_no_spark() -> None:
     results = check_spark(TargetSettings(engine="local"))
     assert [(result.status, result.name) for result in results] == [(CheckStatus.SKIPPED, "spark")]
+
+
+def test_the_premises_of_a_session_are_the_jdk_or_the_connect_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    (local,) = check_spark_premises(TargetSettings())
+    assert (local.name, local.status) == ("JDK", CheckStatus.FAILED)
+    remote = check_spark_premises(TargetSettings(spark=SparkSettings(remote="sc://127.0.0.1:1")))
+    assert [result.name for result in remote] == ["Connect client", "Connect server"]
+    assert remote[1].status is CheckStatus.FAILED
