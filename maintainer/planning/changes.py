@@ -47,7 +47,8 @@ class SpecChange:
     why: str
     source: str | None = None
     """Where the new value is written (``file:line``), ``default (was file:line)`` where a value
-    was removed, None when not known (a baseline or plan_meta.json of an older maintainer)."""
+    was removed, the manifest file of a table added or removed, None when not known (a baseline
+    or plan_meta.json of an older maintainer)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -251,8 +252,10 @@ def _change_source(option: str, old: Sources, new: Sources) -> str | None:
 
 
 def _table_source(spec: Mapping[str, Any]) -> str | None:
-    manifest, line = spec.get("manifest"), spec.get("line")
-    return None if not manifest else f"{manifest}:{line}" if line else str(manifest)
+    """The manifest file a table is listed in (not its line: the tables added to one file are
+    one group, each on its own line)."""
+    manifest = spec.get("manifest")
+    return str(manifest) if manifest else None
 
 
 def _table_changes(

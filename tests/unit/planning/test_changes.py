@@ -103,8 +103,8 @@ def test_each_change_names_the_line_that_made_it_and_a_removed_value_the_line_it
     by_option = {(c.table, c.option): c.source for c in changes}
     assert by_option[("a", "clean.commits_retained")] == "tables/_defaults.yml:2"  # the line, no column
     assert by_option[("b", "gates.max_delete_files")] == "default (was x.yml:9)"
-    added = compare_specs({}, {"n": {**BASE, "name": "n"}})
-    assert [c.source for c in added] == ["tables/a.yml:3"]  # a new table: where it is written
+    added = group_changes(compare_specs({}, {"n": {**BASE, "name": "n"}, "m": {**BASE, "line": 9}}))
+    assert [(g.source, g.option, g.tables) for g in added] == [("tables/a.yml", "(table)", ("m", "n"))]
 
 
 def test_changes_are_grouped_by_source_line_option_and_values_most_severe_first() -> None:
