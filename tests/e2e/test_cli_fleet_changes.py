@@ -5,6 +5,7 @@ file is touched today, and the changes are grouped by the source line that made 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,8 @@ def test_a_metadata_only_change_is_no_change_and_a_selection_counts_only_its_tab
     assert plan(fleet, "--state", str(state), "--select", "cow_*") == 0  # the rewrite is elsewhere
     assert plan(fleet, "--state", str(state), "--select", "mor_001") == 2
     assert "maintenance changes for 1 table: 1 rewrite" in capsys.readouterr().out
+    shutil.rmtree(fleet.parent / "lake" / "mor_001" / ".hoodie")
+    assert plan(fleet, "--state", str(state), "--select", "mor_001") == 3  # blocked still wins
 
 
 @pytest.mark.slow
