@@ -76,10 +76,17 @@ def save(built: BuiltPlan, directory: Path, loaded: LoadedProject, review: Revie
         ) from exc
 
 
-def plan_fields(built: BuiltPlan) -> dict[str, object]:
-    """The plan in figures, for ``--log-format json``."""
+def plan_fields(built: BuiltPlan, review: ReviewContext) -> dict[str, object]:
+    """The plan in figures, for ``--log-format json``; ``maintenance_changes``: the tables whose
+    maintenance the manifest changes since the baseline alter, by most severe kind."""
     statuses = Counter(node.status.value for node in built.plan.nodes())
-    return {"plan_id": built.plan_id, "nodes": dict(statuses), "errors": len(built.errors)}
+    maintenance = {kind.value: n for kind, n in review.maintenance.items()}
+    return {
+        "plan_id": built.plan_id,
+        "nodes": dict(statuses),
+        "errors": len(built.errors),
+        "maintenance_changes": maintenance,
+    }
 
 
 @click.command("plan")
@@ -94,11 +101,18 @@ def plan_fields(built: BuiltPlan) -> dict[str, object]:
 @click.option(
     "--detailed-exitcode",
     is_flag=True,
-    help="Exit 0 when there is nothing to do, 2 when the plan has changes, 3 when a node is "
-    "blocked (nothing hides held-back work: blocked wins over changes), 1 on error. A table that "
-    "cannot be read exits 3 with or without this flag.",
+    help="Exit 0 when there is nothing to do, 2 when the plan has changes or the manifest "
+    "changes since the last applied state alter maintenance (destructive or rewrite, even when "
+    "no file is touched today), 3 when a node is blocked (nothing hides held-back work: blocked "
+    "wins over changes), 1 on error. A table that cannot be read exits 3 with or without this flag.",
 )
-def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) -> int:
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="Print every table in full, every file and every table a manifest change applies to "
+    "(without it, a large plan is summarised: plan.json and plan_meta.json have everything).",
+)
+def command(options: CommonOptions, out: str | None, detailed_exitcode: bool, verbose: bool) -> int:
     """Read the selected tables and write what maintenance would do, without changing anything:
     plan.json (hashed), plan.md (for review) and the Hudi payloads apply will write. A table that
     cannot be read (missing, damaged, unsupported, unreachable) blocks only its own nodes: the
@@ -108,7 +122,8 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     Exit codes (the same table as apply's):
       0  written; nothing to do (or, without --detailed-exitcode, any plan)
       1  an error of the run itself (bad project, bad arguments): no plan written
-      2  with --detailed-exitcode: the plan has changes
+      2  with --detailed-exitcode: the plan has changes, or the manifests changed what
+         maintenance does since the last applied state (a lower retention, compaction settings)
       3  a table could not be read (always), or a node is blocked (with --detailed-exitcode)
 
     \b
@@ -124,12 +139,14 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
     save(built, directory, loaded, review)
     if settings.json or settings.quiet:  # the closing line alone, and each table's error
         why = f"see why in {directory / 'plan.md'}"
-        line = f"{summary_line(built.plan, why)} Written to {directory} (plan {built.plan_id[:12]})."
-        summary(line, plan_dir=str(directory), **plan_fields(built))
+        headline = summary_line(built.plan, why, maintenance=review.maintenance_line())
+        line = f"{headline} Written to {directory} (plan {built.plan_id[:12]})."
+        summary(line, plan_dir=str(directory), **plan_fields(built, review))
         for message in built.errors:
             print_error(message)
     else:  # the text names each table's error already: said once
-        stdout.out(render_text(built.plan, built.plan_id, review), highlight=False, end="")
+        text = render_text(built.plan, built.plan_id, review, verbose=verbose)
+        stdout.out(text, highlight=False, end="")
         stdout.print(f"wrote {escape(str(directory))}")
         if built.errors:
             failed = count(len(built.errors), "table")
@@ -138,6 +155,6 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool) ->
         return EXIT_BLOCKED
     if detailed_exitcode and any(node.status is NodeStatus.BLOCKED for node in built.plan.nodes()):
         return EXIT_BLOCKED
-    if detailed_exitcode and built.plan.has_changes:
+    if detailed_exitcode and (built.plan.has_changes or review.alters_maintenance):
         return EXIT_CHANGES
     return EXIT_OK

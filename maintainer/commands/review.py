@@ -79,6 +79,11 @@ def current_specs(loaded: LoadedProject) -> dict[str, dict[str, Any]]:
     return {spec.name: spec.model_dump(mode="json") for spec in loaded.project.tables}
 
 
+def current_sources(loaded: LoadedProject) -> dict[str, dict[str, str]]:
+    project = loaded.project
+    return {spec.name: project.sources(spec.name) for spec in project.tables}
+
+
 _STATE_HINT = "it is written by maintainer (compile, apply): delete it or write it again"
 
 
@@ -97,13 +102,25 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def specs_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return _entries(manifest, "spec")
+
+
+def sources_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Where each table's values were written, as kept in a manifest.json (``{}`` if not)."""
+    return {
+        table: {str(k): str(v) for k, v in sources.items()}
+        for table, sources in _entries(manifest, "sources").items()
+    }
+
+
+def _entries(manifest: Mapping[str, Any], field: str) -> dict[str, dict[str, Any]]:
     tables = manifest.get("tables")
     if not isinstance(tables, Mapping):
         return {}
     return {
-        str(name): dict(entry["spec"])
+        str(name): dict(entry[field])
         for name, entry in tables.items()
-        if isinstance(entry, Mapping) and isinstance(entry.get("spec"), Mapping)
+        if isinstance(entry, Mapping) and isinstance(entry.get(field), Mapping)
     }
 
 
@@ -148,7 +165,8 @@ def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime)
         selected = {node.table for node in loaded.selected}
         previous = {k: v for k, v in previous.items() if k in selected}
         current = {k: v for k, v in current.items() if k in selected}
-    return ReviewContext(made, name, tuple(compare_specs(previous, current)))
+    changes = compare_specs(previous, current, sources_of(manifest), current_sources(loaded))
+    return ReviewContext(made, name, tuple(changes))
 
 
 def check_state(project: Project) -> None:

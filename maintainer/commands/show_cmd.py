@@ -26,7 +26,12 @@ DEFAULT_PLAN_DIR = "target/plan"
     show_default=True,
     help="text for the terminal, markdown for a pull-request comment, json for scripts.",
 )
-def command(directory: str, output_format: str) -> int:
+@click.option(
+    "--verbose",
+    is_flag=True,
+    help="text: every table in full, every file and every table a manifest change applies to.",
+)
+def command(directory: str, output_format: str, verbose: bool) -> int:
     """Render the plan saved in DIRECTORY (default: target/plan, where `maintainer plan` writes
     it in the project folder); checks it was not changed since it was made.
 
@@ -39,6 +44,6 @@ def command(directory: str, output_format: str) -> int:
     for warning in saved.warnings:
         print_warning(warning)
     review = ReviewContext.from_json(read_meta(Path(directory)))
-    text = render(saved.plan, saved.plan_id, saved.payloads, output_format, review)
+    text = render(saved.plan, saved.plan_id, saved.payloads, output_format, review, verbose=verbose)
     stdout.out(text, highlight=False, end="")
     return 0

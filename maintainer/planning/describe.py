@@ -86,24 +86,30 @@ def describe_counts(
     return parts
 
 
-def summary_line(plan: Plan, why: str = "see why below") -> str:
+def summary_line(plan: Plan, why: str = "see why below", maintenance: str | None = None) -> str:
     """One line: what the plan changes, what is blocked, what has nothing to do; ``why`` says
-    where the reasons of blocked nodes are (below it in plan.md, above it in the text view)."""
+    where the reasons of blocked nodes are (below it in plan.md, above it in the text view).
+    ``maintenance`` (``maintenance changes for 300 tables: 200 destructive, 100 rewrite``) is
+    what the manifest changes since the baseline alter: a change even when no file is touched
+    today (a lower retention deletes on a later run), so never "No changes" beside it."""
     nodes = plan.nodes()
     statuses = Counter(n.status for n in nodes)
     tail = (
         f"{plural(statuses[NodeStatus.BLOCKED], 'node', 'nodes')} blocked, "
         f"{statuses[NodeStatus.NO_OP]:,} with nothing to do"
     )
+    also = f" Also {maintenance}." if maintenance else ""
     if not plan.has_changes:
         if statuses[NodeStatus.BLOCKED]:  # never "No changes" while work is held back
-            return f"No changes can be made: {tail}. Blocked nodes are not maintained; {why}."
+            return f"No changes can be made: {tail}. Blocked nodes are not maintained; {why}.{also}"
+        if maintenance:
+            return f"No files to change now; {maintenance}. {tail}."
         return f"No changes. {tail}."
     changed_tables = sum(1 for t in plan.tables if any(n.status is NodeStatus.CHANGES for n in t.nodes))
     parts = describe_counts(
         action_counts(nodes), bytes_to_delete(nodes), compaction_bytes(nodes), rolled_back(nodes)
     )
-    return f"Plan: {', '.join(parts)} in {plural(changed_tables, 'table', 'tables')}; {tail}."
+    return f"Plan: {', '.join(parts)} in {plural(changed_tables, 'table', 'tables')}; {tail}.{also}"
 
 
 def node_headline(node: NodePlan) -> str:

@@ -3,7 +3,8 @@ lake of any size, most important first:
 
 1. the summary line, and where the plan comes from (when, commit, version, selection, target);
 2. high risks (a metadata table dropped, savepoints deleted);
-3. what changed in the manifests since the last applied plan, by kind;
+3. what changed in the manifests since the last applied plan, grouped by the source line that
+   made the change (``_defaults.yml:2`` ``clean.commits_retained`` 4 → 3: 200 tables), by kind;
 4. one row per table with changes (capped; the rest summed), blocked nodes grouped by reason,
    tables with nothing to do on one line;
 5. per-table details in ``<details>``, partitions and files capped, while room is left; the
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 
 from maintainer.console import printable
 from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
-from maintainer.planning.changes import ChangeKind, SpecChange
+from maintainer.planning.changes import KIND_ORDER, TABLES_NAMED, ChangeGroup, ChangeKind
 from maintainer.planning.describe import (
     TableFigures,
     node_headline,
@@ -40,7 +41,8 @@ BUDGET = 58_000
 """What plan.md may take, leaving room for the text a workflow puts around it."""
 TABLE_ROWS = 100
 RISKS_SHOWN = 10
-CHANGES_SHOWN = 30
+GROUPS_SHOWN = 60
+"""Manifest change groups shown (each one source line, option and before -> after)."""
 BLOCKED_REASONS_SHOWN = 20
 NAMES_SHOWN = 10
 IDLE_NAMES_SHOWN = 50
@@ -142,32 +144,43 @@ def _risks(plan: Plan) -> list[str]:
     return [*lines, ""]
 
 
-def _change_row(change: SpecChange) -> str:
-    kind = f"**{change.kind.value}**" if change.kind is ChangeKind.DESTRUCTIVE else change.kind.value
-    if change.option == "(table)":
-        what = md(change.why)
+def _group_row(group: ChangeGroup) -> str:
+    kind = f"**{group.kind.value}**" if group.kind is ChangeKind.DESTRUCTIVE else group.kind.value
+    where = code(group.source, cell=True) if group.source else "(not known)"
+    if group.option == "(table)":
+        what = md(group.why)
     else:
-        before, after = md(_short(str(change.before), 80)), md(_short(str(change.after), 80))
-        what = f"{code(change.option, cell=True)}: {before} → {after}"
-    why = md(change.why) if change.option != "(table)" else ""  # a table's why is its change
-    return f"| {code(change.table, cell=True)} | {what} | {f'{kind}: {why}' if why else kind} |"
+        before, after = md(_short(str(group.before), 80)), md(_short(str(group.after), 80))
+        what = f"{code(group.option, cell=True)}: {before} → {after}"
+    why = md(group.why) if group.option != "(table)" else ""  # a table's why is its change
+    count = plural(len(group.tables), "table", "tables")
+    names = group.tables
+    shown = names if len(names) <= TABLES_NAMED else (names[0], names[-1])
+    tables = (", " if len(names) <= TABLES_NAMED else " … ").join(code(n, cell=True) for n in shown)
+    return f"| {where} | {what} | {count} ({tables}) | {f'{kind}: {why}' if why else kind} |"
 
 
 def _changes(review: ReviewContext) -> list[str]:
+    """The manifest changes grouped by the source line that made them: every group (groups
+    are few even when tables are many), up to GROUPS_SHOWN for a pathological project."""
     if review.baseline is None:
         return []
     title = f"### What changed in the manifests since {md(review.baseline)}"
     if not review.changes:
         return [title, "", "Nothing: the same manifests as then.", ""]
-    order = {ChangeKind.DESTRUCTIVE: 0, ChangeKind.REWRITE: 1, ChangeKind.METADATA: 2}
-    changes = sorted(review.changes, key=lambda c: (order[c.kind], c.table, c.option))
-    counts = {kind: sum(1 for c in changes if c.kind is kind) for kind in order}
+    counts = {kind: sum(1 for c in review.changes if c.kind is kind) for kind in KIND_ORDER}
     line = ", ".join(f"{n:,} {kind.value}" for kind, n in counts.items() if n)
-    lines = [title, "", line, "", "| table | change | kind |", "|---|---|---|"]
-    lines += [_change_row(c) for c in changes[:CHANGES_SHOWN]]
-    if len(changes) > CHANGES_SHOWN:
+    maintenance = review.maintenance_line()
+    line = f"{line} ({maintenance})" if maintenance else f"{line} (maintenance is the same)"
+    groups = review.groups()
+    lines = [title, "", md(line), "", "| where | change | tables | kind |", "|---|---|---|---|"]
+    lines += [_group_row(g) for g in groups[:GROUPS_SHOWN]]
+    if len(groups) > GROUPS_SHOWN:
+        rest = groups[GROUPS_SHOWN:]
+        tables = sum(len(g.tables) for g in rest)
         lines.append(
-            f"| ... | {len(changes) - CHANGES_SHOWN:,} more changes (plan_meta.json has them all) | |"
+            f"| ... | {len(rest):,} more changes, in {plural(tables, 'table', 'tables')} "
+            "(plan_meta.json has them all) | | |"
         )
     return [*lines, ""]
 
@@ -331,7 +344,8 @@ def render_markdown(plan: Plan, plan_id: str, review: ReviewContext | None = Non
     figures = sorted((table_figures(t) for t in plan.tables), key=_order)
     changed = [f for f in figures if f.changes]
     idle = sorted((f for f in figures if f.idle), key=lambda f: f.table.name)
-    lines = [f"## maintainer plan {code(plan_id[:12])}", "", f"**{md(summary_line(plan))}**", ""]
+    headline = summary_line(plan, maintenance=review.maintenance_line())
+    lines = [f"## maintainer plan {code(plan_id[:12])}", "", f"**{md(headline)}**", ""]
     lines += _provenance(plan, plan_id, review.provenance)
     lines += _risks(plan)
     lines += _changes(review)

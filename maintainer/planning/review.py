@@ -2,7 +2,11 @@
 version, which selection and target) and what changed in the manifests since the baseline.
 
 Kept in the plan directory's ``plan_meta.json`` (outside the hashed body, which holds no
-wall-clock values), so ``maintainer show`` renders the same review as ``maintainer plan``.
+wall-clock values), so ``maintainer show`` renders the same review as ``maintainer plan``. The
+manifest changes are there in full (``changes``: one entry per table and option, with the
+``source`` line that made it); the views group them by that line. They are not in plan.json:
+they describe the manifests, not what apply does, and would change the plan id of an identical
+plan made against another baseline.
 """
 
 from __future__ import annotations
@@ -11,7 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from maintainer.planning.changes import SpecChange
+from maintainer.planning.changes import (
+    ChangeGroup,
+    ChangeKind,
+    SpecChange,
+    group_changes,
+    maintenance_changes,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +104,27 @@ class ReviewContext:
     provenance: Provenance | None = None
     baseline: str | None = None
     changes: tuple[SpecChange, ...] = field(default=())
+
+    def groups(self) -> list[ChangeGroup]:
+        return group_changes(self.changes)
+
+    @property
+    def maintenance(self) -> dict[ChangeKind, int]:
+        """Tables whose maintenance the manifest changes alter, by most severe kind."""
+        return maintenance_changes(self.changes)
+
+    @property
+    def alters_maintenance(self) -> bool:
+        return bool(self.maintenance)
+
+    def maintenance_line(self) -> str | None:
+        """``maintenance changes for 300 tables: 200 destructive, 100 rewrite``, or None."""
+        counts = self.maintenance
+        if not counts:
+            return None
+        total = sum(counts.values())
+        kinds = ", ".join(f"{n:,} {kind.value}" for kind, n in counts.items())
+        return f"maintenance changes for {total:,} {'table' if total == 1 else 'tables'}: {kinds}"
 
     def to_json(self) -> dict[str, Any]:
         return {

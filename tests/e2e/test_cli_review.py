@@ -66,11 +66,15 @@ def test_manifest_changes_since_the_last_applied_plan_are_listed_by_kind(
     assert maintained.cli("plan") == 0
     text = review(maintained)
     assert f"### What changed in the manifests since the last applied plan {plan_id[:12]}" in text
-    assert "| `t` | `clean.commits_retained`: 3 → 2 | **destructive**: less retention (commits) |" in text
-    assert "| `t` | `tags`: " in text and "metadata-only" in text
-    assert "1 destructive, 1 metadata-only" in text
+    assert (
+        "| `tables/example.yml:7` | `clean.commits_retained`: 3 → 2 | 1 table (`t`) "
+        "| **destructive**: less retention (commits) |"
+    ) in text
+    assert "| `tables/example.yml:8` | `tags`: " in text and "metadata-only" in text
+    assert "1 destructive, 1 metadata-only (maintenance changes for 1 table: 1 destructive)" in text
     out = capsys.readouterr().out
-    assert "destructive   t clean.commits_retained: 3 -> 2 (less retention (commits))" in out
+    assert "destructive   tables/example.yml:7 clean.commits_retained: 3 -> 2: 1 table (t) (less" in out
+    assert "No files to change now; maintenance changes for 1 table: 1 destructive." in out
 
     assert main(["show", str(maintained.root / "target" / "plan"), "--format", "markdown"]) == 0
     assert capsys.readouterr().out == text  # show renders the same review, from plan_meta.json

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.planning.changes import ChangeKind, compare_specs
+from maintainer.planning.changes import (
+    ChangeKind,
+    SpecChange,
+    compare_specs,
+    group_changes,
+    maintenance_changes,
+    table_range,
+)
 
 BASE: dict[str, Any] = {
     "name": "t",
@@ -80,3 +87,61 @@ def test_moving_a_table_to_another_file_is_no_change_and_tables_come_and_go() ->
         ("new", ChangeKind.DESTRUCTIVE),
         ("old", ChangeKind.METADATA),
     ]
+
+
+def specs(names: list[str], **edits: Any) -> dict[str, dict[str, Any]]:
+    return {name: {**changed(**edits), "name": name} for name in names}
+
+
+def test_each_change_names_the_line_that_made_it_and_a_removed_value_the_line_it_was_on() -> None:
+    names = ["a", "b"]
+    retained = {"clean.commits_retained": "tables/_defaults.yml:2:21"}
+    old_sources = {n: {**retained, "gates.max_delete_files": "x.yml:9:5"} for n in names}
+    new_sources = {n: {"clean.commits_retained": "tables/_defaults.yml:2:21"} for n in names}
+    after = specs(names, clean__commits_retained=5, gates={})
+    changes = compare_specs(specs(names), after, old_sources, new_sources)
+    by_option = {(c.table, c.option): c.source for c in changes}
+    assert by_option[("a", "clean.commits_retained")] == "tables/_defaults.yml:2"  # the line, no column
+    assert by_option[("b", "gates.max_delete_files")] == "default (was x.yml:9)"
+    added = group_changes(compare_specs({}, {"n": {**BASE, "name": "n"}, "m": {**BASE, "line": 9}}))
+    assert [(g.source, g.option, g.tables) for g in added] == [("tables/a.yml", "(table)", ("m", "n"))]
+
+
+def test_changes_are_grouped_by_source_line_option_and_values_most_severe_first() -> None:
+    cow = [f"cow_{i:03d}" for i in range(200)]
+    mor = [f"mor_{i:03d}" for i in range(100)]
+    sources = {n: {"clean.commits_retained": "tables/cow/_defaults.yml:2:3"} for n in cow}
+    sources |= {n: {"compaction.trigger.max_delta_commits": "tables/mor/_defaults.yml:3:7"} for n in mor}
+    before = specs(cow + mor)
+    after = specs(cow, clean__commits_retained=3) | specs(mor, compaction__trigger={"max_delta_commits": 9})
+    after |= {n: {**after[n], "tags": ["core", "new"]} for n in cow[:5]}  # metadata-only, no source
+    groups = group_changes(compare_specs(before, after, sources, sources))
+    assert [(g.source, g.option, g.before, g.after, g.kind, len(g.tables)) for g in groups] == [
+        ("tables/cow/_defaults.yml:2", "clean.commits_retained", 10, 3, ChangeKind.DESTRUCTIVE, 200),
+        ("tables/mor/_defaults.yml:3", "compaction.trigger.max_delta_commits", 5, 9, ChangeKind.REWRITE, 100),
+        (None, "tags", ["core"], ["core", "new"], ChangeKind.METADATA, 5),
+    ]
+    assert groups[0].tables == tuple(cow)
+    assert table_range(groups[0].tables) == "cow_000 … cow_199"
+    assert table_range(("a", "b")) == "a, b"
+
+
+def test_maintenance_changes_count_tables_by_their_most_severe_kind_and_not_metadata() -> None:
+    changes = compare_specs(
+        {"a": BASE, "b": BASE, "c": BASE, "d": BASE},
+        {
+            "a": changed(clean__commits_retained=3, compaction={"enabled": False}),
+            "b": changed(compaction={"enabled": True, "trigger": {"max_delta_commits": 2}}),
+            "c": changed(tags=["other"], clean__commits_retained=20),
+            "d": BASE,
+        },
+    )
+    assert maintenance_changes(changes) == {ChangeKind.DESTRUCTIVE: 1, ChangeKind.REWRITE: 1}
+    assert maintenance_changes([c for c in changes if c.table == "c"]) == {}
+
+
+def test_a_change_keeps_its_source_through_plan_meta_json_and_older_entries_read_without_one() -> None:
+    change = SpecChange("t", "clean.commits_retained", 4, 3, ChangeKind.DESTRUCTIVE, "less", "d.yml:2")
+    assert SpecChange.from_json(change.to_json()) == change
+    older = {k: v for k, v in change.to_json().items() if k != "source"}
+    assert SpecChange.from_json(older).source is None

@@ -78,7 +78,7 @@ def test_text_shows_each_node_its_reasons_and_a_few_files() -> None:
     assert "- earliest commit to retain: 3" in text
     assert "drop_metadata_table .hoodie/metadata: metadata_table: drop" in text
     assert "delete p0/f000.parquet (1.0 KiB): older than the ECTR" in text
-    assert "... and 2 more (all listed in plan.json)" in text
+    assert "... and 9 more (all listed in plan.json)" in text  # the first few files, by default
     assert "quiet: nothing to do (clean)" in text  # an idle table is one line
     assert "every node blocked (clean, archive): not a Hudi table" in text
     assert "risk: trips.clean ⚠ drops the metadata table: metadata table (files)" in text
@@ -155,10 +155,13 @@ def test_markdown_lists_manifest_changes_by_kind() -> None:
         < section.index("compaction.strategy.name")
         < section.index("tags")
     )
-    assert "| `trips` | `clean.commits_retained`: 10 → 5 | **destructive**: less retention (commits) |" in md
-    assert "1 destructive, 1 rewrite, 1 metadata-only" in md
+    assert (
+        "| (not known) | `clean.commits_retained`: 10 → 5 | 1 table (`trips`) "
+        "| **destructive**: less retention (commits) |"
+    ) in md
+    assert "1 destructive, 1 rewrite, 1 metadata-only (maintenance changes for 2 tables: " in md
     text = render_text(sample(), "cd" * 32, review)
-    assert "destructive   trips clean.commits_retained: 10 -> 5 (less retention (commits))" in text
+    assert "destructive   clean.commits_retained: 10 -> 5: 1 table (trips) (less retention (commits))" in text
 
 
 def lake(tables: int, files_per_table: int) -> Plan:
@@ -233,3 +236,73 @@ def test_the_files_a_rollback_deletes_are_counted_with_it_in_every_view() -> Non
     )
     assert f"t.rollback: {told}" in render_text(rolled, "0" * 64)
     assert render_markdown(rolled, "0" * 64).count(told) == 4  # summary, row, details summary, node
+
+
+def fleet_review(cow: int = 200, mor: int = 100, sources: bool = True) -> ReviewContext:
+    """A retention cut in one folder's _defaults.yml (destructive) and a compaction change in
+    another's (rewrite), as compare_specs gives them."""
+    cut = [
+        SpecChange(f"cow_{i:03d}", "clean.commits_retained", 4, 3, ChangeKind.DESTRUCTIVE,
+                   "less retention (commits)", "tables/cow/_defaults.yml:2" if sources else f"t{i}.yml:4")
+        for i in range(cow)
+    ]  # fmt: skip
+    rewrite = [
+        SpecChange(f"mor_{i:03d}", "compaction.trigger.max_delta_commits", 5, 9, ChangeKind.REWRITE,
+                   "compaction settings", "tables/mor/_defaults.yml:3")
+        for i in range(mor)
+    ]  # fmt: skip
+    return ReviewContext(None, "the last applied plan abcdefabcdef", (*cut, *rewrite))
+
+
+def test_manifest_changes_that_alter_maintenance_are_never_no_changes() -> None:
+    quiet = plan(table_plan("q", (clean_node("q", 0),)))
+    review = fleet_review()
+    maintenance = review.maintenance_line()
+    assert maintenance == "maintenance changes for 300 tables: 200 destructive, 100 rewrite"
+    assert summary_line(quiet, maintenance=maintenance) == (
+        "No files to change now; maintenance changes for 300 tables: 200 destructive, 100 rewrite. "
+        "0 nodes blocked, 1 with nothing to do."
+    )
+    assert summary_line(sample(), maintenance=maintenance).endswith(
+        "; 3 nodes blocked, 1 with nothing to do. Also maintenance changes for 300 tables: "
+        "200 destructive, 100 rewrite."
+    )
+    held = plan(table_plan("b", (blocked("b", "clean", "not a Hudi table"),)))
+    assert summary_line(held, maintenance=maintenance).startswith("No changes can be made: ")
+    tags = SpecChange("q", "tags", [], ["x"], ChangeKind.METADATA, "does not change what is deleted")
+    assert ReviewContext(None, "x", (tags,)).maintenance_line() is None  # metadata-only: no change
+
+
+def test_every_change_group_is_shown_and_300_tables_fit_a_pull_request_comment() -> None:
+    review = fleet_review()
+    md = render_markdown(lake(300, 50), "ef" * 32, review)
+    assert len(md) < COMMENT_LIMIT, len(md)
+    assert md.startswith("## maintainer plan `efefefefefef`\n\n**Plan: 1,500 files to delete")
+    assert "Also maintenance changes for 300 tables: 200 destructive, 100 rewrite.**" in md
+    assert (
+        "| `tables/cow/_defaults.yml:2` | `clean.commits_retained`: 4 → 3 | 200 tables "
+        "(`cow_000` … `cow_199`) | **destructive**: less retention (commits) |"
+    ) in md
+    assert (
+        "| `tables/mor/_defaults.yml:3` | `compaction.trigger.max_delta_commits`: 5 → 9 | 100 tables "
+        "(`mor_000` … `mor_099`) | rewrite: compaction settings |"
+    ) in md
+    scattered = render_markdown(lake(300, 50), "ef" * 32, fleet_review(sources=False))
+    assert len(scattered) < COMMENT_LIMIT, len(scattered)  # one line per table: groups capped
+    assert "| ... | 141 more changes, in 240 tables (plan_meta.json has them all) | | |" in scattered
+
+
+def test_text_summarises_a_large_plan_and_verbose_prints_everything() -> None:
+    fleet, review = lake(300, 50), fleet_review()
+    brief = render_text(fleet, "ef" * 32, review)
+    full = render_text(fleet, "ef" * 32, review, verbose=True)
+    assert "destructive   tables/cow/_defaults.yml:2 clean.commits_retained: 4 -> 3: 200 tables " in brief
+    assert "(cow_000 … cow_199) (less retention (commits))" in brief
+    assert "10 more tables with changes or blocked nodes, one line each" in brief  # 30 changed, 20 in full
+    assert "  warehouse_table_0290: clean 50 files to delete (200.0 KiB)" in brief
+    assert "... and 47 more (all listed in plan.json)" in brief
+    assert brief.rstrip().endswith("Also maintenance changes for 300 tables: 200 destructive, 100 rewrite.")
+    assert "cow_000, cow_001, cow_002" in full and "more tables with changes" not in full
+    assert full.count(" - delete ") == 1_500
+    assert brief.count(" - delete ") == 20 * (3 + 1)  # 3 files and "... and 47 more" in 20 tables
+    assert len(brief) < len(full) / 5, (len(brief), len(full))
