@@ -110,8 +110,12 @@ def test_plan_md_has_no_empty_cells_for_a_new_table_nor_an_empty_risk_column(
     (state / "manifest.json").write_text(json.dumps({"tables": {}}))  # t was not maintained then
     assert main(["plan", "--project-dir", str(project), "--state", str(state)]) == 0
     markdown = (project / "target" / "plan" / "plan.md").read_text()
-    assert "| `t` | a new table: its maintenance starts" in markdown
+    assert (
+        "| a new table: its maintenance starts (cleans and rollbacks delete files) | 1 table (`t`) |"
+        in markdown
+    )
     assert "| **destructive** |" in markdown and "**destructive**: |" not in markdown
+    assert "|  |" not in markdown.split("### Tables with changes")[0], "no empty cell among the changes"
     assert "| table | files deleted | compaction | other |\n" in markdown  # no high risk: no column
     assert "risk |" not in markdown
 
