@@ -55,7 +55,10 @@ def test_two_partial_applies_leave_both_tables_in_the_state(tmp_path: Path) -> N
     project.retain("a", 2)
     assert project.cli("plan") == 0
     text = project.plan_md()
-    assert "| `a` | `clean.commits_retained`: 3 → 2 | **destructive**: less retention (commits) |" in text
+    assert (
+        "`clean.commits_retained`: 3 → 2 | 1 table (`a`) | **destructive**: less retention (commits) |"
+        in text
+    )
     assert "a new table" not in text  # b was applied by the other partial apply
 
 
@@ -99,7 +102,7 @@ def test_the_last_applied_folder_of_an_older_maintainer_is_the_baseline(tmp_path
     assert project.cli("plan") == 0
     text = project.plan_md()
     assert "since the last applied plan 0123456789ab (2026-01-01T00:00:00.000Z)" in text
-    assert "| `b` | `clean.commits_retained`: 3 → 2 |" in text and "a new table" not in text
+    assert "`clean.commits_retained`: 3 → 2 | 1 table (`b`) |" in text and "a new table" not in text
 
     assert project.cli("apply", "--auto-approve", "--select", "a") == 0  # merged into the old file
     state = state_of(project.root / "target")

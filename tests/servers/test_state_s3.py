@@ -69,7 +69,10 @@ def test_state_two_partial_applies_leave_both_tables(
     project.retain("b", 2)
     assert project.cli("plan") == 0
     text = project.plan_md()
-    assert "| `b` | `clean.commits_retained`: 3 → 2 | **destructive**: less retention (commits) |" in text
+    assert (
+        "`clean.commits_retained`: 3 → 2 | 1 table (`b`) | **destructive**: less retention (commits) |"
+        in text
+    )
     assert "a new table" not in text
 
 
