@@ -48,6 +48,9 @@ class NodeRunStatus(str, Enum):
     BLOCKED = "blocked"
     """Not run: blocked in the plan (a gate, a reader, an unreadable table) or by the stricter
     rule at apply. The table is left unmaintained: never success for automation."""
+    CANCELLED = "cancelled"
+    """Not run, or stopped at a safe point, because the apply was interrupted (Ctrl-C, SIGTERM):
+    applying the same plan again runs it."""
 
 
 def _worker_thread() -> str | None:
@@ -110,6 +113,11 @@ class RunResults:
     @property
     def failed(self) -> bool:
         return any(node.status is NodeRunStatus.ERROR for node in self.nodes)
+
+    @property
+    def cancelled(self) -> tuple[str, ...]:
+        """The nodes an interrupt kept from running or stopped (the next apply runs them)."""
+        return tuple(node.id for node in self.nodes if node.status is NodeRunStatus.CANCELLED)
 
     @property
     def blocked(self) -> tuple[str, ...]:

@@ -144,7 +144,7 @@ def test_status_is_error_when_any_node_failed_and_skips_do_not_fail() -> None:
     failed = _results(NodeRunStatus.SUCCESS, NodeRunStatus.ERROR, NodeRunStatus.SKIPPED)
     assert failed.failed and failed.status == "error"
     assert failed.to_json()["status"] == "error"
-    assert summarize(failed.nodes) == {"success": 1, "error": 1, "skipped": 1, "blocked": 0}
+    assert summarize(failed.nodes) == {"success": 1, "error": 1, "skipped": 1, "blocked": 0, "cancelled": 0}
 
 
 def test_reading_what_is_no_run_results_fails_clearly(tmp_path: Path) -> None:
