@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
+from maintainer.commands import apply_cmd
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instant import State
@@ -231,3 +232,20 @@ def test_quiet_still_says_it_was_interrupted_and_run_results_are_valid(root: Pat
     cancelled = [node for node in document["results"] if node["status"] == "cancelled"]
     assert len(cancelled) == 4 and all(node["timing"] == [] for node in cancelled)
     assert all(node["message"] == "cancelled: not started, the apply was interrupted" for node in cancelled)
+
+
+def test_ctrl_c_before_any_node_runs_exits_130_and_touches_nothing(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = rows_of_every_table(root)
+    files = {name: data_files(root.parent / "lake" / name) for name in TABLES}
+
+    def ctrl_c(project: object) -> None:
+        raise KeyboardInterrupt  # as Python raises it for a Ctrl-C outside the node walk
+
+    monkeypatch.setattr(apply_cmd, "check_state", ctrl_c)
+    assert main(["apply", "--project-dir", str(root)]) == 130
+    assert "error: interrupted (Ctrl-C)" in capsys.readouterr().err
+    assert not (root / "target" / "run_results.json").exists()
+    assert {name: data_files(root.parent / "lake" / name) for name in TABLES} == files
+    assert rows_of_every_table(root) == rows
