@@ -4,10 +4,11 @@
   starts none (the nodes not started are ``cancelled``), the running ones finish, and apply
   writes run_results.json and the state as after any run, and exits 130 (SIGINT) or 143
   (SIGTERM): 128 plus the signal's number, as shells do.
-* A second signal stops now: each running node ends at its next safe point (the executors'
-  fault points, between the timeline's requested, inflight and completed steps: a crash there
-  is one the next apply recovers from), and the running Spark jobs are cancelled. The table
-  locks are released as the nodes end.
+* A second signal stops now: each running node ends at its next safe point, before its next
+  write into the table (the table lock's write fence) or at the executors' fault points between
+  the timeline's requested, inflight and completed steps: a crash there is one the next apply
+  recovers from (tests/e2e/test_crash_campaign.py kills applies anywhere), and the running
+  Spark jobs are cancelled. The table locks are released as the nodes end.
 * Applying the same plan again resumes: the nodes done are recorded in their tables and skipped.
 
 The handlers are installed only while the walk runs, on the main thread, and the previous ones
