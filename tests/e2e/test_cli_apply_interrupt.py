@@ -86,12 +86,15 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class Apply:
-    """``maintainer apply`` in a process of its own, its output read line by line as it comes."""
+    """``maintainer apply`` in a process of its own (run by ``script``), its output read line by
+    line as it comes."""
+
+    script = SLOW
 
     def __init__(self, root: Path, slow_s: float = 30.0, *options: str) -> None:
         environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
         self.process = subprocess.Popen(
-            [sys.executable, "-c", SLOW, str(root), str(slow_s), *options],
+            [sys.executable, "-c", self.script, str(root), str(slow_s), *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
