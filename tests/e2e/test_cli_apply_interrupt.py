@@ -230,7 +230,8 @@ def test_quiet_still_says_it_was_interrupted_and_run_results_are_valid(root: Pat
     exit_code, out = apply.finish()
     assert exit_code == 130 and "START" not in out
     assert "Apply interrupted: " in out and "again to resume" in out  # the closing line, as always
-    artifacts.run_results(root / "target")  # validated against schemas/run_results.v2.json
+    document = artifacts.run_results(root / "target")  # validated against schemas/run_results.v2.json
+    assert document["status"] == "cancelled"
     document = json.loads((root / "target" / "run_results.json").read_text())
     cancelled = [node for node in document["results"] if node["status"] == "cancelled"]
     assert len(cancelled) == 4 and all(node["timing"] == [] for node in cancelled)
