@@ -2,7 +2,9 @@
 
 Each command lives in ``maintainer/commands/<name>.py`` and is registered below.
 This module only owns the group, the exit codes and the error rendering:
-0 ok, 1 failure, 2 changes pending and 3 a node blocked (``plan --detailed-exitcode``), 64 usage error.
+0 ok, 1 failure, 2 changes pending and 3 a node blocked (``plan --detailed-exitcode``), 64 usage error,
+130 interrupted (Ctrl-C; ``apply`` handles its signals itself while its nodes run, see
+``maintainer.commands.interrupts``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_CHANGES = 2
 EXIT_USAGE = 64
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as shells report a process Ctrl-C ended."""
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -52,7 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the group and map every outcome to an exit code."""
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C where no handler of ours runs
+            print_error("interrupted (Ctrl-C)")
+            return EXIT_INTERRUPTED
         print_error("aborted")
         return EXIT_FAILURE
     except click.exceptions.UsageError as exc:

@@ -178,6 +178,16 @@ def print_warning(message: str) -> None:
     stderr.print(f"[yellow]warning:[/yellow] {literal(message)}", markup=True, highlight=False)
 
 
+def print_notice(kind: str, message: str) -> None:
+    """A line a person must see at once, even with --quiet (an interrupt being handled): on
+    stderr, or a JSON ``warn`` event."""
+    if settings.json:
+        _json_line(sys.stdout, {"level": "warn", "event": kind, "msg": message})
+        return
+    stderr.print(f"[bold yellow]{literal(message)}[/bold yellow]", markup=True, highlight=False)
+    stderr.file.flush()
+
+
 def event(kind: str, text: str, **fields: Any) -> None:
     """A structured progress event: ``text`` (rich markup) for people, the fields in JSON."""
     if settings.json:

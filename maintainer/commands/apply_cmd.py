@@ -18,6 +18,7 @@ import click
 from rich.markup import escape
 
 from maintainer.clock import utc_now
+from maintainer.commands.interrupts import Interrupts
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
@@ -77,11 +78,21 @@ def spark_factory(loaded: LoadedProject) -> Callable[[], Any]:
     return start
 
 
-def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: bool = False) -> RunResults:
+def run(
+    saved: SavedPlan,
+    loaded: LoadedProject,
+    fail_fast: bool,
+    refuse_stale: bool = False,
+    interrupts: Interrupts | None = None,
+) -> RunResults:
+    """Apply the plan; a signal while its nodes run is handled by ``interrupts`` (see
+    :mod:`maintainer.commands.interrupts`)."""
     project = loaded.project
     settings = project.target.settings
+    spark = LazySpark(spark_factory(loaded))
+    interrupts = interrupts or Interrupts()
     runner = PlanRunner(
-        saved, project.tables_by_name, LazySpark(spark_factory(loaded)), settings.storage_options,
+        saved, project.tables_by_name, spark, settings.storage_options,
         engine=settings.engine, refuse_stale=refuse_stale, recheck=Recheck(settings.storage_options),
     )  # fmt: skip
     refuse_other_target(saved, project.config.name, project.target.name)
@@ -96,8 +107,10 @@ def run(saved: SavedPlan, loaded: LoadedProject, fail_fast: bool, refuse_stale: 
     if any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes()):
         stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
     with NodeProgress(total).shown() as progress:
-        return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
-                          events=progress, checked=True)  # fmt: skip
+        interrupts.running, interrupts.cancel_jobs = progress.running, spark.cancel_jobs
+        with interrupts.installed():
+            return apply_plan(saved, loaded.graph, runner, threads=loaded.threads, fail_fast=fail_fast,
+                              events=progress, checked=True, cancel=interrupts.cancel)  # fmt: skip
 
 
 def on_plan_target(loaded: LoadedProject, options: CommonOptions, saved: SavedPlan) -> LoadedProject:
@@ -213,6 +226,10 @@ def command(
       2  approved work was skipped as drift (--allow-drift makes this 0)
       3  a node was blocked and its table left unmaintained (with --detailed-exitcode, and in
          CI with --auto-approve; --allow-blocked makes this 0)
+      130, 143  interrupted by SIGINT (Ctrl-C) or SIGTERM (a cancelled CI job) before every node
+         ran (over any other code): the running nodes finished, no new node started, the rest
+         are "cancelled" in run_results.json; apply the same plan again to resume. A second
+         signal stops the running nodes at their next safe point.
 
     \b
     Examples:
@@ -238,8 +255,9 @@ def command(
         loaded = on_plan_target(loaded, options, saved)
         check_state(loaded.project)  # before any table is touched
     refuse = stale_refused(refuse_stale, allow_drift)
+    interrupts = Interrupts()
     try:
-        results = run(saved, loaded, fail_fast, refuse)
+        results = run(saved, loaded, fail_fast, refuse, interrupts)
     except PlanAlreadyAppliedError as done:
         summary(f"Nothing to do: {done.message}.", status="success", plan_id=saved.plan_id)
         return EXIT_OK
@@ -257,6 +275,8 @@ def command(
         "allow_unverified": allow_unverified,
     }
     report(loaded, saved, plan_dir, results, args)
+    if results.cancelled and interrupts.exit_code is not None:
+        return interrupts.exit_code
     blocked_fails = (detailed_exitcode or (auto_approve and in_ci())) and not allow_blocked
     return exit_code(results, allow_drift, blocked_fails)
 
@@ -278,7 +298,7 @@ def report(
         raise StorageError(f"cannot read back the run results: {exc}", where=str(path)) from exc
     kept = keep_applied_state(project, plan_dir, results, written, invocation_id)
     event("state_kept", escape(kept), state=project.state_location)
-    line = closing_line(results)
+    line = closing_line(results, f"maintainer apply {plan_dir}")
     if saved.unverified:
         line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."
     summary(line, status=results.status, drift=sum(len(n.drift) for n in results.nodes),

@@ -28,12 +28,14 @@ _STYLE = {
     NodeRunStatus.ERROR: "[bold red]ERROR[/bold red]",
     NodeRunStatus.SKIPPED: "[yellow]SKIP[/yellow]",
     NodeRunStatus.BLOCKED: "[bold yellow]BLOCKED[/bold yellow]",
+    NodeRunStatus.CANCELLED: "[yellow]CANCELLED[/yellow]",
 }
 _WORD = {
     NodeRunStatus.SUCCESS: "OK",
     NodeRunStatus.ERROR: "ERROR",
     NodeRunStatus.SKIPPED: "SKIP",
     NodeRunStatus.BLOCKED: "BLOCKED",
+    NodeRunStatus.CANCELLED: "CANCELLED",
 }
 
 
@@ -113,6 +115,12 @@ class NodeProgress:
     def _describe(self) -> None:
         if self.bar is not None:
             self.bar.update(self.task, description=literal(", ".join(sorted(map(str, self.started)))))
+
+    def running(self) -> list[str]:
+        """The nodes started and not finished yet, oldest first. Without the lock: a signal
+        handler asks, on the main thread, which may hold it (a copy of a dict is atomic)."""
+        started = dict(self.started)
+        return [str(node) for node, _ in sorted(started.items(), key=lambda item: item[1])]
 
     def heartbeat(self) -> None:
         """Name what is still running (a log has no progress bar)."""

@@ -321,13 +321,14 @@ def apply_plan(
     fail_fast: bool = False,
     events: EventSink | None = None,
     checked: bool = False,
+    cancel: threading.Event | None = None,
 ) -> RunResults:
     """Check the plan (``preflight``, unless the caller did: ``checked``), then run every node;
-    the results say what happened to each."""
+    the results say what happened to each (``cancel``: see :func:`walk`)."""
     started = utc_timestamp()
     if not checked:
         preflight(saved, runner)
     graph = plan_graph(saved, project_graph)
     kwargs: dict[str, Any] = {"events": events} if events is not None else {}
-    results = walk(graph, runner.run_node, threads=threads, fail_fast=fail_fast, **kwargs)
+    results = walk(graph, runner.run_node, threads=threads, fail_fast=fail_fast, cancel=cancel, **kwargs)
     return RunResults(saved.plan_id, started, utc_timestamp(), tuple(results))

@@ -2,11 +2,13 @@
 
 Nodes of one table never run at the same time (they share the table's lock and timeline).
 A failed node makes every node downstream of it ``skipped``; the others go on, unless
-``fail_fast``, which starts nothing new after the first failure.
+``fail_fast``, which starts nothing new after the first failure. Once ``cancel`` is set (an
+interrupt), no new node starts: the running ones finish, the others are ``cancelled``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -16,11 +18,12 @@ import networkx as nx
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId, topological_order
 from maintainer.runner.results import NodeResult, NodeRunStatus, utc_timestamp
-from maintainer.services.base import NodeOutcome
+from maintainer.services.base import NodeOutcome, Stopped, stop_requested
 
 NodeRunner = Callable[[NodeId], NodeOutcome]
 EventSink = Callable[[str, NodeId, NodeResult | None], None]
 """Called with ("start", node, None) and ("finish", node, result)."""
+CANCELLED = "cancelled: not started, the apply was interrupted"
 
 
 def _ignore(event: str, node: NodeId, result: NodeResult | None) -> None:
@@ -34,7 +37,8 @@ def _status_of(outcome: NodeOutcome) -> NodeRunStatus:
 
 
 def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
-    """Run one node, turning any failure into an ``error`` result (never raises)."""
+    """Run one node, turning any failure into an ``error`` result (``cancelled`` when the apply
+    was told to stop now); never raises."""
     started = utc_timestamp()
     clock = time.perf_counter()
     status, message = NodeRunStatus.SUCCESS, ""
@@ -43,10 +47,10 @@ def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
         outcome = run_node(node)
         status = _status_of(outcome)
         message = outcome.message
-    except MaintainerError as exc:
-        status, message = NodeRunStatus.ERROR, str(exc)
-    except Exception as exc:  # a bug or a library error: reported on this node, the run goes on
-        status, message = NodeRunStatus.ERROR, f"unexpected error: {type(exc).__name__}: {exc}"
+    except Stopped as exc:
+        status, message = NodeRunStatus.CANCELLED, str(exc)
+    except Exception as exc:
+        status, message = _failed(exc)
     return NodeResult(
         id=str(node),
         status=status,
@@ -59,14 +63,24 @@ def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
     )
 
 
+def _failed(exc: Exception) -> tuple[NodeRunStatus, str]:
+    """A failure is the node's error, unless the apply was told to stop now: then the stop
+    (a Spark job it cancelled, a write it cut short) is what ended the node."""
+    told = str(exc) if isinstance(exc, MaintainerError) else f"unexpected error: {type(exc).__name__}: {exc}"
+    if stop_requested():
+        return NodeRunStatus.CANCELLED, f"stopped while running, as asked: {told}"
+    return NodeRunStatus.ERROR, told
+
+
 class _Walk:
     def __init__(self, graph: nx.DiGraph, run_node: NodeRunner, threads: int, fail_fast: bool,
-                 events: EventSink) -> None:  # fmt: skip
+                 events: EventSink, cancel: threading.Event) -> None:  # fmt: skip
         self.graph = graph
         self.run_node = run_node
         self.threads = max(1, threads)
         self.fail_fast = fail_fast
         self.events = events
+        self.cancel = cancel
         self.order = topological_order(graph)
         self.results: dict[NodeId, NodeResult] = {}
         self.running: dict[Future[NodeResult], NodeId] = {}
@@ -77,6 +91,8 @@ class _Walk:
         self.events("finish", node, result)
         if result.status is NodeRunStatus.ERROR and self.fail_fast:
             self.stopping = True
+        if result.status is NodeRunStatus.CANCELLED:  # stopped at a safe point: the apply is stopping
+            self.cancel.set()
 
     def _skip_reason(self, node: NodeId) -> str | None:
         for upstream in self.graph.predecessors(node):
@@ -104,6 +120,9 @@ class _Walk:
                 if reason is not None:
                     self._finish(node, NodeResult(str(node), NodeRunStatus.SKIPPED, message=reason))
                     changed = True
+                elif self.cancel.is_set():
+                    self._finish(node, NodeResult(str(node), NodeRunStatus.CANCELLED, message=CANCELLED))
+                    changed = True
                 elif len(self.running) < self.threads and node.table not in self._busy_tables():
                     self.events("start", node, None)
                     self.running[pool.submit(run_one, self.run_node, node)] = node
@@ -126,7 +145,9 @@ def walk(
     threads: int = 1,
     fail_fast: bool = False,
     events: EventSink = _ignore,
+    cancel: threading.Event | None = None,
 ) -> list[NodeResult]:
     """Run every node of ``graph`` (NodeIds) once, in dependency order; results in
-    topological order."""
-    return _Walk(graph, run_node, threads, fail_fast, events).run()
+    topological order. Setting ``cancel`` (from a signal handler or another thread) starts no
+    new node: the running ones finish, the rest are ``cancelled``."""
+    return _Walk(graph, run_node, threads, fail_fast, events, cancel or threading.Event()).run()

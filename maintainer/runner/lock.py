@@ -73,6 +73,7 @@ from maintainer.errors import (
     StorageUnavailableError,
 )
 from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
+from maintainer.services.base import Stopped, stop_requested
 from maintainer.storage import (
     ConditionalStore,
     Storage,
@@ -438,7 +439,15 @@ class TableLock:
 
     def check(self) -> None:
         """ApplyError when the lock was lost (the write fence: called before every write into
-        the table while the lock is set)."""
+        the table while the lock is set); :class:`Stopped` when the apply was told to stop now
+        (a second Ctrl-C): the write not made, as if the process had been killed just before it,
+        which the next apply recovers from."""
+        if stop_requested():
+            raise Stopped(
+                "stopped before the next write into the table, as asked",
+                where=self.where,
+                hint="apply the same plan again: it resumes where this one stopped",
+            )
         if self._held is not None and self.lost is None and self.monotonic() > self._deadline:
             self._lose("it was not renewed in time (its validity ran out here)")
         if self.lost is not None:

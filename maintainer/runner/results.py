@@ -5,8 +5,9 @@ The runner builds ``NodeResult``/``RunResults``; ``RunResults.to_json`` turns th
 
 - ``metadata``: ``maintainer_schema_version`` (the schema's URL, its ``$id``), ``maintainer_version``,
   ``generated_at`` (UTC, ISO-8601 with milliseconds and ``Z``), ``invocation_id`` (a uuid4), ``env``;
-- ``plan_id``, ``status`` (``error`` when any node failed), ``started_at``, ``finished_at``,
-  ``elapsed_time`` (seconds), ``args`` (the command's options, as the caller gives them);
+- ``plan_id``, ``status`` (``error`` when any node failed, else ``cancelled`` when an interrupt
+  cancelled one), ``started_at``, ``finished_at``, ``elapsed_time`` (seconds), ``args`` (the
+  command's options, as the caller gives them);
 - ``results``: one per node of the plan, dependencies first: ``unique_id`` (as in ``target/manifest.json``:
   ``table.<project>.<table>.<service>``), ``node`` (``<table>.<service>``), ``status``,
   ``timing`` (``execute``: started/completed; empty for a node that never started),
@@ -48,6 +49,9 @@ class NodeRunStatus(str, Enum):
     BLOCKED = "blocked"
     """Not run: blocked in the plan (a gate, a reader, an unreadable table) or by the stricter
     rule at apply. The table is left unmaintained: never success for automation."""
+    CANCELLED = "cancelled"
+    """Not run, or stopped at a safe point, because the apply was interrupted (Ctrl-C, SIGTERM):
+    applying the same plan again runs it."""
 
 
 def _worker_thread() -> str | None:
@@ -104,12 +108,20 @@ class RunResults:
     nodes: tuple[NodeResult, ...]
 
     @property
-    def status(self) -> Literal["success", "error"]:
-        return "error" if self.failed else "success"
+    def status(self) -> Literal["success", "error", "cancelled"]:
+        """``error`` when a node failed, else ``cancelled`` when an interrupt cancelled one."""
+        if self.failed:
+            return "error"
+        return "cancelled" if self.cancelled else "success"
 
     @property
     def failed(self) -> bool:
         return any(node.status is NodeRunStatus.ERROR for node in self.nodes)
+
+    @property
+    def cancelled(self) -> tuple[str, ...]:
+        """The nodes an interrupt kept from running or stopped (the next apply runs them)."""
+        return tuple(node.id for node in self.nodes if node.status is NodeRunStatus.CANCELLED)
 
     @property
     def blocked(self) -> tuple[str, ...]:
@@ -236,8 +248,9 @@ class RunResultsFile:
     metadata: RunResultsMetadata
     plan_id: str
     """The sha256 of the plan applied."""
-    status: Literal["success", "error"]
-    """error when any node failed."""
+    status: Literal["success", "error", "cancelled"]
+    """error when any node failed, else cancelled when an interrupt (Ctrl-C, SIGTERM) cancelled
+    a node: applying the plan again resumes."""
     started_at: str
     """UTC, ISO-8601 with milliseconds and Z."""
     finished_at: str

@@ -23,3 +23,17 @@ class LazySpark:
     @property
     def started(self) -> bool:
         return self._session is not None
+
+    def cancel_jobs(self) -> None:
+        """Cancel the session's running Spark jobs, if a session was started (the nodes waiting
+        on them then fail, and end as stopped): a second Ctrl-C does not wait for a compaction."""
+        session = self._session
+        if session is None:
+            return
+        try:
+            session.sparkContext.cancelAllJobs()
+        except Exception:  # Spark Connect has no SparkContext: interrupt its operations instead
+            try:
+                session.interruptAll()
+            except Exception:
+                return

@@ -138,8 +138,10 @@ def table_figures(nodes: Sequence[NodeResult]) -> dict[str, dict[str, Any]]:
 
 
 def failed_tables(nodes: Sequence[NodeResult]) -> set[str]:
-    """Tables with a node that failed: their last applied entry stays as it was."""
-    return {node.id.partition(".")[0] for node in nodes if node.status is NodeRunStatus.ERROR}
+    """Tables with a node that failed, or that an interrupt cancelled: their last applied entry
+    stays as it was."""
+    unfinished = (NodeRunStatus.ERROR, NodeRunStatus.CANCELLED)
+    return {node.id.partition(".")[0] for node in nodes if node.status in unfinished}
 
 
 def _decode(data: bytes, uri: str) -> dict[str, Any]:

@@ -91,20 +91,26 @@ def drift_part(nodes: Sequence[NodeResult]) -> str | None:
     return f"{count(total, 'approved action')} skipped as drift ({shown}{more}; reasons above)"
 
 
-def closing_line(results: RunResults) -> str:
-    """Terraform's last line: what was done, what was skipped, what failed."""
+def _first(names: Sequence[str]) -> str:
+    """The first few names, ``...`` for the rest."""
+    return ", ".join(names[:DRIFT_NODES_SHOWN]) + (" ..." if len(names) > DRIFT_NODES_SHOWN else "")
+
+
+def closing_line(results: RunResults, resume: str = "maintainer apply") -> str:
+    """Terraform's last line: what was done, what was skipped, what failed; after an interrupt,
+    what was cancelled and how to resume (``resume``: the command that applies the plan again)."""
     nodes = results.nodes
     failed = [node.id for node in nodes if node.status is NodeRunStatus.ERROR]
+    cancelled = results.cancelled
     done = effect_parts(nodes)
-    head = "Apply failed" if failed else "Apply complete"
+    head = "Apply failed" if failed else "Apply interrupted" if cancelled else "Apply complete"
     body = ", ".join(done) if done else "no changes made"
     tail = []
     drift = drift_part(nodes)
     if drift is not None:
         tail.append(drift)
     if failed:
-        names = ", ".join(failed[:DRIFT_NODES_SHOWN]) + (" ..." if len(failed) > DRIFT_NODES_SHOWN else "")
-        tail.append(f"{count(len(failed), 'node')} failed ({names})")
+        tail.append(f"{count(len(failed), 'node')} failed ({_first(failed)})")
     blocked = [node.id for node in nodes if node.status is NodeRunStatus.BLOCKED]
     if blocked:
         names = ", ".join(blocked[:BLOCKED_NODES_SHOWN])
@@ -115,4 +121,9 @@ def closing_line(results: RunResults) -> str:
     skipped = sum(1 for node in nodes if node.status is NodeRunStatus.SKIPPED)
     if skipped:
         tail.append(f"{count(skipped, 'node')} skipped")
-    return f"{head}: {body}" + ("; " + "; ".join(tail) if tail else "") + "."
+    if cancelled:
+        tail.append(f"{count(len(cancelled), 'node')} cancelled ({_first(cancelled)})")
+    line = f"{head}: {body}" + ("; " + "; ".join(tail) if tail else "") + "."
+    if cancelled:
+        line += f" Run `{resume}` again to resume: done nodes are skipped."
+    return line

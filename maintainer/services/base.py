@@ -7,12 +7,14 @@ the projection of the table after it, the up-front check of an approved node and
 
 Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock)
 and returns a ``NodeOutcome`` (effects, ``Drift``, a summary line). ``maybe_fail`` is the
-fault hook tests arm to crash an apply at a named point.
+fault hook tests arm to crash an apply at a named point; its points are the executors' safe
+points, where a stop asked for by a second Ctrl-C (:func:`request_stop`) ends the node too.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -109,10 +111,37 @@ def no_fault(point: str) -> None:
     return None
 
 
+class Stopped(ApplyError):
+    """A node ended at a safe point because the apply was told to stop now (a second Ctrl-C)."""
+
+
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Every running node ends at its next safe point (a ``maybe_fail`` point): what it wrote
+    stays requested or inflight on the timeline, as after a crash there, which the next apply
+    of the plan finishes or rolls back."""
+    _STOP.set()
+
+
+def clear_stop() -> None:
+    _STOP.clear()
+
+
+def stop_requested() -> bool:
+    return _STOP.is_set()
+
+
 def maybe_fail(service: str, point: str) -> None:
-    """Raise :class:`InjectedFault` when ``<service>:<point>`` is armed in ``FAULT_ENV``, as a
-    crash at that point would."""
+    """Raise :class:`Stopped` when the apply was told to stop now, and :class:`InjectedFault`
+    when ``<service>:<point>`` is armed in ``FAULT_ENV``, as a crash at that point would."""
     name = f"{service}:{point}"
+    if _STOP.is_set():
+        raise Stopped(
+            f"stopped at a safe point ({name}) as asked",
+            hint="apply the same plan again: it resumes where this one stopped",
+        )
     if name in _armed_points():
         raise InjectedFault(
             f"fault injected at {name}",

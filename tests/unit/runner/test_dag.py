@@ -14,7 +14,7 @@ from maintainer.errors import ApplyError
 from maintainer.graph import NodeId
 from maintainer.runner.dag import walk
 from maintainer.runner.results import NodeResult, NodeRunStatus
-from maintainer.services.base import Drift, NodeOutcome
+from maintainer.services.base import Drift, NodeOutcome, clear_stop, maybe_fail, request_stop
 
 SERVICES = ("rollback", "clean", "archive")
 
@@ -148,3 +148,78 @@ def test_events_report_each_start_and_finish() -> None:
 def test_results_come_in_topological_order(threads: int) -> None:
     results = walk(chain_graph(["b", "a"]), Recorder(), threads=threads)
     assert [r.id for r in results] == [f"{t}.{s}" for t in ("a", "b") for s in SERVICES]
+
+
+def test_a_cancel_starts_no_new_node_lets_the_running_one_finish_and_cancels_the_rest() -> None:
+    graph = chain_graph(["a", "b"])
+    cancel = threading.Event()
+    started: list[str] = []
+
+    def run_node(node: NodeId) -> NodeOutcome:
+        started.append(str(node))
+        if node == NodeId("a", "clean"):
+            cancel.set()  # as a signal handler would, while the node runs
+            time.sleep(0.05)
+        return NodeOutcome(message="ok")
+
+    results = by_id(walk(graph, run_node, threads=1, cancel=cancel))
+    assert started == ["a.rollback", "a.clean"]
+    assert results["a.clean"].status is NodeRunStatus.SUCCESS  # the running node finished
+    cancelled = [r for r in results.values() if r.status is NodeRunStatus.CANCELLED]
+    assert {r.id for r in cancelled} == {"a.archive", "b.rollback", "b.clean", "b.archive"}
+    assert all(r.message.startswith("cancelled: not started") and r.started_at is None for r in cancelled)
+
+
+def test_a_cancel_before_the_walk_starts_nothing() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    recorder = Recorder()
+    results = walk(chain_graph(["a"]), recorder, threads=2, cancel=cancel)
+    assert recorder.started == []
+    assert [r.status for r in results] == [NodeRunStatus.CANCELLED] * 3
+
+
+def test_a_cancel_lets_every_running_node_finish_with_several_threads() -> None:
+    cancel = threading.Event()
+    both_running = threading.Barrier(2)
+
+    def run_node(node: NodeId) -> NodeOutcome:
+        if node.service == "rollback":
+            both_running.wait(timeout=5)
+            cancel.set()
+        return NodeOutcome(message="ok")
+
+    results = by_id(walk(chain_graph(["a", "b"]), run_node, threads=2, cancel=cancel))
+    assert results["a.rollback"].status is results["b.rollback"].status is NodeRunStatus.SUCCESS
+    assert {r.id for r in results.values() if r.status is NodeRunStatus.CANCELLED} == {
+        "a.clean", "a.archive", "b.clean", "b.archive",
+    }  # fmt: skip
+
+
+def test_a_node_stopped_at_a_safe_point_is_cancelled_not_failed() -> None:
+    def run_node(node: NodeId) -> NodeOutcome:
+        if node.service == "clean":
+            request_stop()
+            maybe_fail("clean", "after_inflight")
+        return NodeOutcome(message="ok")
+
+    try:
+        results = by_id(walk(chain_graph(["a"]), run_node, threads=1))
+    finally:
+        clear_stop()
+    assert results["a.clean"].status is NodeRunStatus.CANCELLED
+    assert "stopped at a safe point (clean:after_inflight)" in results["a.clean"].message
+    assert results["a.archive"].status is NodeRunStatus.CANCELLED  # a stopped node stops the walk
+
+
+def test_a_failure_after_a_stop_was_asked_is_the_stop() -> None:
+    def run_node(node: NodeId) -> NodeOutcome:
+        request_stop()
+        raise RuntimeError("Job 3 cancelled part of cancelled job group")  # a cancelled Spark job
+
+    try:
+        result = walk(chain_graph(["a"]), run_node, threads=1)[0]
+    finally:
+        clear_stop()
+    assert result.status is NodeRunStatus.CANCELLED
+    assert result.message.startswith("stopped while running, as asked: unexpected error: RuntimeError")

@@ -35,7 +35,7 @@ from maintainer.runner.lock import (
     process_scope,
     read_lock,
 )
-from maintainer.services.base import NodeContext, NodeOutcome
+from maintainer.services.base import NodeContext, NodeOutcome, Stopped, clear_stop, request_stop
 from maintainer.storage import Storage, conditional_store
 from maintainer.storage.conditional import ConditionalStore, Versioned
 from tests.unit.runner.test_apply import graph_of, saved_plan, spec
@@ -238,6 +238,24 @@ def test_a_renewal_that_loses_the_race_stops_and_the_writes_with_it(
     assert lock_json(storage)["owner"] == HUDI_OWNER, "the new holder's lock is left alone"
     storage.write_bytes(".hoodie/after.txt", b"released: no fence")
     assert "lost the table lock" in capsys.readouterr().err
+
+
+def test_a_stop_asked_for_stops_the_next_write_and_the_lock_is_still_released(storage: Storage) -> None:
+    lock = TableLock(storage, "plan-1")
+    lock.acquire()
+    storage.write_bytes(".hoodie/before.txt", b"fine")
+    request_stop()  # a second Ctrl-C
+    try:
+        with pytest.raises(Stopped, match="stopped before the next write into the table, as asked"):
+            Storage(storage.base_uri).write_bytes(".hoodie/after.txt", b"not now")
+        with pytest.raises(Stopped):
+            Storage(storage.base_uri).delete(".hoodie/before.txt")
+        lock.release()
+    finally:
+        clear_stop()
+    assert not Path(storage.full_path(".hoodie/after.txt")).exists()
+    assert Path(storage.full_path(".hoodie/before.txt")).exists()
+    assert lock_json(storage)["expired"] is True
 
 
 def test_a_lease_that_runs_out_unrenewed_stops_the_writes(storage: Storage) -> None:

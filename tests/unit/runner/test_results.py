@@ -144,7 +144,7 @@ def test_status_is_error_when_any_node_failed_and_skips_do_not_fail() -> None:
     failed = _results(NodeRunStatus.SUCCESS, NodeRunStatus.ERROR, NodeRunStatus.SKIPPED)
     assert failed.failed and failed.status == "error"
     assert failed.to_json()["status"] == "error"
-    assert summarize(failed.nodes) == {"success": 1, "error": 1, "skipped": 1, "blocked": 0}
+    assert summarize(failed.nodes) == {"success": 1, "error": 1, "skipped": 1, "blocked": 0, "cancelled": 0}
 
 
 def test_reading_what_is_no_run_results_fails_clearly(tmp_path: Path) -> None:
@@ -169,3 +169,13 @@ def test_hostile_run_results_fail_clearly(tmp_path: Path) -> None:
 def test_timestamps_are_utc_with_milliseconds() -> None:
     moment = datetime(2026, 11, 21, 5, 30, 0, 123456, tzinfo=timezone.utc)
     assert utc_timestamp(moment) == "2026-11-21T05:30:00.123Z"
+
+
+def test_a_run_an_interrupt_cancelled_says_so_unless_a_node_failed() -> None:
+    done = NodeResult("a.clean", NodeRunStatus.SUCCESS)
+    cancelled = NodeResult("b.clean", NodeRunStatus.CANCELLED)
+    failed = NodeResult("c.clean", NodeRunStatus.ERROR)
+    assert RunResults("p", "s", "f", (done,)).status == "success"
+    interrupted = RunResults("p", "s", "f", (done, cancelled))
+    assert interrupted.status == "cancelled" and interrupted.cancelled == ("b.clean",)
+    assert RunResults("p", "s", "f", (done, cancelled, failed)).status == "error"

@@ -69,3 +69,26 @@ def test_the_files_rollbacks_deleted_are_told_with_them_as_the_plan_tells_them()
     assert closing_line(results) == (
         "Apply complete: 68 files deleted (68.0 KiB), 1 rollback (8 files deleted, 8.0 KiB)."
     )
+
+
+def test_an_interrupted_apply_says_what_was_done_what_was_cancelled_and_how_to_resume() -> None:
+    results = result(
+        node("a.clean", files_deleted=12),
+        node("a.archive", NodeRunStatus.CANCELLED),
+        node("b.clean", NodeRunStatus.CANCELLED),
+        node("b.archive", NodeRunStatus.CANCELLED),
+    )
+    assert closing_line(results, "maintainer apply target/plan") == (
+        "Apply interrupted: 12 files deleted; 3 nodes cancelled (a.archive, b.clean, b.archive). "
+        "Run `maintainer apply target/plan` again to resume: done nodes are skipped."
+    )
+
+
+def test_a_failure_during_an_interrupted_apply_is_still_the_head() -> None:
+    line = closing_line(
+        result(node("a.clean", NodeRunStatus.ERROR), node("b.clean", NodeRunStatus.CANCELLED))
+    )
+    assert line.startswith(
+        "Apply failed: no changes made; 1 node failed (a.clean); 1 node cancelled (b.clean)."
+    )
+    assert line.endswith("Run `maintainer apply` again to resume: done nodes are skipped.")
