@@ -113,7 +113,9 @@ def maintainer_commands(workflow: dict[Any, Any]) -> list[tuple[str, str, list[s
             continue
         env = _env(workflow, job, step)
         for line, words in _segments(str(step["run"])):
-            if words[0] == "maintainer":
+            if words[0] == "exec":  # `exec maintainer ...`: maintainer replaces the shell
+                words = words[1:]
+            if words and words[0] == "maintainer":
                 found.append((job_name, line, [_expand(word, env) for word in words[1:]]))
     return found
 
