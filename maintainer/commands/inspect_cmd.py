@@ -270,9 +270,18 @@ def _render_sync(mdt: dict[str, Any]) -> None:
     check = mdt.get("check")
     if mdt["in_sync"] and (check is None or check["passed"]):
         checked = f" ({check['files_checked']} files match storage)" if check else ""
-        stdout.print(f"  [green]in sync[/green]{checked}")
+        stdout.print(f"  [green]in sync[/green]{checked}{_record_index_line(check)}")
         return
-    stdout.print("  [red]out of sync:[/red]")
-    problems = mdt["sync_problems"] + (check["differences"] if check else [])
+    stdout.print("  [red]out of sync or damaged:[/red]")
+    problems = mdt["sync_problems"] + (check["problems"] if check else [])
     for problem in problems:
         stdout.print(f"    - {literal(problem)}")
+
+
+def _record_index_line(check: dict[str, Any] | None) -> str:
+    index = (check or {}).get("record_index")
+    if not index:
+        return ""
+    if index["skipped"]:
+        return f"; record_index not checked ({literal(index['skipped'])})"
+    return f"; record_index holds the {index['keys_checked']} record keys, each at its file group"
