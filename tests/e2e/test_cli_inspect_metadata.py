@@ -136,3 +136,21 @@ def test_check_metadata_passes_on_every_fixture_with_a_metadata_table(
     assert main(["inspect", str(fixture_table(name).path), "--check-metadata", "--format", "json"]) == 0
     check = json.loads(capsys.readouterr().out)["metadata_table"]["check"]
     assert check["passed"] and check["problems"] == [] and check["damaged_files"] == []
+
+
+def test_check_metadata_names_the_files_column_stats_no_longer_covers(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The newest deltacommit's column_stats log files are deleted: the data files it wrote are
+    listed, but have no statistics (data skipping misjudges them)."""
+    table = fixture_copy(MOR_V9)
+    instant = _newest_log(table, "column_stats").name.split("_")[1].split(".")[0]
+    for log in (table.path / ".hoodie" / "metadata" / "column_stats").glob(f".*_{instant}.log.*"):
+        log.unlink()
+    written = sorted(p for p in table.path.rglob(f"*{instant}*") if ".hoodie" not in p.parts)
+    assert written
+    assert main(["inspect", str(table.path), "--check-metadata", "--format", "json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["metadata_table"]["check"]["problems"]
+    for path in written:
+        expected = f"{path.parent.name}/{path.name}: column_stats has no statistics for it"
+        assert any(p.startswith(expected) for p in problems), (expected, problems)

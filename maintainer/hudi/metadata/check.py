@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.integrity import Finding
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.column_stats import describe_missing, files_without_column_stats
 from maintainer.hudi.metadata.files import (
     ListingDifference,
     compare_listings,
@@ -41,6 +42,8 @@ class MetadataCheck:
     """None: the metadata table has no ``record_index`` (or it cannot be read)."""
     unreadable: tuple[str, ...] = ()
     """Partitions whose records cannot be read, with why."""
+    without_column_stats: tuple[tuple[str, str], ...] = ()
+    """Listed (partition, file) that ``column_stats`` has no statistics for."""
 
     @property
     def passed(self) -> bool:
@@ -57,7 +60,8 @@ class MetadataCheck:
         ]
         index = self.record_index.problems() if self.record_index is not None else []
         differences = [d.describe() for d in self.differences]
-        return damaged + list(self.unreadable) + differences + stale + index
+        uncovered = [describe_missing(partition, name) for partition, name in self.without_column_stats]
+        return damaged + list(self.unreadable) + differences + stale + uncovered + index
 
 
 def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
@@ -78,10 +82,16 @@ def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
     present = storage_file_listing(data.snapshot.listings, data.snapshot.timeline)
     differences = tuple(compare_listings(listed, present))
     files = {name for files in listed.values() for name in files}
-    stale = stale_column_stats(mdt, files) if COLUMN_STATS in readable else ()
+    stale: tuple[str, ...] = ()
+    uncovered: tuple[tuple[str, str], ...] = ()
+    if COLUMN_STATS in readable and mdt.partition(COLUMN_STATS) is not None:
+        stale = stale_column_stats(mdt, files)
+        uncovered = tuple(files_without_column_stats(data.storage, listed, mdt.read_partition(COLUMN_STATS)))
     files_checked = sum(len(files) for files in present.values())
     index = check_record_index(data, mdt) if RECORD_INDEX in readable else None
-    return MetadataCheck(status, differences, files_checked, stale, damaged, index, tuple(unreadable))
+    return MetadataCheck(
+        status, differences, files_checked, stale, damaged, index, tuple(unreadable), uncovered
+    )
 
 
 def stale_column_stats(mdt: MetadataTable, listed: set[str]) -> tuple[str, ...]:
