@@ -154,3 +154,24 @@ def test_check_metadata_names_the_files_column_stats_no_longer_covers(
     for path in written:
         expected = f"{path.parent.name}/{path.name}: column_stats has no statistics for it"
         assert any(p.startswith(expected) for p in problems), (expected, problems)
+
+
+def test_check_metadata_names_partitions_partition_stats_no_longer_covers(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every file of partition_stats is deleted: each is named, and so is each partition and
+    column its statistics no longer cover (partition pruning would misjudge them)."""
+    table = fixture_copy(MOR_V9)
+    folder = table.path / ".hoodie" / "metadata" / "partition_stats"
+    gone = [p for p in folder.iterdir() if p.name != ".hoodie_partition_metadata"]
+    for path in gone:
+        path.unlink()
+    assert main(["inspect", str(table.path), "--check-metadata", "--format", "json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["metadata_table"]["check"]["problems"]
+    hfile = next(p for p in gone if p.name.endswith(".hfile"))
+    assert any(
+        f"partition_stats/{hfile.name}: metadata table base file is not on storage" in p for p in problems
+    )
+    for partition in ("region=eu", "region=us", "region=apac"):
+        expected = f"partition_stats: no statistics for column 'amount' of partition {partition}"
+        assert any(p.startswith(expected) for p in problems), (expected, problems)

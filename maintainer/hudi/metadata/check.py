@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.integrity import Finding
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.metadata.column_stats import describe_missing, files_without_column_stats
+from maintainer.hudi.metadata.column_stats import (
+    describe_missing,
+    describe_partition_without_stats,
+    files_without_column_stats,
+    partitions_without_stats,
+)
 from maintainer.hudi.metadata.files import (
     ListingDifference,
     compare_listings,
@@ -25,8 +30,10 @@ from maintainer.hudi.metadata.record_index import RECORD_INDEX, RecordIndexCheck
 from maintainer.hudi.metadata.storage_check import metadata_file_findings
 from maintainer.hudi.metadata.sync import SyncStatus, sync_status
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.metadata.updates.slices import latest_merged_files
 
 COLUMN_STATS = "column_stats"
+PARTITION_STATS = "partition_stats"
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,8 @@ class MetadataCheck:
     """Partitions whose records cannot be read, with why."""
     without_column_stats: tuple[tuple[str, str], ...] = ()
     """Listed (partition, file) that ``column_stats`` has no statistics for."""
+    without_partition_stats: tuple[tuple[str, str], ...] = ()
+    """(partition, column) that ``partition_stats`` has no statistics for."""
 
     @property
     def passed(self) -> bool:
@@ -61,6 +70,9 @@ class MetadataCheck:
         index = self.record_index.problems() if self.record_index is not None else []
         differences = [d.describe() for d in self.differences]
         uncovered = [describe_missing(partition, name) for partition, name in self.without_column_stats]
+        uncovered += [
+            describe_partition_without_stats(p, column) for p, column in self.without_partition_stats
+        ]
         return damaged + list(self.unreadable) + differences + stale + uncovered + index
 
 
@@ -89,9 +101,20 @@ def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
         uncovered = tuple(files_without_column_stats(data.storage, listed, mdt.read_partition(COLUMN_STATS)))
     files_checked = sum(len(files) for files in present.values())
     index = check_record_index(data, mdt) if RECORD_INDEX in readable else None
+    partitions = _partition_stats_check(data, mdt, readable)
     return MetadataCheck(
-        status, differences, files_checked, stale, damaged, index, tuple(unreadable), uncovered
+        status, differences, files_checked, stale, damaged, index, tuple(unreadable), uncovered, partitions
     )
+
+
+def _partition_stats_check(
+    data: TableState, mdt: MetadataTable, readable: set[str]
+) -> tuple[tuple[str, str], ...]:
+    if not {COLUMN_STATS, PARTITION_STATS} <= readable:
+        return ()
+    latest = latest_merged_files(data.view, data.snapshot.partitions)
+    column_stats = mdt.read_partition(COLUMN_STATS)
+    return tuple(partitions_without_stats(latest, column_stats, mdt.read_partition(PARTITION_STATS)))
 
 
 def stale_column_stats(mdt: MetadataTable, listed: set[str]) -> tuple[str, ...]:

@@ -2,6 +2,9 @@
 (for base files and, in MOR tables, log files). A file without them is skipped by Hudi's data
 skipping in some readers and read wrongly as "no match" in others.
 
+``partition_stats`` has a record for every column and partition whose latest files have
+column statistics (:func:`partitions_without_stats`).
+
 Hudi writes none for a file it cannot read statistics from, and the check follows it: Lance
 base files (Hudi keeps no column statistics for them) and Parquet base files of no rows (a
 delete that emptied a file group leaves one).
@@ -9,7 +12,7 @@ delete that emptied a file group leaves one).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.metadata import keys
@@ -59,4 +62,38 @@ def describe_missing(partition: str, name: str) -> str:
     return (
         f"{partition or '(non-partitioned)'}/{name}: column_stats has no statistics for it "
         "(data skipping misjudges the file)"
+    )
+
+
+def partitions_without_stats(
+    latest_files: Mapping[str, Collection[str]],
+    column_stats: Mapping[str, MetadataRecord],
+    partition_stats: Mapping[str, MetadataRecord],
+) -> list[tuple[str, str]]:
+    """(partition, column) that a latest file of the partition has live column statistics for,
+    but ``partition_stats`` has no live record of (partition pruning then skips the partition).
+    Only presence is checked: Hudi's own partition statistics are not the tight aggregate of
+    the latest files (after a clustering or an overwrite they still count the replaced files)."""
+    columns_by_file: dict[str, set[str]] = {}
+    for key, record in column_stats.items():
+        if _is_live(record):
+            column = str(record["ColumnStatsMetadata"]["columnName"])
+            columns_by_file.setdefault(key[_COLUMN_ID_LENGTH:], set()).add(column)
+    missing = []
+    for partition, files in sorted(latest_files.items()):
+        pid = keys.partition_id(partition)
+        columns: set[str] = set()
+        for name in files:
+            columns |= columns_by_file.get(pid + keys.file_id(name), set())
+        for column in sorted(columns):
+            stored = partition_stats.get(keys.partition_stats_key(column, partition))
+            if stored is None or not _is_live(stored):
+                missing.append((partition, column))
+    return missing
+
+
+def describe_partition_without_stats(partition: str, column: str) -> str:
+    return (
+        f"partition_stats: no statistics for column {column!r} of partition "
+        f"{partition or '(non-partitioned)'} (its files have some; partition pruning misjudges it)"
     )

@@ -9,7 +9,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.hudi.metadata import keys
-from maintainer.hudi.metadata.column_stats import describe_missing, files_without_column_stats
+from maintainer.hudi.metadata.column_stats import (
+    describe_missing,
+    describe_partition_without_stats,
+    files_without_column_stats,
+    partitions_without_stats,
+)
 from maintainer.storage import Storage
 
 P = "region=eu"
@@ -21,7 +26,8 @@ LANCE = "00667125-fd40-47a4-9aef-e5f065e3f29e-0_1-248-636_20260307162619269.lanc
 
 def _stats(partition: str, name: str, deleted: bool = False) -> tuple[str, dict[str, object]]:
     key = keys.column_stats_key("amount", partition, name)
-    return key, {"type": 3, "ColumnStatsMetadata": {"fileName": name, "isDeleted": deleted}}
+    stats = {"fileName": name, "columnName": "amount", "isDeleted": deleted}
+    return key, {"type": 3, "ColumnStatsMetadata": stats}
 
 
 def _table(tmp_path: Path) -> Storage:
@@ -53,3 +59,21 @@ def test_lance_files_and_empty_parquet_files_need_none(tmp_path: Path) -> None:
 def test_statistics_of_the_same_file_name_in_another_partition_do_not_count(tmp_path: Path) -> None:
     records = dict([_stats("region=us", BASE)])
     assert files_without_column_stats(_table(tmp_path), {P: {BASE: 10}}, records) == [(P, BASE)]
+
+
+def _partition_stats(partition: str, column: str, deleted: bool = False) -> tuple[str, dict[str, object]]:
+    key = keys.partition_stats_key(column, partition)
+    return key, {"type": 6, "ColumnStatsMetadata": {"fileName": partition, "isDeleted": deleted}}
+
+
+def test_partition_stats_cover_each_column_the_latest_files_have_statistics_for() -> None:
+    column_stats = dict([_stats(P, BASE), _stats("region=us", LOG)])
+    latest = {P: [BASE, LOG], "region=us": [LOG], "region=apac": [EMPTY]}
+    assert partitions_without_stats(latest, column_stats, dict([_partition_stats(P, "amount")])) == [
+        ("region=us", "amount")
+    ]
+    deleted = dict([_partition_stats(P, "amount", deleted=True), _partition_stats("region=us", "amount")])
+    assert partitions_without_stats(latest, column_stats, deleted) == [(P, "amount")]
+    assert describe_partition_without_stats("", "amount").startswith(
+        "partition_stats: no statistics for column 'amount' of partition (non-partitioned)"
+    )
