@@ -52,9 +52,11 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 @click.option(
     "--check-metadata",
     is_flag=True,
-    help="Check the metadata table against the table: its timeline is in step and its `files` "
-    "partition lists exactly the committed data files on storage, with their sizes. Exit 1 "
-    "with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
+    help="Check the metadata table against the table: its timeline is in step, its own files are "
+    "all there at their committed sizes, its `files` partition lists exactly the committed data "
+    "files on storage, with their sizes, `column_stats` and `partition_stats` cover every file "
+    "and partition, and `record_index` holds exactly the record keys, each at its file group. "
+    "Exit 1 with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
 )
 def command(
     path: str,
