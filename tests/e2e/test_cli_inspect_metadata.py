@@ -175,3 +175,21 @@ def test_check_metadata_names_partitions_partition_stats_no_longer_covers(
     for partition in ("region=eu", "region=us", "region=apac"):
         expected = f"partition_stats: no statistics for column 'amount' of partition {partition}"
         assert any(p.startswith(expected) for p in problems), (expected, problems)
+
+
+def test_check_metadata_on_a_cut_data_file_names_it_and_exits_1(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A data base file cut short: its size differs from the listed one (named), and the record
+    index is not judged from keys that cannot be read (said so), with no traceback."""
+    table = fixture_copy(MOR_V9)
+    victim = max((p for p in table.path.rglob("*.parquet") if ".hoodie" not in p.parts), key=lambda p: p.name)
+    size = victim.stat().st_size
+    victim.write_bytes(victim.read_bytes()[: size // 2])
+    assert main(["inspect", str(table.path), "--check-metadata", "--format", "json"]) == 1
+    check = json.loads(capsys.readouterr().out)["metadata_table"]["check"]
+    expected = (
+        f"{victim.parent.name}/{victim.name}: {size} bytes in the metadata table, {size // 2} on storage"
+    )
+    assert expected in check["problems"], check["problems"]
+    assert check["record_index"]["skipped"].startswith("the data table's keys cannot be read")

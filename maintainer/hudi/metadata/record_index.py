@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from maintainer.errors import UnsupportedTableError
+from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.metadata.partitions import MetadataPartitionKind
@@ -136,6 +136,8 @@ def check_record_index(data: TableState, mdt: MetadataTable) -> RecordIndexCheck
         held = data_key_locations(data)
     except UnsupportedTableError as exc:  # Lance base files: listed, not read
         return RecordIndexCheck(0, (), (), (), skipped=f"the data table's keys are not read ({exc.message})")
+    except CorruptFileError as exc:  # a damaged data file: the files comparison names it too
+        return RecordIndexCheck(0, (), (), (), skipped=f"the data table's keys cannot be read ({exc})")
     if held is None:
         return RecordIndexCheck(0, (), (), (), skipped="the table keeps no _hoodie_record_key column")
     records = mdt.read_partition(RECORD_INDEX)
