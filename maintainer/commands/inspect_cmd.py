@@ -52,9 +52,11 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 @click.option(
     "--check-metadata",
     is_flag=True,
-    help="Check the metadata table against the table: its timeline is in step and its `files` "
-    "partition lists exactly the committed data files on storage, with their sizes. Exit 1 "
-    "with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
+    help="Check the metadata table against the table: its timeline is in step, its own files are "
+    "all there at their committed sizes, its `files` partition lists exactly the committed data "
+    "files on storage, with their sizes, `column_stats` and `partition_stats` cover every file "
+    "and partition, and `record_index` holds exactly the record keys, each at its file group. "
+    "Exit 1 with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
 )
 def command(
     path: str,
@@ -270,9 +272,18 @@ def _render_sync(mdt: dict[str, Any]) -> None:
     check = mdt.get("check")
     if mdt["in_sync"] and (check is None or check["passed"]):
         checked = f" ({check['files_checked']} files match storage)" if check else ""
-        stdout.print(f"  [green]in sync[/green]{checked}")
+        stdout.print(f"  [green]in sync[/green]{checked}{_record_index_line(check)}")
         return
-    stdout.print("  [red]out of sync:[/red]")
-    problems = mdt["sync_problems"] + (check["differences"] if check else [])
+    stdout.print("  [red]out of sync or damaged:[/red]")
+    problems = mdt["sync_problems"] + (check["problems"] if check else [])
     for problem in problems:
         stdout.print(f"    - {literal(problem)}")
+
+
+def _record_index_line(check: dict[str, Any] | None) -> str:
+    index = (check or {}).get("record_index")
+    if not index:
+        return ""
+    if index["skipped"]:
+        return f"; record_index not checked ({literal(index['skipped'])})"
+    return f"; record_index holds the {index['keys_checked']} record keys, each at its file group"

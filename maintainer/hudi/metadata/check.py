@@ -1,13 +1,24 @@
 """Check a metadata table against its data table: the timelines are in step (:mod:`.sync`), the
-merged ``files`` partition lists exactly the committed data files on storage, with their
-sizes, and ``column_stats`` describes no file that is gone (Hudi itself never detects a stale
-metadata table; its readers then list deleted files or miss new ones)."""
+metadata table's own files of its latest slices are all there at their committed sizes
+(:mod:`.storage_check`), the merged ``files`` partition lists exactly the committed data files
+on storage, with their sizes, ``column_stats`` describes no file that is gone, and
+``record_index`` indexes exactly the keys of the latest slices, each at its file group
+(:mod:`.record_index`). Hudi itself never detects a stale or damaged metadata table; its
+readers then list deleted files or miss new ones, and its upserts write duplicates."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from maintainer.errors import CorruptFileError
+from maintainer.hudi.integrity import Finding
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.column_stats import (
+    describe_missing,
+    describe_partition_without_stats,
+    files_without_column_stats,
+    partitions_without_stats,
+)
 from maintainer.hudi.metadata.files import (
     ListingDifference,
     compare_listings,
@@ -15,10 +26,14 @@ from maintainer.hudi.metadata.files import (
     storage_file_listing,
 )
 from maintainer.hudi.metadata.partitions import FILES
+from maintainer.hudi.metadata.record_index import RECORD_INDEX, RecordIndexCheck, check_record_index
+from maintainer.hudi.metadata.storage_check import metadata_file_findings
 from maintainer.hudi.metadata.sync import SyncStatus, sync_status
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.metadata.updates.slices import latest_merged_files
 
 COLUMN_STATS = "column_stats"
+PARTITION_STATS = "partition_stats"
 
 
 @dataclass(frozen=True)
@@ -28,28 +43,78 @@ class MetadataCheck:
     files_checked: int
     stale_column_stats: tuple[str, ...] = ()
     """Files that are not listed any more but still have live ``column_stats`` records."""
+    damaged_files: tuple[Finding, ...] = ()
+    """The metadata table's own files that are missing or cut short."""
+    record_index: RecordIndexCheck | None = None
+    """None: the metadata table has no ``record_index`` (or it cannot be read)."""
+    unreadable: tuple[str, ...] = ()
+    """Partitions whose records cannot be read, with why."""
+    without_column_stats: tuple[tuple[str, str], ...] = ()
+    """Listed (partition, file) that ``column_stats`` has no statistics for."""
+    without_partition_stats: tuple[tuple[str, str], ...] = ()
+    """(partition, column) that ``partition_stats`` has no statistics for."""
 
     @property
     def passed(self) -> bool:
-        return self.sync.in_sync and not self.differences and not self.stale_column_stats
+        return self.sync.in_sync and not self.table_problems()
 
     def problems(self) -> list[str]:
+        return self.sync.problems() + self.table_problems()
+
+    def table_problems(self) -> list[str]:
+        """The problems beside the timelines' sync: damaged files, then each partition's."""
+        damaged = [finding.describe() for finding in self.damaged_files]
         stale = [
             f"{name}: column_stats still describes it, but it is gone" for name in self.stale_column_stats
         ]
-        return self.sync.problems() + [d.describe() for d in self.differences] + stale
+        index = self.record_index.problems() if self.record_index is not None else []
+        differences = [d.describe() for d in self.differences]
+        uncovered = [describe_missing(partition, name) for partition, name in self.without_column_stats]
+        uncovered += [
+            describe_partition_without_stats(p, column) for p, column in self.without_partition_stats
+        ]
+        return damaged + list(self.unreadable) + differences + stale + uncovered + index
 
 
 def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
-    """The check; ``data`` must hold a full storage listing of the data table."""
+    """The check; ``data`` must hold a full storage listing of the data table. A partition
+    whose log blocks do not read (a cut file) is named as unreadable, and the rest checked."""
     status = sync_status(data.snapshot.timeline, mdt.state.snapshot.timeline)
-    if mdt.partition(FILES) is None:
-        return MetadataCheck(status, (), 0)
+    damaged = tuple(metadata_file_findings(mdt))
+    unreadable: list[str] = []
+    for partition in mdt.partitions:
+        try:
+            mdt.read_partition(partition.name)
+        except CorruptFileError as exc:
+            unreadable.append(f"{partition.name}: the partition cannot be read ({exc})")
+    readable = {p.name for p in mdt.partitions} - {u.split(":")[0] for u in unreadable}
+    if FILES not in readable:
+        return MetadataCheck(status, (), 0, damaged_files=damaged, unreadable=tuple(unreadable))
     listed = metadata_file_listing(mdt)
     present = storage_file_listing(data.snapshot.listings, data.snapshot.timeline)
     differences = tuple(compare_listings(listed, present))
-    stale = stale_column_stats(mdt, {name for files in listed.values() for name in files})
-    return MetadataCheck(status, differences, sum(len(files) for files in present.values()), stale)
+    files = {name for files in listed.values() for name in files}
+    stale: tuple[str, ...] = ()
+    uncovered: tuple[tuple[str, str], ...] = ()
+    if COLUMN_STATS in readable and mdt.partition(COLUMN_STATS) is not None:
+        stale = stale_column_stats(mdt, files)
+        uncovered = tuple(files_without_column_stats(data.storage, listed, mdt.read_partition(COLUMN_STATS)))
+    files_checked = sum(len(files) for files in present.values())
+    index = check_record_index(data, mdt) if RECORD_INDEX in readable else None
+    partitions = _partition_stats_check(data, mdt, readable)
+    return MetadataCheck(
+        status, differences, files_checked, stale, damaged, index, tuple(unreadable), uncovered, partitions
+    )
+
+
+def _partition_stats_check(
+    data: TableState, mdt: MetadataTable, readable: set[str]
+) -> tuple[tuple[str, str], ...]:
+    if not {COLUMN_STATS, PARTITION_STATS} <= readable:
+        return ()
+    latest = latest_merged_files(data.view, data.snapshot.partitions)
+    column_stats = mdt.read_partition(COLUMN_STATS)
+    return tuple(partitions_without_stats(latest, column_stats, mdt.read_partition(PARTITION_STATS)))
 
 
 def stale_column_stats(mdt: MetadataTable, listed: set[str]) -> tuple[str, ...]:

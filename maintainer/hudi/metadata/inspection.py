@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from maintainer.hudi.metadata.check import MetadataCheck
+from maintainer.hudi.metadata.record_index import RecordIndexCheck
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
@@ -41,5 +42,20 @@ def describe_metadata_table(
             "passed": check.passed,
             "files_checked": check.files_checked,
             "differences": [d.describe() for d in check.differences],
+            "damaged_files": [f.describe() for f in check.damaged_files],
+            "record_index": _record_index(check.record_index),
+            "problems": check.table_problems(),
         }
     return described
+
+
+def _record_index(check: RecordIndexCheck | None) -> dict[str, Any] | None:
+    if check is None:
+        return None
+    return {
+        "keys_checked": check.keys_checked,
+        "missing": len(check.missing),
+        "misplaced": len(check.misplaced),
+        "extra": len(check.extra),
+        "skipped": check.skipped,
+    }
