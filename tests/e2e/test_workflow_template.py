@@ -112,9 +112,8 @@ def maintainer_commands(workflow: dict[Any, Any]) -> list[tuple[str, str, list[s
         if "run" not in step:
             continue
         env = _env(workflow, job, step)
-        for line, words in _segments(str(step["run"])):
-            if words[0] == "exec":  # `exec maintainer ...`: maintainer replaces the shell
-                words = words[1:]
+        for line, segment in _segments(str(step["run"])):
+            words = segment[1:] if segment[0] == "exec" else segment  # exec: replaces the shell
             if words and words[0] == "maintainer":
                 found.append((job_name, line, [_expand(word, env) for word in words[1:]]))
     return found
