@@ -3,18 +3,21 @@ merged ``files`` partition lists exactly the committed data files on storage, wi
 sizes, and ``column_stats`` describes no file that is gone (Hudi itself never detects a stale
 metadata table; its readers then list deleted files or miss new ones).
 
-One exception, as Hudi reads it: a file of an instant still pending on the data table that the
-metadata table lists and storage holds at that size. After a failed table service was rolled
-back and its retry failed again after its metadata deltacommit completed, that deltacommit is
-valid to readers (the completed rollback names its instant,
-``HoodieTableMetadataUtil.getValidInstantTimestamps``), and Hudi's file-system view skips its
-files until the instant completes; the next attempt rolls both back."""
+Two exceptions, both files Hudi's readers skip (their instant is pending on the data table) and
+the next attempt rolls back from both tables. After a failed table service was rolled back, its
+metadata deltacommit written again by a retry is valid to readers (the completed rollback names
+its instant, ``HoodieTableMetadataUtil.getValidInstantTimestamps``), so the metadata table lists
+the pending instant's files, as Hudi's does:
+- while they are on storage at the listed size;
+- once a pending rollback of that instant has deleted them (Hudi's rollback deletes first, then
+  rolls back the metadata deltacommit, then completes)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from maintainer.hudi.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.files import (
     FileListing,
@@ -27,6 +30,7 @@ from maintainer.hudi.metadata.files import (
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.sync import SyncStatus, sync_status
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.payloads import decode_rollback_plan
 
 COLUMN_STATS = "column_stats"
 
@@ -65,18 +69,39 @@ def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
 
 
 def pending_files_listed(data: TableState, listed: FileListing) -> dict[str, dict[str, int]]:
-    """The files of instants pending on the data table that the metadata table lists and
-    storage holds at the listed size (see the module doc: Hudi lists them too, and skips them)."""
+    """The files the metadata table lists for instants pending on the data table that are not
+    differences (see the module doc): on storage at the listed size, or of an instant a pending
+    rollback is rolling back."""
     pending = {instant.timestamp for instant in data.snapshot.timeline.pending()}
+    rolling_back = instants_being_rolled_back(data)
     found: dict[str, dict[str, int]] = {}
+    for partition, files in listed.items():
+        for name, size in files.items():
+            if data_file_instant(name) in rolling_back:
+                found.setdefault(partition, {})[name] = size
     for partition, entries in data.snapshot.listings.items():
-        files: Mapping[str, int] = listed.get(partition, {})
+        sizes: Mapping[str, int] = listed.get(partition, {})
         for entry in entries:
             if entry.is_dir or data_file_instant(entry.name) not in pending:
                 continue
-            if files.get(entry.name) == entry.size:
+            if sizes.get(entry.name) == entry.size:
                 found.setdefault(partition, {})[entry.name] = entry.size
     return found
+
+
+def instants_being_rolled_back(data: TableState) -> set[str]:
+    """The instants a pending rollback on the data table rolls back (from its requested plan)."""
+    timeline, storage = data.snapshot.timeline, data.storage
+    targets = set()
+    for instant in timeline.pending_rollbacks():
+        entry = timeline.entry(instant.timestamp, instant.action)
+        if entry is None or State.REQUESTED not in entry.state_files:
+            continue
+        path = timeline.file_path(instant, State.REQUESTED)
+        plan = decode_rollback_plan(storage.read_bytes(path), storage.uri(path))
+        if plan is not None and plan.instant_to_rollback is not None:
+            targets.add(plan.instant_to_rollback.commit_time)
+    return targets
 
 
 def stale_column_stats(mdt: MetadataTable, listed: set[str]) -> tuple[str, ...]:

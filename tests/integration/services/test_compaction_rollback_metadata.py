@@ -87,21 +87,30 @@ def test_the_rollback_of_a_failed_attempt_rolls_back_its_metadata_deltacommit_wh
     assert check.passed, check.problems()
 
 
-def test_the_check_accepts_a_pending_compactions_listed_files_only_while_on_storage(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _failed_twice(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """Failed after its metadata write, rolled back (with its metadata deltacommit), failed
     again after its metadata write: the completed rollback makes the deltacommit valid, so the
     metadata table lists the pending compaction's files, as Hudi's does (its readers skip them
-    until the compaction completes)."""
-    path = _synced_table(tmp_path)
-    before = oracle.snapshot_rows(path, drop=[FILE_NAME])
+    until the compaction completes). Returns the compaction's instant."""
     instant_time, _ = _failed_compaction(path, monkeypatch, "after_metadata_table")
+    _fails_again(path, instant_time, "after_metadata_table", monkeypatch)
+    return instant_time
+
+
+def _fails_again(path: Path, instant_time: str, point: str, monkeypatch: pytest.MonkeyPatch) -> None:
     table = open_table(str(path))
-    monkeypatch.setenv(FAULT_ENV, "compaction:after_metadata_table")
+    monkeypatch.setenv(FAULT_ENV, f"compaction:{point}")
     with pytest.raises(InjectedFault):
         run_compaction(table.storage, table.snapshot.config, instant_time, sync_metadata=True)
     monkeypatch.delenv(FAULT_ENV)
+
+
+def test_the_check_accepts_a_pending_compactions_listed_files_only_while_on_storage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _synced_table(tmp_path)
+    before = oracle.snapshot_rows(path, drop=[FILE_NAME])
+    instant_time = _failed_twice(path, monkeypatch)
     check = _check(path)
     assert check.passed, check.problems()
     assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before
@@ -111,3 +120,25 @@ def test_the_check_accepts_a_pending_compactions_listed_files_only_while_on_stor
     problems = _check(path).problems()
     assert len(problems) == 1 and f"{victim.name}: listed by the metadata table" in problems[0]
     assert "but not on storage" in problems[0]
+
+
+def test_the_check_accepts_them_gone_while_their_rollback_is_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The third attempt's rollback deleted them and failed before rolling back the metadata
+    deltacommit (Hudi's order: deletes, metadata rollback, completion): pending, not stale."""
+    path = _synced_table(tmp_path)
+    before = oracle.snapshot_rows(path, drop=[FILE_NAME])
+    instant_time = _failed_twice(path, monkeypatch)
+    _fails_again(path, instant_time, "rollback_after_deletes", monkeypatch)
+    assert not list(path.rglob(f"*_{instant_time}.parquet"))
+    check = _check(path)
+    assert check.passed, check.problems()
+    assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before
+
+    table = open_table(str(path))
+    outcome = run_compaction(table.storage, table.snapshot.config, instant_time, sync_metadata=True)
+    assert outcome.instant.is_completed
+    check = _check(path)
+    assert check.passed, check.problems()
+    assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before
