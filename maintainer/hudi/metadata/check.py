@@ -4,13 +4,24 @@ metadata table's own files of its latest slices are all there at their committed
 on storage, with their sizes, ``column_stats`` describes no file that is gone, and
 ``record_index`` indexes exactly the keys of the latest slices, each at its file group
 (:mod:`.record_index`). Hudi itself never detects a stale or damaged metadata table; its
-readers then list deleted files or miss new ones, and its upserts write duplicates."""
+readers then list deleted files or miss new ones, and its upserts write duplicates.
+
+Two exceptions in ``files``, both files Hudi's readers skip (their instant is pending on the
+data table) and the next attempt rolls back from both tables. After a failed table service was
+rolled back, its metadata deltacommit written again by a retry is valid to readers (the
+completed rollback names its instant, ``HoodieTableMetadataUtil.getValidInstantTimestamps``), so
+the metadata table lists the pending instant's files, as Hudi's does:
+- while they are on storage at the listed size;
+- once a pending rollback of that instant has deleted them (Hudi's rollback deletes first, then
+  rolls back the metadata deltacommit, then completes)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from maintainer.errors import CorruptFileError
+from maintainer.hudi.instant import State
 from maintainer.hudi.integrity import Finding
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.column_stats import (
@@ -20,8 +31,10 @@ from maintainer.hudi.metadata.column_stats import (
     partitions_without_stats,
 )
 from maintainer.hudi.metadata.files import (
+    FileListing,
     ListingDifference,
     compare_listings,
+    data_file_instant,
     metadata_file_listing,
     storage_file_listing,
 )
@@ -31,6 +44,7 @@ from maintainer.hudi.metadata.storage_check import metadata_file_findings
 from maintainer.hudi.metadata.sync import SyncStatus, sync_status
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.slices import latest_merged_files
+from maintainer.hudi.payloads import decode_rollback_plan
 
 COLUMN_STATS = "column_stats"
 PARTITION_STATS = "partition_stats"
@@ -92,7 +106,9 @@ def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
         return MetadataCheck(status, (), 0, damaged_files=damaged, unreadable=tuple(unreadable))
     listed = metadata_file_listing(mdt)
     present = storage_file_listing(data.snapshot.listings, data.snapshot.timeline)
-    differences = tuple(compare_listings(listed, present))
+    pending = pending_files_listed(data, listed)
+    seen = {p: {**present.get(p, {}), **pending.get(p, {})} for p in set(present) | set(pending)}
+    differences = tuple(compare_listings(listed, seen))
     files = {name for files in listed.values() for name in files}
     stale: tuple[str, ...] = ()
     uncovered: tuple[tuple[str, str], ...] = ()
@@ -115,6 +131,42 @@ def _partition_stats_check(
     latest = latest_merged_files(data.view, data.snapshot.partitions)
     column_stats = mdt.read_partition(COLUMN_STATS)
     return tuple(partitions_without_stats(latest, column_stats, mdt.read_partition(PARTITION_STATS)))
+
+
+def pending_files_listed(data: TableState, listed: FileListing) -> dict[str, dict[str, int]]:
+    """The files the metadata table lists for instants pending on the data table that are not
+    differences (see the module doc): on storage at the listed size, or of an instant a pending
+    rollback is rolling back."""
+    pending = {instant.timestamp for instant in data.snapshot.timeline.pending()}
+    rolling_back = instants_being_rolled_back(data)
+    found: dict[str, dict[str, int]] = {}
+    for partition, files in listed.items():
+        for name, size in files.items():
+            if data_file_instant(name) in rolling_back:
+                found.setdefault(partition, {})[name] = size
+    for partition, entries in data.snapshot.listings.items():
+        sizes: Mapping[str, int] = listed.get(partition, {})
+        for entry in entries:
+            if entry.is_dir or data_file_instant(entry.name) not in pending:
+                continue
+            if sizes.get(entry.name) == entry.size:
+                found.setdefault(partition, {})[entry.name] = entry.size
+    return found
+
+
+def instants_being_rolled_back(data: TableState) -> set[str]:
+    """The instants a pending rollback on the data table rolls back (from its requested plan)."""
+    timeline, storage = data.snapshot.timeline, data.storage
+    targets = set()
+    for instant in timeline.pending_rollbacks():
+        entry = timeline.entry(instant.timestamp, instant.action)
+        if entry is None or State.REQUESTED not in entry.state_files:
+            continue
+        path = timeline.file_path(instant, State.REQUESTED)
+        plan = decode_rollback_plan(storage.read_bytes(path), storage.uri(path))
+        if plan is not None and plan.instant_to_rollback is not None:
+            targets.add(plan.instant_to_rollback.commit_time)
+    return targets
 
 
 def stale_column_stats(mdt: MetadataTable, listed: set[str]) -> tuple[str, ...]:

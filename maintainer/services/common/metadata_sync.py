@@ -3,7 +3,7 @@ metadata table, and the write itself, right before the node's data instant compl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action, Instant, State
@@ -86,6 +86,21 @@ def rollback_in_metadata_table(
         remove_target(TimelineWriter(mdt.storage, config, clock), rollback.target, False, True)
         return None
     return roll_back_instant(mdt.storage, config, rollback, clock=clock)
+
+
+def metadata_rollback_step(
+    data_storage: Storage, target_time: str, clock: Clock = utc_now
+) -> Callable[[Instant], object]:
+    """The ``before_complete`` step of every data rollback of ``target_time`` on a synced
+    table (the rollback service's, and a table service's retry of a failed attempt): roll
+    back its metadata deltacommit with the inflight rollback's instant time, as Hudi's
+    ``BaseRollbackActionExecutor.finishRollback`` does. A completed data rollback makes its
+    target valid to readers, so skipping it would list the files it deleted."""
+
+    def step(rollback: Instant) -> object:
+        return rollback_in_metadata_table(data_storage, target_time, rollback.timestamp, clock)
+
+    return step
 
 
 def rollback_writes(mdt: MetadataTable, target_time: str) -> SyncMetadataTable:

@@ -10,11 +10,14 @@
 * the rollback runs through :func:`roll_back_instant` (requested -> inflight -> deletes ->
   completed ``rollback`` naming the instant and its action), which then reverts the instant to
   requested and deletes its markers (the instant itself is kept, Hudi's ``deleteInstants=false``).
+  On a table whose metadata table is kept in sync, the caller passes the step that rolls back
+  the instant's metadata deltacommit right before the rollback completes
+  (``metadata_sync.metadata_rollback_step``), as for any other rollback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
@@ -117,12 +120,16 @@ def rollback_table_service(
     runner: TaskRunner = IN_PROCESS,
     clock: Clock = utc_now,
     fault: Fault = no_fault,
+    before_complete: Callable[[Instant], object] | None = None,
 ) -> RolledBackInstant | None:
-    """Roll back ``target``'s failed attempt and revert it to requested (None: nothing to do)."""
+    """Roll back ``target``'s failed attempt and revert it to requested (None: nothing to do).
+    ``before_complete`` runs right before the rollback completes (the metadata table's sync)."""
     planned = planned_table_service_rollback(storage, load_timeline(storage, config), target, partitions)
     if planned is None:
         return None
-    return roll_back_instant(storage, config, planned, runner=runner, clock=clock, fault=fault)
+    return roll_back_instant(
+        storage, config, planned, runner=runner, clock=clock, fault=fault, before_complete=before_complete
+    )
 
 
 def deleted_files(storage: Storage, outcome: RolledBackInstant) -> tuple[str, ...]:

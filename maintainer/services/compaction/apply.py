@@ -15,9 +15,8 @@ On the table as it is now (re-read under the table lock):
 
 from __future__ import annotations
 
-import functools
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
@@ -25,7 +24,6 @@ from maintainer.hudi import payloads
 from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.payloads import CommitMetadata
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
@@ -33,7 +31,6 @@ from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, SyncMe
 from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.common.metadata_sync import sync_compaction
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
@@ -155,7 +152,7 @@ class CompactionApply:
                     None,
                     self.runner,
                     parquet=self.parquet(config),
-                    before_complete=self.sync(table),
+                    sync_metadata=self.syncs_metadata(),
                     clock=self.ctx.clock,
                     size_of=table.snapshot.listed_sizes(),
                 )
@@ -211,7 +208,7 @@ class CompactionApply:
                     plan,
                     self.runner,
                     parquet=self.parquet(config),
-                    before_complete=self.sync(table),
+                    sync_metadata=self.syncs_metadata(),
                     clock=self.ctx.clock,
                     size_of=table.snapshot.listed_sizes(),
                 )
@@ -222,11 +219,10 @@ class CompactionApply:
         spec = self.ctx.spec.compaction or CompactionSpec()
         return configured_settings(config, spec.parquet_compression)
 
-    def sync(self, table: TableState) -> Callable[[Instant, CommitMetadata], object] | None:
-        """``metadata_table: sync``: each compaction's metadata deltacommit, before it completes."""
-        if not self.ctx.node.actions_of(SyncMetadataTable):
-            return None
-        return functools.partial(sync_compaction, table.storage, clock=self.ctx.clock)
+    def syncs_metadata(self) -> bool:
+        """``metadata_table: sync``: each compaction's metadata deltacommit is written before it
+        completes, and a failed attempt's is rolled back with the attempt."""
+        return bool(self.ctx.node.actions_of(SyncMetadataTable))
 
     # -- the node ----------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:

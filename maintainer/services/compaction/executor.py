@@ -8,11 +8,16 @@ to requested and its markers are deleted; then it runs again. A rollback of it l
 a crash is finished first, with its own instant (also for a requested compaction, so that it
 can never delete the output of the run that follows). Operations run through a ``TaskRunner``:
 in process (``IN_PROCESS``: tests, small tables) or as Spark tasks (``SparkRunner``).
+With ``sync_metadata`` (``metadata_table: sync``) the compaction's metadata deltacommit is
+written right before it completes, and the rollback of an earlier attempt rolls back that
+attempt's metadata deltacommit right before the rollback completes, with the rollback's instant
+time (a completed rollback makes the instant it rolled back valid to metadata readers).
 Fault points for tests (``MAINTAINER_FAULT_INJECT``): ``compaction:after_inflight``,
 ``compaction:after_operation`` (in-process runner, after each new base file),
-``compaction:before_commit``, and in the rollback of an earlier attempt
-``compaction:rollback_after_requested``, ``rollback_after_inflight``, ``rollback_after_deletes``
-and ``rollback_after_completed``.
+``compaction:before_commit``, ``compaction:after_metadata_table``, and in the rollback of an
+earlier attempt ``compaction:rollback_after_requested``, ``rollback_after_inflight``,
+``rollback_after_deletes``, ``rollback_after_metadata_table`` (synced tables) and
+``rollback_after_completed``.
 """
 
 from __future__ import annotations
@@ -27,12 +32,13 @@ from maintainer.hudi import payloads
 from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.instant import Action, Instant, State
 from maintainer.hudi.merge import MergeRules
-from maintainer.hudi.payloads import CommitMetadata, CompactionPlan, WriteStat
+from maintainer.hudi.payloads import CompactionPlan, WriteStat
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import maybe_fail
+from maintainer.services.common.metadata_sync import metadata_rollback_step, sync_compaction
 from maintainer.services.common.table_service_rollback import deleted_files, rollback_table_service
 from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.commit import compaction_commit_metadata, encode_commit
@@ -145,13 +151,20 @@ def _rollback_fault(point: str) -> None:
 
 
 def rollback_inflight(
-    storage: Storage, config: TableConfig, compaction: Instant, plan: CompactionPlan, clock: Clock = utc_now
+    storage: Storage,
+    config: TableConfig,
+    compaction: Instant,
+    plan: CompactionPlan,
+    clock: Clock = utc_now,
+    sync_metadata: bool = False,
 ) -> RolledBack | None:
     """Roll back the failed attempt of ``compaction`` with a rollback instant (or finish the
-    pending rollback of it), leaving it requested; None when there was nothing to roll back."""
+    pending rollback of it), leaving it requested; None when there was nothing to roll back.
+    ``sync_metadata``: its metadata deltacommit is rolled back too, before the rollback completes."""
     partitions = {s.partition for s in slices_of(plan)}
+    sync = metadata_rollback_step(storage, compaction.timestamp, clock) if sync_metadata else None
     outcome = rollback_table_service(
-        storage, config, compaction, partitions, fault=_rollback_fault, clock=clock
+        storage, config, compaction, partitions, fault=_rollback_fault, clock=clock, before_complete=sync
     )
     if outcome is None:
         return None
@@ -167,7 +180,11 @@ def _read_plan(storage: Storage, timeline: Timeline, instant: Instant) -> Compac
 
 
 def _requested(
-    storage: Storage, writer: TimelineWriter, instant_time: str, plan: CompactionPlan | None
+    storage: Storage,
+    writer: TimelineWriter,
+    instant_time: str,
+    plan: CompactionPlan | None,
+    sync_metadata: bool,
 ) -> tuple[Instant, CompactionPlan, RolledBack | None]:
     """The requested compaction to run (scheduled here when absent) and the rollback of an
     earlier attempt, if one was needed."""
@@ -183,7 +200,9 @@ def _requested(
     if entry.instant.is_completed:
         raise ApplyError(f"compaction {instant_time} is already completed", where=storage.base_uri)
     stored = _read_plan(storage, timeline, entry.instant)
-    rolled_back = rollback_inflight(storage, writer.config, entry.instant, stored, writer.clock)
+    rolled_back = rollback_inflight(
+        storage, writer.config, entry.instant, stored, writer.clock, sync_metadata
+    )
     return entry.instant.with_state(State.REQUESTED), stored, rolled_back
 
 
@@ -194,18 +213,19 @@ def run_compaction(
     plan: CompactionPlan | None = None,
     runner: TaskRunner = IN_PROCESS,
     parquet: ParquetSettings | None = None,
-    before_complete: Callable[[Instant, CommitMetadata], object] | None = None,
+    sync_metadata: bool = False,
     clock: Clock = utc_now,
     size_of: SizeOf | None = None,
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
     does not have it yet; a pending one is executed from its stored plan. ``parquet``: the writer
     settings of slices without a base file whose codec is kept (default: :mod:`.codec`'s
-    configured settings without a manifest option). ``before_complete`` runs right before the
-    compaction completes (the metadata table's sync). ``clock``: what new instants are timed by
+    configured settings without a manifest option). ``sync_metadata`` (``metadata_table: sync``):
+    the metadata deltacommit is written right before the compaction completes, and an earlier
+    attempt's is rolled back with it (see the module doc). ``clock``: what new instants are timed by
     (apply's). ``size_of``: the base files' sizes as the caller listed them."""
     writer = TimelineWriter(storage, config, clock)
-    requested, stored, rolled_back = _requested(storage, writer, instant_time, plan)
+    requested, stored, rolled_back = _requested(storage, writer, instant_time, plan, sync_metadata)
     inflight = writer.transition_to_inflight(requested)
     maybe_fail(SERVICE, "after_inflight")
     timeline = load_timeline(storage, config)
@@ -214,8 +234,8 @@ def run_compaction(
     maybe_fail(SERVICE, "before_commit")
     schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
     metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
-    if before_complete is not None:
-        before_complete(inflight, metadata)
+    if sync_metadata:
+        sync_compaction(storage, inflight, metadata, clock)
         maybe_fail(SERVICE, "after_metadata_table")
     completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")

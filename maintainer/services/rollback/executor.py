@@ -15,7 +15,7 @@ from maintainer.hudi.payloads import RollbackMetadata
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import Fault, no_fault
-from maintainer.services.common.metadata_sync import rollback_in_metadata_table
+from maintainer.services.common.metadata_sync import metadata_rollback_step
 from maintainer.services.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
@@ -52,11 +52,7 @@ def run_rollback(
     rollback = InstantRollback(
         planned.target, planned.plan, planned.rollback_instant, planned.reverts_to_requested
     )
-    target = planned.target.timestamp
-
-    def sync(inflight: Instant) -> object:
-        return rollback_in_metadata_table(storage, target, inflight.timestamp, clock)
-
+    sync = metadata_rollback_step(storage, planned.target.timestamp, clock)
     done = roll_back_instant(
         storage,
         config,
