@@ -15,10 +15,18 @@ ProjectWriter = Callable[[Path, str], Path]
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spark: Any) -> ProjectWriter:
+def project(bare_project: ProjectWriter, spark: Any) -> ProjectWriter:
+    """:func:`bare_project` with the test session's SparkSession started (for tests whose apply
+    runs on Spark)."""
+    return bare_project
+
+
+@pytest.fixture
+def bare_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectWriter:
     """``write(table, services)``: (re)write the project's manifest so it holds one table ``t`` at
     ``table`` with the given service blocks (YAML lines, one per service); returns the project
-    directory. The environment cannot point elsewhere (no project/profiles dir, a private HOME)."""
+    directory. The environment cannot point elsewhere (no project/profiles dir, a private HOME).
+    Starts no JVM."""
     monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
     monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

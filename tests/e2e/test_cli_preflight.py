@@ -31,35 +31,10 @@ Writer = Callable[[Path, str], Path]
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Writer:
-    """A fresh project whose one table ``t`` is at ``table`` with the given service blocks."""
-    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
+def project(bare_project: Writer, monkeypatch: pytest.MonkeyPatch) -> Writer:
+    """The e2e conftest's project, without a JVM, outside CI (no stale refusal by default)."""
     monkeypatch.delenv("CI", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    root = tmp_path / "project"
-    assert main(["init", str(root)]) == 0
-
-    def write(table: Path, services: str) -> Path:
-        body = "\n    ".join(services.splitlines())
-        (root / "tables" / "example.yml").write_text(
-            f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
-        )
-        return root
-
-    return write
-
-
-@pytest.fixture
-def sessions(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    started: list[object] = []
-
-    def no_jvm(settings: object, log_path: object = None) -> Any:
-        started.append(settings)
-        raise AssertionError("apply started Spark")
-
-    monkeypatch.setattr(apply_cmd, "create_session", no_jvm)
-    return started
+    return bare_project
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +35,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def maintained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    monkeypatch.delenv("MAINTAINER_PROJECT_DIR", raising=False)
-    monkeypatch.delenv("MAINTAINER_PROFILES_DIR", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    root = tmp_path / "project"
-    assert main(["init", str(root)]) == 0
-
-    def write(table: Path, services: str) -> Path:
-        body = "\n    ".join(services.splitlines())
-        (root / "tables" / "example.yml").write_text(
-            f"version: 1\ntables:\n  - name: t\n    path: {table}\n    {body}\n"
-        )
-        return root
-
-    return local_cow_project(write, tmp_path, RETAIN_3, commits=6, seed=5)
+def maintained(bare_project: Callable[[Path, str], Path], tmp_path: Path) -> Project:
+    """A local copy-on-write table with file versions to clean, in a project (no JVM)."""
+    return local_cow_project(bare_project, tmp_path, RETAIN_3, commits=6, seed=5)
 
 
 def _apply_steps() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
