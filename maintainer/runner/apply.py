@@ -26,6 +26,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
+from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
@@ -99,7 +100,29 @@ def _applied_how(
     except MaintainerError:
         return None  # unreadable now: the node fails with the reason when it runs
     instant = is_applied(storage, timeline, plan_id, actions)
-    return f"{instant.action.value} {instant.timestamp}" if instant is not None else None
+    if instant is None:
+        return None
+    refuse_if_not_written_by_plan(storage, timeline, node, instant, plan_id)
+    return f"{instant.action.value} {instant.timestamp}"
+
+
+def refuse_if_not_written_by_plan(
+    storage: Storage, timeline: Timeline, node: NodePlan, instant: Instant, plan_id: str
+) -> None:
+    """PlanError naming the instant when a completed instant carrying the plan id is not one
+    this node's apply writes (the id alone proves nothing: a forgery would make the node look
+    done and the plan "nothing to do")."""
+    registered = service_for(node.service)
+    why = registered.not_written_by_plan(node, storage, timeline, instant, plan_id) if registered else None
+    if why is None:
+        return
+    raise PlanError(
+        f"the completed {instant.action.value} {instant.timestamp} carries this plan's id but is not "
+        f"what its node {node.table}.{node.service} approved: {why}",
+        where=storage.uri(timeline.file_path(instant, State.REQUESTED)),
+        hint="this plan did not write it, so the node may never have run: find out who did, then make "
+        "the plan again and review it",
+    )
 
 
 def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, str]:

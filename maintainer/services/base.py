@@ -25,6 +25,7 @@ from pydantic import ConfigDict
 from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
+from maintainer.hudi.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
@@ -189,6 +190,13 @@ class TableService(Protocol):
         """Every value of an approved node checked before any node runs."""
         ...
 
+    def not_written_by_plan(
+        self, node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str
+    ) -> str | None:
+        """Why a completed ``instant`` of the table carrying the plan id is not one this node's
+        apply wrote (None: it could be). The plan id alone proves nothing."""
+        ...
+
     @property
     def syncs_metadata_table(self) -> bool:
         """Its apply keeps a metadata table in sync (``metadata_table: sync``); else its nodes
@@ -222,6 +230,11 @@ class ServiceDefaults:
 
     def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return {}
+
+    def not_written_by_plan(
+        self, node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str
+    ) -> str | None:
+        return None  # writes no instant that carries a plan id
 
     def project(self, table: TableState, node: NodePlan) -> TableState:
         return table

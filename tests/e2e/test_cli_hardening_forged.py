@@ -138,3 +138,39 @@ def test_with_a_plan_key_a_record_with_the_right_hashes_but_no_signature_is_refu
     assert "its signature does not match the plan key" in " ".join(capsys.readouterr().err.split())
     record.write_text(json.dumps(honest))
     assert main(["apply", "--project-dir", str(root)]) == 0
+
+
+def test_a_completed_clean_carrying_the_plan_id_does_not_make_the_plan_applied(
+    project: ProjectWriter, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forged *completed* clean with the plan id (its plan deletes live files the plan never
+    approved) would make the node look done and apply say "nothing to do": refused, naming it."""
+    table = tmp_path / "t"
+    cow_table(table, seed=64)
+    rows, files = oracle.snapshot_rows(table, drop=META), data_files(table)
+    root = project(table, "clean: {commits_retained: 1}\narchive: {enabled: false}")
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    plan_id = artifacts.plan_json(root / "target" / "plan")["plan_id"]
+    requested = forge_pending_clean(table, plan_id)
+    instant = requested.name.split(".")[0]
+    (table / ".hoodie" / f"{instant}.clean.inflight").write_bytes(requested.read_bytes())
+    completed = payloads.CleanMetadata(
+        start_clean_time=instant,
+        time_taken_in_millis=1,
+        total_files_deleted=0,
+        earliest_commit_to_retain="",
+        partition_metadata={},
+        extra_metadata={PLAN_ID_KEY: plan_id},
+    )
+    (table / ".hoodie" / f"{instant}.clean").write_bytes(payloads.encode_avro(completed))
+    capsys.readouterr()
+
+    assert main(["apply", "--project-dir", str(root)]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        f"the completed clean {instant} carries this plan's id but is not what its node t.clean approved"
+        in err
+    )
+    assert requested.name in err
+    assert data_files(table) == files
+    assert oracle.snapshot_rows(table, drop=META) == rows

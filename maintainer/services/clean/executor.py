@@ -30,8 +30,9 @@ from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
+from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, SyncMetadataTable
+from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
@@ -56,6 +57,7 @@ from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_sync import sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
+from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 
 CurrentPlanner = Callable[[TableState, TableSpec, datetime], CleanPlanResult]
@@ -146,14 +148,11 @@ class CleanExecutor:
         partitions it empties are approved ones. The plan id is no proof: anyone can write it."""
         path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
         where = table.storage.uri(path)
-        plan = decode_cleaner_plan(table.storage.read_bytes(path), where)
-        deletions = plan_deletions(table.storage, plan, where) if plan is not None else []
-        files, partitions = approved_deletions(self.ctx.node)
-        paths = frozenset(posixpath.join(d.partition, n) for d in deletions for n in d.names)
-        unapproved = sorted(paths - set(files))
-        unapproved += sorted({d.partition for d in deletions if d.delete_partition} - set(partitions))
-        if plan is None or unapproved:
-            raise _not_approved(instant, unapproved if plan is not None else ["nothing (it is empty)"], where)
+        paths, unapproved = unapproved_deletions(
+            self.ctx.node, table.storage, table.storage.read_bytes(path), where
+        )
+        if unapproved:
+            raise _not_approved(instant, unapproved, where)
         return paths
 
     def check_pending(self, table: TableState) -> None:
@@ -326,6 +325,33 @@ class CleanExecutor:
                 "hand); the next clean plans them again",
             )
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
+
+
+def unapproved_deletions(
+    node: NodePlan, storage: Storage, data: bytes, where: str
+) -> tuple[frozenset[str], list[str]]:
+    """(the table-relative paths the clean plan ``data`` deletes, what of it ``node`` did not
+    approve: files it deletes and partitions it empties that the node does not list; an empty
+    plan is not approved either)."""
+    plan = decode_cleaner_plan(data, where)
+    if plan is None:
+        return frozenset(), ["nothing (it is empty)"]
+    deletions = plan_deletions(storage, plan, where)
+    files, partitions = approved_deletions(node)
+    paths = frozenset(posixpath.join(d.partition, n) for d in deletions for n in d.names)
+    unapproved = sorted(paths - set(files))
+    unapproved += sorted({d.partition for d in deletions if d.delete_partition} - set(partitions))
+    return paths, unapproved
+
+
+def clean_not_written_by_plan(
+    node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant
+) -> str | None:
+    """Why the clean ``instant`` (carrying the plan id) is not one this node's apply wrote:
+    its requested plan deletes what the node did not approve (None: it could be)."""
+    path = timeline.file_path(instant, State.REQUESTED)
+    _, unapproved = unapproved_deletions(node, storage, storage.read_bytes(path), storage.uri(path))
+    return f"it deletes {', '.join(unapproved[:5])}, which the plan does not list" if unapproved else None
 
 
 def _not_approved(instant: Instant, unapproved: list[str], where: str) -> ApplyError:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
+from maintainer.hudi.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
@@ -14,7 +15,7 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.clean import node
-from maintainer.services.clean.executor import execute_clean
+from maintainer.services.clean.executor import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
 from maintainer.services.common.metadata_sync import clean_writes
@@ -45,6 +46,11 @@ class CleanService(ServiceDefaults):
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
         return validate_clean(plan, table_uri)
+
+    def not_written_by_plan(
+        self, plan: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str
+    ) -> str | None:
+        return clean_not_written_by_plan(plan, storage, timeline, instant)
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         return execute_clean(ctx)

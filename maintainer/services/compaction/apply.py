@@ -25,9 +25,10 @@ from maintainer.hudi.basefile import ParquetSettings
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, SyncMetadataTable
+from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
@@ -38,6 +39,7 @@ from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
+from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 
 
@@ -46,6 +48,27 @@ def compaction_plan_id(table: TableState, instant: Instant) -> str | None:
     path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
     plan = payloads.decode_compaction_plan(table.storage.read_bytes(path), table.storage.uri(path))
     return (plan.extra_metadata or {}).get(PLAN_ID_KEY) if plan else None
+
+
+def is_plans_own_compaction(node: NodePlan, plan_id: str, data: bytes, where: str) -> bool:
+    """Is ``data`` a compaction plan this node's apply writes: approved slices only, each as
+    approved, byte for byte what apply builds for them?"""
+    plan = payloads.decode_compaction_plan(data, where)
+    by_slice = {(op.partition, op.file_id): op for op in approved_operations(node)}
+    named = [(op.partition_path or "", op.file_id or "") for op in (plan.operations or ())] if plan else []
+    matched = [by_slice[key] for key in named if key in by_slice]
+    return bool(named) and len(matched) == len(named) and compaction_plan_bytes(matched, plan_id) == data
+
+
+def compaction_not_written_by_plan(
+    node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str
+) -> str | None:
+    """Why the compaction ``instant`` (carrying the plan id) is not one this node's apply wrote
+    (None: its requested plan is)."""
+    path = timeline.file_path(instant, State.REQUESTED)
+    if is_plans_own_compaction(node, plan_id, storage.read_bytes(path), storage.uri(path)):
+        return None
+    return "its slices, files or bytes differ from the approved ones"
 
 
 def _not_reviewed(instant: Instant, where: str, recorded: bool) -> ApplyError:
@@ -107,19 +130,7 @@ class CompactionApply:
     def check_own(self, instant: Instant, data: bytes, where: str) -> None:
         """A pending compaction carrying this plan's id must compact approved slices only, each
         as approved, byte for byte what apply builds for them."""
-        plan = payloads.decode_compaction_plan(data, where)
-        by_slice = {(op.partition, op.file_id): op for op in approved_operations(self.ctx.node)}
-        named = (
-            [(op.partition_path or "", op.file_id or "") for op in (plan.operations or ()) if plan]
-            if plan
-            else []
-        )
-        matched = [by_slice[key] for key in named if key in by_slice]
-        if (
-            not named
-            or len(matched) != len(named)
-            or compaction_plan_bytes(matched, self.ctx.plan_id) != data
-        ):
+        if not is_plans_own_compaction(self.ctx.node, self.ctx.plan_id, data, where):
             raise ApplyError(
                 f"the pending compaction {instant.timestamp} carries this plan's id but is not what this "
                 "plan approved (its slices, files or bytes differ from the approved ones)",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
+from maintainer.hudi.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.timeline import Timeline
@@ -14,7 +15,7 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.common.metadata_sync import compaction_writes
 from maintainer.services.compaction import node
-from maintainer.services.compaction.apply import execute_compaction
+from maintainer.services.compaction.apply import compaction_not_written_by_plan, execute_compaction
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.services.compaction.validate import validate_compaction
 from maintainer.storage import Storage
@@ -45,6 +46,11 @@ class CompactionService(ServiceDefaults):
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
         return validate_compaction(plan, table_uri)
+
+    def not_written_by_plan(
+        self, plan: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str
+    ) -> str | None:
+        return compaction_not_written_by_plan(plan, storage, timeline, instant, plan_id)
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
         return execute_compaction(ctx)
