@@ -10,8 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from maintainer.errors import PlanError
-from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
@@ -27,6 +26,7 @@ from maintainer.services.rollback.node import (
     rollback_action,
     rollback_payloads,
 )
+from maintainer.services.rollback.state import completed_rollback_targets
 
 
 def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
@@ -99,7 +99,9 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
     )
     approved = sorted({a.target for a in ctx.node.actions_of(RollbackAction)})
-    before = rolled_back_before(table, set(approved) - set(rolled_back))
+    # done before this run (an apply stopped before its ledger record, or a writer's own
+    # rollback), read from the completed rollbacks' metadata: not drift
+    before = completed_rollback_targets(table, set(approved) - set(rolled_back))
     effects["rolled_back_before"] = sorted(before)
     drifted = drift(
         approved,
@@ -114,21 +116,6 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     if before:
         text += f"; {len(before)} already rolled back before this run ({', '.join(sorted(before))})"
     return NodeOutcome(effects, drifted, text)
-
-
-def rolled_back_before(table: TableState, targets: set[str]) -> set[str]:
-    """Of ``targets``, the instants a completed rollback of the table's active timeline rolled
-    back (an earlier apply that stopped before its ledger record, or a writer's own rollback):
-    done, not drift. Read from the rollbacks' metadata, whoever wrote them."""
-    timeline = table.snapshot.timeline
-    done: set[str] = set()
-    for instant in timeline.completed() if targets else ():
-        if instant.action is not Action.ROLLBACK:
-            continue
-        path = timeline.file_path(instant, State.COMPLETED)
-        metadata = payloads.decode_rollback_metadata(table.storage.read_bytes(path), table.storage.uri(path))
-        done |= targets & set(metadata.commits_rollback if metadata else ())
-    return done
 
 
 def _targets_of_removal(names: Iterable[str]) -> list[str]:

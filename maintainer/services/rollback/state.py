@@ -73,8 +73,9 @@ def _decode_plans(table: TableState) -> dict[str, payloads.RollbackPlan]:
     return plans
 
 
-def _completed_rollback_targets(table: TableState, pending_times: set[str]) -> dict[str, str]:
-    """Targets of completed rollbacks that are still pending on the timeline (crash leftovers)."""
+def completed_rollback_targets(table: TableState, pending_times: set[str]) -> dict[str, str]:
+    """Of ``pending_times``, those a completed rollback of the active timeline names (target ->
+    rollback instant): crash leftovers, or targets an earlier apply already rolled back."""
     timeline = table.snapshot.timeline
     targets: dict[str, str] = {}
     if not pending_times:
@@ -140,7 +141,7 @@ def load_rollback_inputs(table: TableState) -> RollbackInputs:
         heartbeats=dict(snapshot.heartbeats),
         log_block_instants=block_instants,
         pending_rollback_plans=_decode_plans(table),
-        completed_rollback_targets=_completed_rollback_targets(table, {t.timestamp for t in targets}),
+        completed_rollback_targets=completed_rollback_targets(table, {t.timestamp for t in targets}),
         clustering_replacecommits=clustering,
         timezone=snapshot.config.timeline_timezone,
     )
