@@ -82,11 +82,7 @@ class MetadataTable:
         return merged
 
     def _base_records(self, path: str) -> Iterator[tuple[str, MetadataRecord]]:
-        where = self.storage.uri(path)
-        hfile = read_hfile(self.storage.read_bytes(path), where)
-        schema = _base_schema(hfile, where)
-        for cell in hfile.cells:
-            yield cell.key.decode(), decode_value(cell.value, schema, where)
+        return base_records(self.storage, path)
 
     def _merge_log(self, log: LogFile, merged: dict[str, MetadataRecord]) -> None:
         where = self.storage.uri(log.path)
@@ -115,6 +111,15 @@ class MetadataTable:
             raise CorruptFileError("a metadata log block without an instant time", where=block.location)
         committed = self.state.snapshot.timeline.is_committed_write(instant)
         return committed and instant in self.valid_instants
+
+
+def base_records(storage: Storage, path: str) -> Iterator[tuple[str, MetadataRecord]]:
+    """The records of the base HFile at ``path`` (key, record), in key order."""
+    where = storage.uri(path)
+    hfile = read_hfile(storage.read_bytes(path), where)
+    schema = _base_schema(hfile, where)
+    for cell in hfile.cells:
+        yield cell.key.decode(), decode_value(cell.value, schema, where)
 
 
 def _merge_hfile_block(block: LogBlock, merged: dict[str, MetadataRecord]) -> None:

@@ -39,7 +39,7 @@ def hashmap_order(
     ``new HashMap<>(capacity, loadFactor)`` they were put into."""
     if len(set(keys)) != len(keys):
         raise ValueError("HashMap keys must be distinct")
-    spreads = [_spread(key) for key in keys]
+    spreads = [java_spread(key) for key in keys]
     size = table_size_for(capacity)
     for count, spread in enumerate(spreads):
         chain = 1 + sum(1 for earlier in spreads[:count] if (earlier ^ spread) & (size - 1) == 0)
@@ -57,6 +57,7 @@ def hashmap_order(
     return [keys[index] for index in order]
 
 
-def _spread(key: str) -> int:
+def java_spread(key: str) -> int:
+    """``HashMap.hash`` of a ``String`` key (its hash code with the high half folded in)."""
     value = java_string_hash(key) & 0xFFFFFFFF
     return value ^ (value >> 16)
