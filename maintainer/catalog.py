@@ -71,6 +71,13 @@ SERVICES: tuple[ServiceDescriptor, ...] = (
         ActionLabel("delete_partition", "partition to delete", "partitions to delete", 1),
         ActionLabel("finish_pending_clean", "pending clean to finish", "pending cleans to finish", 2),
     ), ledger_actions=("clean",)),
+    ServiceDescriptor("metadata", "metadata", (
+        ActionLabel("clean_metadata_table", "metadata table clean", "metadata table cleans", 14),
+        ActionLabel("compact_metadata_table", "metadata table compaction",
+                    "metadata table compactions", 15),
+        ActionLabel("archive_metadata_table", "metadata table archival",
+                    "metadata table archivals", 16),
+    )),
     ServiceDescriptor("archive", "archive", (
         ActionLabel("archive_instant", "instant to archive", "instants to archive", 12),
     )),

@@ -65,6 +65,11 @@ DROPS_METADATA_TABLE = frozenset(service.descriptor.name for service in SERVICES
 gets that action)."""
 
 
+NEEDS_SYNCED_METADATA_TABLE = frozenset({"metadata"})
+"""Services planned only for a table with a metadata table kept in sync (dropped otherwise,
+keeping the order, as MOR-only services are for copy-on-write tables)."""
+
+
 @dataclass(frozen=True)
 class TableRequest:
     """One table to plan, with the services selected for it (in execution order)."""
@@ -352,6 +357,8 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
             )
+        if policy != "sync" or not info.partitions:
+            services = tuple(s for s in services if s not in NEEDS_SYNCED_METADATA_TABLE)
         if policy == "sync" and (info.partitions or info.inflight_partitions):
             table, nodes = _plan_synced(storage, config, info, request, services, now)
         else:

@@ -163,6 +163,9 @@ RULES: dict[str, Classifier] = {
     "clean.commits_retained": less_is_destructive("retention (commits)"),
     "clean.file_versions_retained": less_is_destructive("retention (file versions)"),
     "clean.hours_retained": less_is_destructive("retention (hours)"),
+    "metadata.enabled": switched_on("metadata"),
+    "metadata.clean_commits_retained": less_is_destructive("metadata table retention (commits)"),
+    "metadata.compact_max_delta_commits": always(ChangeKind.REWRITE, "metadata table compaction cadence"),
     "archive.enabled": switched_on("archive"),
     "archive.keep_min_commits": less_is_destructive("active timeline kept"),
     "archive.keep_max_commits": less_is_destructive("active timeline kept"),
@@ -200,7 +203,7 @@ def _classify(option: str, before: Any, after: Any) -> tuple[ChangeKind, str]:
         return ChangeKind.REWRITE, "compaction settings"
     if option == "readers":
         return _readers(before, after)
-    if option.startswith(("clean", "archive", "rollback", "savepoints")) and after is None:
+    if option.startswith(("clean", "metadata.", "archive", "rollback", "savepoints")) and after is None:
         return ChangeKind.METADATA, "service settings removed"
     return ChangeKind.METADATA, "does not change what is deleted"
 

@@ -19,6 +19,7 @@ from maintainer.project.services import (
     CleanSpec,
     CompactionSpec,
     FrozenModel,
+    MetadataSpec,
     RollbackSpec,
     SavepointsSpec,
     ServiceSpec,
@@ -64,6 +65,7 @@ class DefaultsBlock(FrozenModel):
     rollback: RollbackSpec | None = None
     compaction: CompactionSpec | None = None
     clean: CleanSpec | None = None
+    metadata: MetadataSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
@@ -90,6 +92,7 @@ class TableEntry(FrozenModel):
     rollback: RollbackSpec | None = None
     compaction: CompactionSpec | None = None
     clean: CleanSpec | None = None
+    metadata: MetadataSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
@@ -145,6 +148,7 @@ class TableSpec(FrozenModel):
     rollback: RollbackSpec | None = None
     compaction: CompactionSpec | None = None
     clean: CleanSpec | None = None
+    metadata: MetadataSpec | None = None
     archive: ArchiveSpec | None = None
     savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None

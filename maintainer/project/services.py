@@ -182,6 +182,22 @@ class CleanSpec(FrozenModel):
         return data
 
 
+class MetadataSpec(FrozenModel):
+    """Keep the metadata table healthy as Hudi's metadata writer does after its writes: clean it,
+    compact it and archive its timeline (only tables with ``metadata_table: sync`` and a metadata
+    table; the plan leaves the node out for the others). The data table's archival never goes
+    past the metadata table's latest compaction, so without this a table only maintainer
+    maintains stops archiving."""
+
+    enabled: bool = True
+    compact_max_delta_commits: PositiveInt = 10
+    """hoodie.metadata.compact.max.delta.commits: compact once this many deltacommits have
+    completed since the last compaction."""
+    clean_commits_retained: PositiveInt = 20
+    """hoodie.metadata.cleaner.commits.retained (the metadata table is cleaned with
+    KEEP_LATEST_COMMITS)."""
+
+
 class ArchiveSpec(FrozenModel):
     """Move old instants from the active timeline to the archived timeline."""
 

@@ -8,6 +8,7 @@ from maintainer.services.archive.service import ArchiveService
 from maintainer.services.base import TableService
 from maintainer.services.clean.service import CleanService
 from maintainer.services.compaction.service import CompactionService
+from maintainer.services.metadata.service import MetadataService
 from maintainer.services.rollback.service import RollbackService
 from maintainer.services.savepoint.service import SavepointCreateService, SavepointDeleteService
 
@@ -16,6 +17,7 @@ SERVICES: tuple[TableService, ...] = (
     CompactionService(),
     SavepointCreateService(),
     CleanService(),
+    MetadataService(),
     ArchiveService(),
     SavepointDeleteService(),
 )

@@ -119,7 +119,7 @@ class CompactionTrigger:
 
 
 def last_compaction(timeline: Timeline) -> Instant | None:
-    return timeline.last_completed(Action.COMMIT)
+    return timeline.last_completed(Action.COMPACTION, Action.COMMIT)
 
 
 def deltacommits_since_compaction(timeline: Timeline) -> int:
@@ -133,10 +133,14 @@ def deltacommits_since_compaction(timeline: Timeline) -> int:
     )
 
 
-def evaluate_trigger(timeline: Timeline, max_delta_commits: int = DEFAULT_MAX_DELTA_COMMITS) -> CompactionTrigger:
+def evaluate_trigger(
+    timeline: Timeline, max_delta_commits: int = DEFAULT_MAX_DELTA_COMMITS
+) -> CompactionTrigger:
     count = deltacommits_since_compaction(timeline)
     last = last_compaction(timeline)
-    return CompactionTrigger(count >= max_delta_commits, count, max_delta_commits, last.timestamp if last else None)
+    return CompactionTrigger(
+        count >= max_delta_commits, count, max_delta_commits, last.timestamp if last else None
+    )
 
 
 def compaction_instant_time(data_timeline: Timeline, mdt_timeline: Timeline, now: str) -> str:
@@ -228,17 +232,24 @@ def compaction_plan(operations: Sequence[FileGroupCompaction]) -> CompactionPlan
     )
 
 
-def operations_of_plan(state: TableState, plan: CompactionPlan, where: str) -> tuple[FileGroupCompaction, ...]:
+def operations_of_plan(
+    state: TableState, plan: CompactionPlan, where: str
+) -> tuple[FileGroupCompaction, ...]:
     """A stored plan's operations, each file resolved in the metadata table's listing."""
     found = []
     for op in plan.operations or ():
         partition, file_id = op.partition_path or "", op.file_id or ""
-        files = {f.name: f for g in state.view.file_groups(partition) if g.file_id == file_id for f in _files(g)}
+        files = {
+            f.name: f for g in state.view.file_groups(partition) if g.file_id == file_id for f in _files(g)
+        }
         base = files.get(op.data_file_path) if op.data_file_path else None
         logs = [files.get(name) for name in op.delta_file_paths or ()]
-        if (op.data_file_path and not isinstance(base, BaseFile)) or not all(isinstance(f, LogFile) for f in logs):
+        if (op.data_file_path and not isinstance(base, BaseFile)) or not all(
+            isinstance(f, LogFile) for f in logs
+        ):
             raise CorruptFileError(
-                f"the compaction plan names a file of {partition}/{file_id} that is not in the metadata table",
+                f"the compaction plan names a file of {partition}/{file_id} that is not in the "
+                "metadata table",
                 where=where,
                 hint="restore the metadata table's files, or drop it (`metadata_table: drop`)",
             )
@@ -287,7 +298,9 @@ def merged_records(
         where = mdt.storage.uri(log.path)
         for block in read_log_blocks(mdt.storage.read_bytes(log.path), where):
             if block.is_corrupt:
-                raise CorruptFileError(f"corrupt metadata log block: {block.corrupt_reason}", where=block.location)
+                raise CorruptFileError(
+                    f"corrupt metadata log block: {block.corrupt_reason}", where=block.location
+                )
             if block.instant_time is None or not committed(block.instant_time):
                 continue
             counts.log_blocks += 1
@@ -367,7 +380,7 @@ def is_deleted(record: MetadataRecord) -> bool:
     """``HoodieMetadataPayload``'s deleted record: a column-stats, bloom-filter or secondary-index
     entry marked deleted (a ``files`` record stays, its map combined)."""
     kind = record.get("type")
-    if kind == RecordType.COLUMN_STATS or kind == RecordType.PARTITION_STATS:
+    if kind in (RecordType.COLUMN_STATS, RecordType.PARTITION_STATS):
         stats = _branch(record.get("ColumnStatsMetadata"))
         return bool(stats and stats.get("isDeleted"))
     if kind == RecordType.BLOOM_FILTER:
@@ -514,7 +527,9 @@ class MetadataCompaction:
         return len(self.writes)
 
 
-def base_file_settings(mdt: MetadataTable, style: HFileStyle, schema_json: str, created_ms: int) -> BaseFileSettings:
+def base_file_settings(
+    mdt: MetadataTable, style: HFileStyle, schema_json: str, created_ms: int
+) -> BaseFileSettings:
     version = mdt.state.snapshot.config.version
     bloom = BLOOM_BY_VERSION.get(version, BLOOM_BY_VERSION[9])
     return BaseFileSettings(style, bloom, schema_json, created_ms, version)
@@ -528,11 +543,13 @@ def execute_compaction(
     mdt: MetadataTable,
     requested: Instant,
     settings: BaseFileSettings,
+    commit_schema: str,
     clock: Clock = utc_now,
     fault: Callable[[str], None] | None = None,
     resumed: bool = False,
 ) -> MetadataCompaction:
-    """Run the requested compaction ``requested`` of ``mdt`` from its stored plan."""
+    """Run the requested (or inflight) compaction ``requested`` of ``mdt`` from its stored
+    plan; ``commit_schema``: the record schema the commit records (without meta fields)."""
     storage, timeline = mdt.storage, mdt.state.snapshot.timeline
     where = storage.uri(timeline.file_path(requested, State.REQUESTED))
     plan = decode_compaction_plan(storage.read_bytes(timeline.file_path(requested, State.REQUESTED)), where)
@@ -553,7 +570,7 @@ def execute_compaction(
             writes.append(write)
     if fault is not None:
         fault("metadata_before_commit")
-    completed = writer.complete(inflight, encode_avro(commit_metadata(writes, settings.schema_json)))
+    completed = writer.complete(inflight, encode_avro(commit_metadata(writes, commit_schema)))
     return MetadataCompaction(completed, tuple(writes), resumed)
 
 
@@ -564,9 +581,7 @@ def _write_base_file(storage: Storage, write: BaseFileWrite) -> None:
     storage.write_if_absent(write.path, write.content)
 
 
-def schedule_compaction(
-    mdt: MetadataTable, instant_time: str, clock: Clock = utc_now
-) -> Instant | None:
+def schedule_compaction(mdt: MetadataTable, instant_time: str, clock: Clock = utc_now) -> Instant | None:
     """Write ``<instant>.compaction.requested`` for the current operations (None: nothing to
     compact)."""
     operations = compaction_operations(mdt.state, instant_time)

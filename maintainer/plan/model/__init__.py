@@ -12,6 +12,12 @@ from maintainer.plan.model.compaction import (
     SliceFile,
     slice_target,
 )
+from maintainer.plan.model.metadata import (
+    ArchiveMetadataTable,
+    CleanMetadataTable,
+    CompactMetadataTable,
+    MetadataEffect,
+)
 from maintainer.plan.model.nodes import (
     FORMAT_VERSION,
     PLAN_ADAPTER,
@@ -43,7 +49,10 @@ __all__ = [
     "ArchiveBoundary",
     "ArchiveEffect",
     "ArchiveInstant",
+    "ArchiveMetadataTable",
     "CleanEffect",
+    "CleanMetadataTable",
+    "CompactMetadataTable",
     "CompactSlice",
     "CompactionEffect",
     "CreateSavepoint",
@@ -55,6 +64,7 @@ __all__ = [
     "ExecutePendingCompaction",
     "FinishPendingClean",
     "LeftAlone",
+    "MetadataEffect",
     "NodePlan",
     "NodeStatus",
     "Plan",

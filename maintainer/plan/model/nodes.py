@@ -20,6 +20,12 @@ from maintainer.plan.model.archive import ArchiveEffect, ArchiveInstant
 from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.plan.model.common import DropMetadataTable, SyncMetadataTable
 from maintainer.plan.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
+from maintainer.plan.model.metadata import (
+    ArchiveMetadataTable,
+    CleanMetadataTable,
+    CompactMetadataTable,
+    MetadataEffect,
+)
 from maintainer.plan.model.records import PlanRecord
 from maintainer.plan.model.rollback import RollbackAction, RollbackEffect
 from maintainer.plan.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
@@ -37,12 +43,15 @@ Action = Annotated[
     | DeletePartition
     | CreateSavepoint
     | DeleteSavepoint
+    | CleanMetadataTable
+    | CompactMetadataTable
+    | ArchiveMetadataTable
     | ArchiveInstant
     | SyncMetadataTable,
     Field(discriminator="kind"),
 ]
 Effect = Annotated[
-    RollbackEffect | CompactionEffect | CleanEffect | SavepointEffect | ArchiveEffect,
+    RollbackEffect | CompactionEffect | CleanEffect | MetadataEffect | SavepointEffect | ArchiveEffect,
     Field(discriminator="kind"),
 ]
 A = TypeVar("A")

@@ -65,7 +65,9 @@ class HudiCompaction:
         completed = next(timeline.glob(f"{instant}_*.commit"))
         commit = read_named_container(completed.read_bytes(), "commit")[1]
         self.stats = {s["fileId"]: s for per in commit["partitionToWriteStats"].values() for s in per}
-        self.files = {p.relative_to(metadata).as_posix(): p.read_bytes() for p in metadata.glob(f"*/*_{instant}.hfile")}
+        self.files = {
+            p.relative_to(metadata).as_posix(): p.read_bytes() for p in metadata.glob(f"*/*_{instant}.hfile")
+        }
         for path in [*timeline.glob(f"{instant}.*"), completed]:
             path.unlink()
         for name in self.files:
@@ -90,13 +92,17 @@ def _records(hfile: HFile) -> list[tuple[bytes, Any]]:
     return [(c.key, fastavro.schemaless_reader(io.BytesIO(c.value), schema, None)) for c in hfile.cells]
 
 
-def _ours(mdt: MetadataTable, op: mc.FileGroupCompaction, instant: str, name: str, theirs: HFile) -> mc.BaseFileWrite | None:
+def _ours(
+    mdt: MetadataTable, op: mc.FileGroupCompaction, instant: str, name: str, theirs: HFile
+) -> mc.BaseFileWrite | None:
     token = name.split("/")[1][len(op.file_id) + 1 :].rsplit("_", 1)[0]
     info = dict(theirs.file_info)
     settings = mc.base_file_settings(
         mdt, theirs.style, info[b"schema"].decode(), int.from_bytes(info[CREATE_TIME_TS], "big")
     )
-    return mc.compact_file_group(mdt, op, instant, token, settings, mc.committed_on(mdt.state.snapshot.timeline))
+    return mc.compact_file_group(
+        mdt, op, instant, token, settings, mc.committed_on(mdt.state.snapshot.timeline)
+    )
 
 
 @pytest.mark.parametrize(("name", "instant"), HUDI_COMPACTIONS)
@@ -112,12 +118,12 @@ def test_the_metadata_compaction_plans_and_writes_what_hudi_did(
         ours = {key: op for key, op in ours.items() if key[0] not in STATS_PARTITIONS or key in theirs}
         operations = tuple(op for op in operations if (op.partition, op.file_id) in ours)
     assert ours.keys() == theirs.keys()
-    for key, op in ours.items():
+    for key, planned in ours.items():
         expected = theirs[key]
-        assert op.base_instant_time == expected["baseInstantTime"]
-        assert op.data_file_path == expected["dataFilePath"]
-        assert list(op.delta_file_paths or ()) == expected["deltaFilePaths"]
-        assert dict(op.metrics or {}) == expected["metrics"]
+        assert planned.base_instant_time == expected["baseInstantTime"]
+        assert planned.data_file_path == expected["dataFilePath"]
+        assert list(planned.delta_file_paths or ()) == expected["deltaFilePaths"]
+        assert dict(planned.metrics or {}) == expected["metrics"]
 
     written = 0
     for op in operations:
