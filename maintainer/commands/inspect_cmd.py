@@ -260,7 +260,8 @@ def _render_metadata_table(mdt: dict[str, Any]) -> None:
         )
     stdout.print(grid)
     stdout.print(
-        f"  latest compaction: {literal(str(mdt['latest_compaction'] or 'none'))}   instants: "
+        f"  latest compaction: {literal(str(mdt['latest_compaction'] or 'none'))} "
+        f"({mdt['deltacommits_since_compaction']} deltacommits since)   instants: "
         f"{mdt['instants']}   pending: {_joined(mdt['pending']) or 'none'}"
     )
     if mdt["inflight_partitions"]:

@@ -189,6 +189,39 @@ class _Generator:
                 state.base_file, state.log_files = name, []
 
 
+class TableWriter:
+    """A generated table written one commit at a time (e.g. a writer between maintenance runs):
+    :meth:`write_next` writes the workload's next commit and returns its instant."""
+
+    def __init__(
+        self,
+        path: str,
+        spec: DatagenSpec,
+        clock: Clock = utc_now,
+        runner: TaskRunner = LOCAL_WRITERS,
+        storage_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.storage = Storage(path, storage_options, durable=False)
+        self._generator = _Generator(self.storage, spec, clock, runner)
+        self.workload = Workload(spec.workload)
+        self.written = 0
+
+    @property
+    def config(self) -> TableConfig:
+        return self._generator.config
+
+    def write_next(self) -> tuple[str, bool]:
+        """Write the next commit: (its instant, whether it was left failed)."""
+        work, ids, rows = self.workload.next_commit(self.written)
+        fail = work.index == self.spec.failed_index
+        instant = self._generator.write(work, fail)
+        self.written += 1
+        if not fail:
+            self.workload.apply(ids, rows)
+        return instant, fail
+
+
 def generate(
     path: str,
     spec: DatagenSpec,
@@ -199,23 +232,19 @@ def generate(
 ) -> GeneratedTable:
     """Write the table at ``path`` (which must not hold a table yet). A scratch table: its
     files are renamed into place whole, but not flushed to disk one by one (half the time)."""
-    storage = Storage(path, storage_options, durable=False)
-    generator = _Generator(storage, spec, clock, runner)
-    workload = Workload(spec.workload)
+    writer = TableWriter(path, spec, clock, runner, storage_options)
     completed: list[str] = []
     expected: dict[str, list[dict[str, Any]]] = {}
     failed: str | None = None
-    for work, ids, rows in workload.commits():
-        fail = work.index == spec.failed_index
-        instant = generator.write(work, fail)
+    for index in range(spec.workload.commits):
+        instant, fail = writer.write_next()
         if fail:
             failed = instant
             continue
-        workload.apply(ids, rows)
         completed.append(instant)
-        if keep_history or work.index == spec.workload.commits - 1:
-            expected[instant] = workload.expected_rows()
-    return GeneratedTable(storage.base_uri, generator.config, tuple(completed), failed, expected)
+        if keep_history or index == spec.workload.commits - 1:
+            expected[instant] = writer.workload.expected_rows()
+    return GeneratedTable(writer.storage.base_uri, writer.config, tuple(completed), failed, expected)
 
 
 def write_expected(table: GeneratedTable, target: Path) -> None:

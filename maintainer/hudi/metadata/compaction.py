@@ -333,7 +333,10 @@ def _map_order(record: MetadataRecord, versions: list[list[str]] | None, from_ba
     combined = logs[0]
     for newer in logs[1:]:
         combined = java_merge_order(newer, combined, [*newer, *combined])
-    return java_merge_order(base, combined, kept) if from_base else java_merge_order(combined, [], kept)
+    if from_base:
+        return java_merge_order(base, combined, kept)
+    present = set(kept)
+    return [name for name in combined if name in present]
 
 
 def java_merge_order(first: Sequence[str], second: Sequence[str], kept: Iterable[str]) -> list[str]:

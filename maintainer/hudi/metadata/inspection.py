@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from maintainer.hudi.metadata.check import MetadataCheck
+from maintainer.hudi.metadata.compaction import deltacommits_since_compaction
 from maintainer.hudi.metadata.record_index import RecordIndexCheck
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.metadata.table import MetadataTable
@@ -32,6 +33,7 @@ def describe_metadata_table(
         ],
         "inflight_partitions": list(mdt.inflight_partitions),
         "latest_compaction": compaction.timestamp if compaction else None,
+        "deltacommits_since_compaction": deltacommits_since_compaction(timeline),
         "instants": len(timeline.instants),
         "pending": [f"{i.timestamp}.{i.action.value}" for i in mdt.pending_instants],
         "in_sync": status.in_sync,

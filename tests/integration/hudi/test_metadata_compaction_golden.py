@@ -3,11 +3,11 @@ compacted is taken back to just before that compaction (its timeline files and b
 removed), compacted again with our code at the same instant, and compared with what Hudi wrote:
 the plan's operations, each base file's records, its bytes, and the write stats.
 
-Bytes are equal for every base file Hudi 1.0 wrote (table version 8) and for every partition
-but ``files`` on version 9: there Hudi 1.1's merge leaves a combined file map in an order that
-depends on how its record merger chains the log records, which is reproduced for most records
-but not all (the records are equal; only the order of a map's entries in the Avro value
-differs, which no reader depends on). On Lance tables Hudi leaves the (empty) ``column_stats``
+Bytes are equal for every base file but one: on ``quickstart_trips_table_mor_avro_v9_trips_lance``
+one ``files`` record's map comes out in another order (Hudi 1.1 puts the entries of a combined
+file map in the order of the Java ``HashMap`` its record merger builds; the merge order is
+reproduced for every other record of the ten fixtures, not for that one; the records are equal,
+only the order of the map's entries in the Avro value differs, which no reader depends on). On Lance tables Hudi leaves the (empty) ``column_stats``
 and ``partition_stats`` partitions out of its plan; maintainer compacts it like any partition."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import fastavro
 import pytest
 
-from maintainer.hudi.hfile import HFile, HFileStyle, read_hfile
+from maintainer.hudi.hfile import HFile, read_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata import compaction as mc
@@ -45,6 +45,7 @@ HUDI_COMPACTIONS = [
     ("sample_table_mor_avro_v9_txns_simple_meta", "20260307162612567"),
 ]
 STATS_PARTITIONS = ("column_stats", "partition_stats")
+MAP_ORDER_DIFFERS = ("quickstart_trips_table_mor_avro_v9_trips_lance", "files")
 STAT_FIELDS = {
     "numWrites": "num_writes",
     "numInserts": "num_inserts",
@@ -138,12 +139,10 @@ def test_the_metadata_compaction_plans_and_writes_what_hudi_did(
         assert write.path == file_name
         ours_file = read_hfile(write.content, "ours")
         assert _records(ours_file) == _records(theirs_file), file_name
-        if theirs_file.style is HFileStyle.HBASE or op.partition != "files":
+        if (name, op.partition) != MAP_ORDER_DIFFERS:
             assert write.content == content, file_name
         stat = hudi.stats[op.file_id]
         for field, attribute in STAT_FIELDS.items():
-            if field == "fileSizeInBytes" and op.partition == "files":
-                continue
             assert getattr(write.stat, attribute) == stat[field], (file_name, field)
         written += 1
     assert written == len(hudi.files)

@@ -24,7 +24,7 @@ def test_every_action_kind_is_labelled_by_the_catalog_and_no_other() -> None:
 
 
 def test_effects_are_tagged_by_service_family() -> None:
-    assert _tags(Effect) == {"rollback", "compaction", "clean", "savepoint", "archive"}
+    assert _tags(Effect) == {"rollback", "compaction", "clean", "metadata", "savepoint", "archive"}
 
 
 def test_actions_of_selects_by_record_type_in_plan_order() -> None:
