@@ -204,6 +204,8 @@ class MetadataCleanOutcome:
     """The cleans carried out: pending ones finished, then the new one."""
     dropped: tuple[tuple[str, str], ...] = ()
     """(path, why) of planned files not deleted: no longer deletable now."""
+    refused: str = ""
+    """Why nothing was done ("" when the plan was carried out)."""
 
     @property
     def files_deleted(self) -> int:
@@ -261,6 +263,13 @@ def _finish_pending(
     return runs, dropped
 
 
+def _another_cleaner(pending: list[str]) -> str:
+    return (
+        f"clean {', '.join(pending)} appeared on the metadata table after the plan was made: another "
+        "writer is cleaning it, so nothing was done; plan again once it has finished"
+    )
+
+
 def _still_deletable(
     storage: Storage, data: bytes, live: dict[str, str], dropped: list[tuple[str, str]]
 ) -> frozenset[str]:
@@ -286,11 +295,16 @@ def run_metadata_clean(
     tasks: TaskRunner | None = None,
     plan_id: str | None = None,
 ) -> MetadataCleanOutcome:
-    """Carry out ``plan`` on the metadata table as ``mdt_state`` shows it now: pending cleans are
-    finished first (then the metadata table is read again); the new clean (at ``instant_time``,
+    """Carry out ``plan`` on the metadata table as ``mdt_state`` shows it now: nothing when a
+    clean the plan did not see is pending (another writer is cleaning); the plan's pending cleans
+    are finished first (then the metadata table is read again); the new clean (at ``instant_time``,
     default a fresh time) deletes the planned files that the same planner still deletes, the
     others are dropped with why. Every instant goes requested -> inflight -> completed through
     the TimelineWriter."""
+    unplanned = [i.timestamp for i in mdt_state.snapshot.timeline.pending_cleans()]
+    unplanned = [t for t in unplanned if t not in plan.pending_cleans]
+    if unplanned:
+        return MetadataCleanOutcome(refused=_another_cleaner(unplanned))
     runner = tasks or InProcessRunner()
     writer = TimelineWriter(mdt_storage, mdt_state.snapshot.config, clock)
     runs, dropped = _finish_pending(writer, mdt_state, runner)

@@ -217,6 +217,9 @@ def test_an_interrupted_metadata_clean_is_finished_by_the_next_run(
     _, mdt = _opened(path)
     (pending,) = mdt.state.snapshot.timeline.pending_cleans()
     assert pending.state is State.INFLIGHT
+    stale = run_metadata_clean(mdt.storage, mdt.state, plan, clock=lambda: NOW)
+    assert not stale.runs and "another writer is cleaning it" in stale.refused
+    assert all((path / ".hoodie" / "metadata" / f.path).exists() for f in plan.files)
     resumed = plan_metadata_clean(mdt.state, settings, NOW)
     assert resumed.pending_cleans == (pending.timestamp,)
     outcome = run_metadata_clean(mdt.storage, mdt.state, resumed, clock=lambda: NOW)

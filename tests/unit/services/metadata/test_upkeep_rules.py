@@ -108,3 +108,27 @@ def test_metadata_instants_at_or_after_the_data_boundary_stay(data_start: int) -
     result = plan_archive(inputs, ArchiveSpec(keep_min_commits=2, keep_max_commits=4))
     expected = [t for t in times if t < _times(data_start)[0]][:18]
     assert [i.timestamp for i in result.instants] == expected
+
+
+# -- TimelineArchiverV2 step 2 on the metadata table (CompactionUtils.getEarliestInstantToRetainForCompaction)
+
+
+@pytest.mark.parametrize(
+    "after", [pytest.param(9, id="from-the-compaction"), pytest.param(12, id="the-10-newest-delta-commits")]
+)
+def test_metadata_archival_keeps_the_latest_compaction_and_the_delta_commits_the_trigger_counts(
+    after: int,
+) -> None:
+    times = _times(*range(1, 42 + after))
+    compaction = times[40]
+    names = [n for t in times[:40] for n in _completed(t)]
+    names += _completed(compaction, "commit")
+    names += [n for t in times[41:] for n in _completed(t)]
+    settings = MetadataArchivalSettings(keep_min_commits=2, keep_max_commits=4)
+    inputs = ArchiveInputs(
+        timeline=_timeline(*names), compaction_max_delta_commits=settings.compact_max_delta_commits
+    )
+    result = plan_archive(inputs, settings.spec())
+    stop = compaction if after < 10 else times[41 + after - 10]
+    assert [i.timestamp for i in result.instants] == [t for t in times if t < stop]
+    assert result.boundaries[0].timestamp == stop
