@@ -13,7 +13,9 @@ That config (``HoodieMetadataWriteUtils.createMetadataWriteConfig``) borrows the
 cleaner policy: KEEP_LATEST_COMMITS retains ``max(20, (int) (data commits retained * 1.2))``
 commits (20 is ``HoodieMetadataConfig.DEFAULT_METADATA_CLEANER_COMMITS_RETAINED``),
 KEEP_LATEST_FILE_VERSIONS ``ceil(data versions * 1.2)`` versions and KEEP_LATEST_BY_HOURS
-``ceil(data hours * 1.2)`` hours; ``hoodie.clean.max.commits`` keeps its default (1); the
+``ceil(data hours * 1.2)`` hours (HUDI-7402, apache/hudi#10655; later releases add
+``hoodie.metadata.use.main.table.clean.policy``, #17935, and borrow the data table's
+``hoodie.clean.max.commits``, #17819); ``hoodie.clean.max.commits`` keeps its default (1); the
 failed-writes policy is the data writer's (EAGER by default, under which a clean rolls nothing
 back: ``CleanerUtils.rollbackFailedWrites``). A plan that deletes nothing is not written
 (``CleanPlanActionExecutor.requestClean``). The metadata table has no metadata table: nothing is

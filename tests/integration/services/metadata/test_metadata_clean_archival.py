@@ -24,6 +24,7 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.metadata.archival import (
     MetadataArchivalSettings,
+    data_table_boundary,
     plan_metadata_archival,
     run_metadata_archival,
 )
@@ -33,7 +34,7 @@ from maintainer.services.metadata.clean import (
     run_metadata_clean,
 )
 from tests.support import oracle
-from tests.support.fixtures import FixtureTable
+from tests.support.fixtures import FixtureTable, metadata_fixture_names
 from tests.support.metadata_growth import add_empty_deltacommits
 from tests.support.metadata_tables import MOR_V9, TRIPS_V8, assert_metadata_in_step, without_metadata_table
 
@@ -255,4 +256,25 @@ def test_an_interrupted_metadata_archival_is_finished_without_duplicates(
     history = path / ".hoodie" / "metadata" / ".hoodie" / "timeline" / "history"
     rows = [r for f in sorted(history.glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
     assert sorted(r["instantTime"] for r in rows) == BOOTSTRAP
+    _assert_intact(path, records, slices, tmp_path)
+
+
+@pytest.mark.parametrize("name", [n for n in metadata_fixture_names() if "lance" not in n])
+def test_clean_then_archival_leave_every_fixture_metadata_table_intact(
+    fixture_copy: Callable[[str], FixtureTable], tmp_path: Path, name: str
+) -> None:
+    """Short retention on every Hudi-written metadata table (lance tables aside: hudi does not
+    read them): whatever is cleaned and archived, the records, the sync and hudi's listing stay."""
+    path = fixture_copy(name).path
+    records, slices = _records(path), oracle.file_slices(path)
+    _, mdt = _opened(path)
+    clean = plan_metadata_clean(mdt.state, MetadataCleanSettings(clean_commits_retained=1), NOW)
+    outcome = run_metadata_clean(mdt.storage, mdt.state, clean, clock=lambda: NOW)
+    assert outcome.files_deleted == len(clean.files) and not outcome.failures
+    data, mdt = _opened(path)
+    settings = MetadataArchivalSettings(keep_min_commits=1, keep_max_commits=2)
+    archival = plan_metadata_archival(mdt.state, data.snapshot.timeline, settings)
+    run_metadata_archival(mdt.storage, mdt.state, data.snapshot.timeline, archival)
+    boundary = data_table_boundary(data.snapshot.timeline)
+    assert boundary is None or all(i.timestamp < boundary.timestamp for i in archival.instants)
     _assert_intact(path, records, slices, tmp_path)
