@@ -45,6 +45,8 @@ class ArchiveInputs:
     compaction_max_delta_commits: int | None = None
     """MOR with compaction triggered by delta commits (num_commits, num_and_time): its
     ``max_delta_commits``; None where compaction does not count delta commits."""
+    extra_boundaries: tuple[Boundary, ...] = ()
+    """Boundaries the caller adds (a metadata table's: the data table's earliest instant)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,7 @@ def boundaries(inputs: ArchiveInputs, settings: ArchiveSpec) -> list[Boundary]:
     found = _pending_guard(timeline)
     found += _replace_guard(inputs)
     found += _compaction_guard(inputs)
+    found += inputs.extra_boundaries
     if not settings.archive_beyond_savepoint:
         found += _first(timeline.savepoints(), "the savepoint {ts} (archive_beyond_savepoint is off)")
     if inputs.metadata_table_enabled and inputs.metadata_compaction is not None:

@@ -159,13 +159,14 @@ def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
 def run_clean_instant(
     writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None,
     only: frozenset[str] | None = None, before_complete: BeforeComplete | None = None,
-    plan: CleanerPlan | None = None,
+    plan: CleanerPlan | None = None, instant_time: str | None = None,
 ) -> CleanRun:  # fmt: skip
     """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes
     (given ``only``, just those of its files: the completed metadata records just them).
     ``before_complete`` runs right before the clean completes (the metadata table's sync).
     ``plan``: the plan ``plan_bytes`` encode, when the caller built them from it (decoding the
-    bytes gives an equal plan; tests hold the round trip), saving the decode of a big plan."""
+    bytes gives an equal plan; tests hold the round trip), saving the decode of a big plan.
+    ``instant_time``: the new clean's time (default: a fresh one from the writer)."""
     storage = writer.storage
     where = f"clean plan in {storage.base_uri}"
     plan = plan if plan is not None else decode_cleaner_plan(plan_bytes, where)
@@ -175,7 +176,7 @@ def run_clean_instant(
     if only is not None:
         deletions = keep_only(deletions, only)
     started = time.perf_counter()
-    instant = pending or writer.create_requested(Action.CLEAN, plan_bytes)
+    instant = pending or writer.create_requested(Action.CLEAN, plan_bytes, instant_time=instant_time)
     maybe_fail(SERVICE, "after_requested")
     if instant.state is State.REQUESTED:
         instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
