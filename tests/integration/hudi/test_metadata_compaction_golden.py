@@ -7,8 +7,9 @@ Bytes are equal for every base file but one: on ``quickstart_trips_table_mor_avr
 one ``files`` record's map comes out in another order (Hudi 1.1 puts the entries of a combined
 file map in the order of the Java ``HashMap`` its record merger builds; the merge order is
 reproduced for every other record of the ten fixtures, not for that one; the records are equal,
-only the order of the map's entries in the Avro value differs, which no reader depends on). On Lance tables Hudi leaves the (empty) ``column_stats``
-and ``partition_stats`` partitions out of its plan; maintainer compacts it like any partition."""
+only the order of the map's entries in the Avro value differs, which no reader depends on).
+On Lance tables Hudi leaves the (empty) ``column_stats`` and ``partition_stats`` partitions out
+of its plan; maintainer compacts them like any partition."""
 
 from __future__ import annotations
 
