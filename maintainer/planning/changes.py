@@ -164,7 +164,6 @@ RULES: dict[str, Classifier] = {
     "clean.file_versions_retained": less_is_destructive("retention (file versions)"),
     "clean.hours_retained": less_is_destructive("retention (hours)"),
     "metadata.enabled": switched_on("metadata"),
-    "metadata.clean_commits_retained": less_is_destructive("metadata table retention (commits)"),
     "metadata.compact_max_delta_commits": always(ChangeKind.REWRITE, "metadata table compaction cadence"),
     "archive.enabled": switched_on("archive"),
     "archive.keep_min_commits": less_is_destructive("active timeline kept"),

@@ -192,10 +192,9 @@ class MetadataSpec(FrozenModel):
     enabled: bool = True
     compact_max_delta_commits: PositiveInt = 10
     """hoodie.metadata.compact.max.delta.commits: compact once this many deltacommits have
-    completed since the last compaction."""
-    clean_commits_retained: PositiveInt = 20
-    """hoodie.metadata.cleaner.commits.retained (the metadata table is cleaned with
-    KEEP_LATEST_COMMITS)."""
+    completed since the last compaction. The clean and archival settings are derived from the
+    table's own ``clean`` and ``archive`` blocks as Hudi's metadata write config derives them
+    (retention 1.2 times the table's, at least 20 commits; keep_min/max_commits + 1)."""
 
 
 class ArchiveSpec(FrozenModel):

@@ -18,6 +18,8 @@ class CleanMetadataTable(PlanRecord):
     reason: str
     files: tuple[str, ...]
     """Paths relative to the metadata table."""
+    pending: tuple[str, ...]
+    """The metadata table's pending cleans, finished first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

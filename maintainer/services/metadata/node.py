@@ -1,6 +1,7 @@
 """The metadata node of a plan: the metadata table's own upkeep, in Hudi's order (clean, then
 compaction, then archival of its timeline; ``HoodieBackedTableMetadataWriter.performTableServices``),
-and applying an approved node."""
+with the settings Hudi's metadata write config derives from the table's own (``clean`` and
+``archive`` blocks, their defaults when the blocks are off)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,24 @@ from datetime import datetime
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata import compaction as mc
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
-from maintainer.plan.model import Action, MetadataEffect, NodePlan, NodeStatus
+from maintainer.hudi.timeline import Timeline
+from maintainer.plan.model import (
+    METADATA_TABLE_PATH,
+    Action,
+    ArchiveMetadataTable,
+    CleanMetadataTable,
+    MetadataEffect,
+    NodePlan,
+    NodeStatus,
+)
 from maintainer.project.models import TableSpec
-from maintainer.project.services import MetadataSpec
+from maintainer.project.services import ArchiveSpec, CleanSpec, MetadataSpec
+from maintainer.services.metadata.archival import (
+    MetadataArchivalPlan,
+    MetadataArchivalSettings,
+    plan_metadata_archival,
+)
+from maintainer.services.metadata.clean import MetadataCleanPlan, MetadataCleanSettings, plan_metadata_clean
 from maintainer.services.metadata.compaction import compaction_action, decide_compaction
 
 SERVICE = "metadata"
@@ -19,6 +35,24 @@ SERVICE = "metadata"
 
 def settings_of(spec: TableSpec) -> MetadataSpec:
     return spec.metadata or MetadataSpec()
+
+
+def clean_settings(spec: TableSpec) -> MetadataCleanSettings:
+    return MetadataCleanSettings.derived_from(spec.clean or CleanSpec())
+
+
+def archival_settings(spec: TableSpec) -> MetadataArchivalSettings:
+    return MetadataArchivalSettings.derived_from(
+        spec.archive or ArchiveSpec(), settings_of(spec).compact_max_delta_commits
+    )
+
+
+def plan_clean(mdt: MetadataTable, spec: TableSpec, now: datetime) -> MetadataCleanPlan:
+    return plan_metadata_clean(mdt.state, clean_settings(spec), now)
+
+
+def plan_archival(mdt: MetadataTable, data_timeline: Timeline, spec: TableSpec) -> MetadataArchivalPlan:
+    return plan_metadata_archival(mdt.state, data_timeline, archival_settings(spec))
 
 
 def latest_log_files(mdt: MetadataTable) -> int:
@@ -42,6 +76,29 @@ def metadata_effect(mdt: MetadataTable, settings: MetadataSpec) -> MetadataEffec
     )
 
 
+def clean_action(plan: MetadataCleanPlan) -> CleanMetadataTable | None:
+    if not plan.has_changes:
+        return None
+    pending = f"finish the pending clean(s) {', '.join(plan.pending_cleans)}; " if plan.pending_cleans else ""
+    return CleanMetadataTable(
+        target=METADATA_TABLE_PATH,
+        reason=pending + plan.reason,
+        files=tuple(f.path for f in plan.files),
+        pending=plan.pending_cleans,
+    )
+
+
+def archive_action(plan: MetadataArchivalPlan) -> ArchiveMetadataTable | None:
+    if not plan.has_changes:
+        return None
+    instants = tuple(dict.fromkeys(i.timestamp for i in plan.instants))
+    return ArchiveMetadataTable(
+        target=METADATA_TABLE_PATH,
+        reason=f"{len(instants)} instant(s) older than the instants kept: {plan.reason}",
+        instants=instants,
+    )
+
+
 def plan_metadata_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
     settings = settings_of(spec)
     mdt = open_metadata_table(table)
@@ -52,18 +109,21 @@ def plan_metadata_service(table: TableState, spec: TableSpec, now: datetime) -> 
             status=NodeStatus.NO_OP,
             reasons=("the table has no metadata table",),
         )
-    actions: list[Action] = []
-    reasons: list[str] = []
+    cleaning = plan_clean(mdt, spec, now)
     decision = decide_compaction(mdt, table.snapshot.timeline, now, settings.compact_max_delta_commits)
-    reasons.append(f"compaction: {decision.reason}")
-    compaction = compaction_action(decision)
-    if compaction is not None:
-        actions.append(compaction)
+    archival = plan_archival(mdt, table.snapshot.timeline, spec)
+    found = (clean_action(cleaning), compaction_action(decision), archive_action(archival))
+    actions: tuple[Action, ...] = tuple(a for a in found if a is not None)
+    reasons = (
+        f"compaction: {decision.reason}",
+        f"clean: {cleaning.reason}",
+        f"archival: {archival.reason or 'nothing to archive'}",
+    )
     return NodePlan(
         table=spec.name,
         service=SERVICE,
         status=NodeStatus.CHANGES if actions else NodeStatus.NO_OP,
-        reasons=tuple(reasons),
-        actions=tuple(actions),
+        reasons=reasons,
+        actions=actions,
         effect=metadata_effect(mdt, settings),
     )
