@@ -35,7 +35,8 @@ def cli() -> None:
     """Keep Apache Hudi tables healthy, declaratively.
 
     Describe tables and their maintenance (rollback of failed writes, compaction,
-    clean, archive, savepoints) in YAML manifests kept in git. `maintainer plan`
+    clean, the metadata table's own upkeep, archive, savepoints) in YAML manifests
+    kept in git. `maintainer plan`
     reads the tables and writes a reviewable plan without changing anything;
     `maintainer apply PLAN` carries out exactly that plan on Spark.
 

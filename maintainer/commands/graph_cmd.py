@@ -24,7 +24,8 @@ def command(options: CommonOptions, output_format: str) -> int:
 
     \b
     Inside a table: rollback -> compaction (MOR only) -> savepoint_create -> clean
-    -> archive -> savepoint_delete; depends_on makes a table wait for another.
+    -> metadata (tables whose metadata table is kept in sync) -> archive
+    -> savepoint_delete; depends_on makes a table wait for another.
     Examples:
       maintainer graph --format dot | dot -Tsvg > graph.svg
       maintainer graph --select +trips --format json

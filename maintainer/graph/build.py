@@ -1,9 +1,11 @@
 """Compile TableSpecs into a DAG of (table, service) nodes.
 
 Inside a table the nodes run rollback -> compaction -> savepoint_create -> clean ->
-archive -> savepoint_delete (HUDI.md §5: failed writes cap everything; compaction makes
-slices cleanable; savepoints must exist before the cleaner runs; clean before archive;
-savepoints are removed only after this run's archive). ``depends_on: [B]`` makes every
+metadata -> archive -> savepoint_delete (HUDI.md §5: failed writes cap everything; compaction
+makes slices cleanable; savepoints must exist before the cleaner runs; the metadata table's own
+upkeep after the services that write into it, and its compaction before the data table's
+archival, which stops at it; clean before archive; savepoints are removed only after this run's
+archive). ``depends_on: [B]`` makes every
 node of a table wait for all of B's: an edge from B's last node to the table's first.
 Compaction is marked ``mor_only``: ``plan`` drops it (keeping the order) for COW tables.
 """

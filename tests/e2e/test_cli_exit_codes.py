@@ -15,7 +15,10 @@ from tests.support import artifacts
 
 pytestmark = pytest.mark.spark
 
-BLOCKED = "4 nodes blocked, left unmaintained (gone.rollback, gone.compaction, gone.clean, held.clean)"
+BLOCKED = (
+    "5 nodes blocked, left unmaintained (gone.rollback, gone.compaction, gone.clean, gone.metadata, "
+    "held.clean)"
+)
 SERVICES = "    clean: {commits_retained: 1}\n    archive: {enabled: false}\n"
 
 

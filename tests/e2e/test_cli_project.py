@@ -97,7 +97,7 @@ def demo(isolated: Path) -> Path:
 def test_validate_reports_counts(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["validate", "--project-dir", str(demo)]) == 0
-    assert "2 table(s) in 1 manifest(s), 7 node(s)" in capsys.readouterr().out
+    assert "2 table(s) in 1 manifest(s), 9 node(s)" in capsys.readouterr().out
 
 
 def test_ls_text_json_tables_and_selection(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,6 +106,7 @@ def test_ls_text_json_tables_and_selection(demo: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().out.split() == [
         "trips_daily.rollback",
         "trips_daily.clean",
+        "trips_daily.metadata",
         "trips_daily.archive",
     ]
 
@@ -129,12 +130,14 @@ def test_ls_text_json_tables_and_selection(demo: Path, capsys: pytest.CaptureFix
     assert [row["id"] for row in rows] == [
         "trips.compaction",
         "trips.clean",
+        "trips.metadata",
         "trips.archive",
         "trips_daily.clean",
+        "trips_daily.metadata",
         "trips_daily.archive",
     ]
     assert rows[0]["mor_only"] is True
-    assert rows[3]["depends_on"] == ["trips.archive"]
+    assert rows[4]["depends_on"] == ["trips.archive"]
 
     assert main(["ls", "--project-dir", str(demo), "--tables", "-o", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)
