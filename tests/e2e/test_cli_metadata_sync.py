@@ -215,6 +215,39 @@ def test_a_metadata_table_damaged_after_the_plan_fails_the_node_before_its_first
     assert sorted(str(p) for p in path.rglob("*.parquet")) == files
 
 
+def _corrupt_first_data_block(log: Path) -> None:
+    """Overwrite 4 bytes inside the first HFile data block's compressed content."""
+    data = bytearray(log.read_bytes())
+    start = data.index(b"DATABLK*")
+    data[start + 60 : start + 64] = b"\xff\xff\xff\xff"
+    log.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("name", MOR_WITH_LOGS)
+def test_a_corrupt_column_stats_block_fails_the_compaction_before_its_first_write(
+    name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    """A compaction's sync writes column_stats (and partition_stats from it): a damaged
+    column_stats log block is found when apply reads the partitions the node updates, before
+    any base file or instant is written. The error names the file and says to drop the metadata
+    table."""
+    path = fixture_copy(name).path
+    project = make_project(path, only("compaction"))
+    planned_synced_node(project, "compaction")
+    logs = (path / ".hoodie" / "metadata" / "column_stats").glob(".*.log.*")
+    log = max(logs, key=lambda p: p.name.split("_")[1])
+    _corrupt_first_data_block(log)
+    timeline = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if ".hoodie" not in p.parts)
+    metadata = sorted(str(p.relative_to(path)) for p in (path / ".hoodie" / "metadata").rglob("*"))
+    assert project.cli("apply") == 1
+    message = project.results()["t.compaction"]["message"]
+    assert log.name in message and "column_stats" in message and "metadata_table: drop" in message
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == timeline
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*") if ".hoodie" not in p.parts) == files
+    assert sorted(str(p.relative_to(path)) for p in (path / ".hoodie" / "metadata").rglob("*")) == metadata
+
+
 @pytest.mark.parametrize("table_type", ["mor", "cow"])
 def test_every_service_on_a_generated_table_with_a_metadata_table(
     table_type: str, make_project: Callable[[Path, str], Project], tmp_path: Path

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from maintainer.errors import MaintainerError
+from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.partitions import FILES, MetadataPartitionKind
 from maintainer.hudi.metadata.sync import sync_status
@@ -33,8 +33,22 @@ def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> Me
     _check_fit(mdt, table)
     for name in read:
         if mdt.partition(name) is not None:
-            mdt.read_partition(name)
+            _read_whole(mdt, name)
     return mdt
+
+
+def _read_whole(mdt: MetadataTable, name: str) -> None:
+    """Every record of partition ``name``, so that a damaged file fails here, naming it."""
+    try:
+        mdt.read_partition(name)
+    except CorruptFileError as exc:
+        raise CorruptFileError(
+            f"the metadata table's {name} partition cannot be read: {exc.message}",
+            where=exc.where,
+            hint=exc.hint
+            or "nothing was written; set `metadata_table: drop` for this table to remove the "
+            "metadata table (the next Hudi writer rebuilds it), or repair it with Hudi",
+        ) from exc
 
 
 def _check_fit(mdt: MetadataTable, table: TableState) -> None:

@@ -55,7 +55,7 @@ from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_sync import sync_clean
+from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
@@ -120,7 +120,7 @@ class CleanExecutor:
 
     # -- 1. metadata table ------------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files")
+        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files", CLEAN_UPDATES)
         return self.open() if dropped else table
 
     # -- 2. pending cleans --------------------------------------------------------------------------

@@ -38,6 +38,11 @@ from maintainer.services.common.rollback_requests import grouped_deletes
 from maintainer.services.common.table_service_rollback import pending_rollback_of
 from maintainer.storage import Storage
 
+CLEAN_UPDATES = (FILES, COLUMN_STATS, BLOOM_FILTERS)
+"""The metadata partitions a clean's sync writes records into (where the table has them)."""
+COMPACTION_UPDATES = (FILES, COLUMN_STATS, PARTITION_STATS, BLOOM_FILTERS)
+"""The metadata partitions a compaction's sync writes records into (where the table has them)."""
+
 
 def nothing_written(what: str) -> SyncMetadataTable:
     """The action of a node Hudi writes nothing into the metadata table for (savepoints)."""
@@ -149,7 +154,7 @@ def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> Sy
         parts.append("column_stats: deletes for every indexed column of each deleted file")
     if BLOOM_FILTERS in names:
         parts.append("bloom_filters: deletes for each deleted base file")
-    written = tuple(p for p in (FILES, COLUMN_STATS, BLOOM_FILTERS) if p in names)
+    written = tuple(p for p in CLEAN_UPDATES if p in names)
     return SyncMetadataTable(reason="; ".join(parts) + " (at the clean's instant time)", partitions=written)
 
 
@@ -183,7 +188,7 @@ def compaction_writes(mdt: MetadataTable, slices: int) -> SyncMetadataTable:
         parts.append("partition_stats: recomputed for the partitions compacted")
     if BLOOM_FILTERS in names:
         parts.append("bloom_filters: the new base files' bloom filters")
-    written = tuple(p for p in (FILES, COLUMN_STATS, PARTITION_STATS, BLOOM_FILTERS) if p in names)
+    written = tuple(p for p in COMPACTION_UPDATES if p in names)
     return SyncMetadataTable(
         reason="; ".join(parts) + " (at the compaction's instant time)", partitions=written
     )
