@@ -9,7 +9,8 @@ and the file info. The trailer and the index tree are then checked against the b
 has them, and the cells must be sorted.
 
 :func:`read_cells_with_prefixes` reads only the data blocks whose key range can hold a key
-starting with one of the given prefixes, found through the index (HFile cells are sorted).
+starting with one of the given prefixes, found through the index (HFile cells are sorted), and
+:func:`read_file_info` only the file info.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from maintainer.hudi.hfile.binary import USHORT, corrupt
 from maintainer.hudi.hfile.blocks import Block, BlockType, read_block
-from maintainer.hudi.hfile.cells import decode_cells
+from maintainer.hudi.hfile.cells import cells_with_prefixes, decode_cells
 from maintainer.hudi.hfile.index import (
     MID_KEY_METADATA_SIZE,
     IndexEntry,
@@ -125,14 +126,26 @@ def read_cells_with_prefixes(data: bytes, where: str, prefixes: Sequence[bytes])
         _root_entries(root, trailer, fmt.style, where), trailer.num_data_index_levels, child, where
     )
     rows = [_index_row(entry.key, where) for entry in entries]
-    chosen = sorted({i for prefix in sorted(set(prefixes)) for i in _blocks_for_prefix(rows, prefix)})
-    wanted = tuple(prefixes)
+    chosen: dict[int, list[bytes]] = {}
+    for prefix in sorted(set(prefixes)):
+        for index in _blocks_for_prefix(rows, prefix):
+            chosen.setdefault(index, []).append(prefix)
     cells: list[HFileCell] = []
-    for index in chosen:
+    for index in sorted(chosen):
         block = child(entries[index], BlockType.DATA, where)
         here = f"{where} (DATA block at offset {block.offset})"
-        cells += [cell for cell in decode_cells(block.content, here) if cell.key.startswith(wanted)]
+        cells += cells_with_prefixes(block.content, here, tuple(chosen[index]))
     return cells
+
+
+def read_file_info(data: bytes, where: str) -> list[tuple[bytes, bytes]]:
+    """The file-info entries of the HFile ``data``, reading only the trailer and that block."""
+    trailer = decode_trailer(data, where)
+    _check_trailer(trailer, where)
+    block = _Format.of(trailer).block(data, trailer.file_info_offset, len(data) - TRAILER_SIZE, where)
+    if block.kind is not BlockType.FILE_INFO:
+        raise corrupt(where, "the trailer's file-info offset does not point at the file-info block")
+    return decode_file_info(block.content, f"{where} (file info)")
 
 
 def _blocks_for_prefix(rows: list[bytes], prefix: bytes) -> range:

@@ -16,8 +16,8 @@ SYNC_FROM_VERSION = 8
 
 def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> MetadataTable:
     """The metadata table, checked fit for sync; a MaintainerError says why not. Only the
-    partitions in ``read`` are listed, and they are read whole, so a corrupt block is found
-    before anything is written (a CorruptFileError naming the file)."""
+    partitions in ``read`` are listed, and every block of them is read, so a corrupt block is
+    found before anything is written (a CorruptFileError naming the file)."""
     version = table.snapshot.config.version
     if version < SYNC_FROM_VERSION:
         raise MaintainerError(
@@ -33,14 +33,18 @@ def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> Me
     _check_fit(mdt, table)
     for name in read:
         if mdt.partition(name) is not None:
-            _read_whole(mdt, name)
+            _check_readable(mdt, name)
     return mdt
 
 
-def _read_whole(mdt: MetadataTable, name: str) -> None:
-    """Every record of partition ``name``, so that a damaged file fails here, naming it."""
+def _check_readable(mdt: MetadataTable, name: str) -> None:
+    """Read partition ``name`` (``files`` whole, as planning lists from it; the others block by
+    block, their records' values not decoded), so that a damaged file fails here, naming it."""
     try:
-        mdt.read_partition(name)
+        if name == FILES:
+            mdt.read_partition(name)
+        else:
+            mdt.verify_partition(name)
     except CorruptFileError as exc:
         raise CorruptFileError(
             f"the metadata table's {name} partition cannot be read: {exc.message}",

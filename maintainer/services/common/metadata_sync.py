@@ -16,6 +16,7 @@ from maintainer.hudi.metadata.updates import (
     clean_update,
     compaction_update,
     needs_partition_stats,
+    partition_stats_prefixes,
     table_indexes,
 )
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
@@ -171,7 +172,8 @@ def sync_compaction(
             state = _data_state(mdt, storage, sorted(metadata.partition_to_write_stats or {}))
             written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
             files = latest_files_after(state.view, instant.timestamp, written)
-            view = TableView(files, mdt.read_partition(COLUMN_STATS))
+            prefixes = partition_stats_prefixes(indexes.columns, written)
+            view = TableView(files, mdt.read_prefixes(COLUMN_STATS, prefixes))
         records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
         return MetadataUpdate(instant.timestamp, records)
 
