@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.hfile import HFileCell, HFileStyle, read_hfile, write_hfile
 from maintainer.hudi.hfile.blocks import BlockType, read_block
+from maintainer.hudi.hfile.cells import cells_with_prefixes, encode_cells
 from maintainer.hudi.hfile.model import CREATE_TIME_TS, GZ_CODEC, HFile
 from maintainer.hudi.hfile.reader import read_cells_with_prefixes
-from maintainer.hudi.hfile.trailer import TRAILER_SIZE, decode_trailer
+from maintainer.hudi.hfile.trailer import TRAILER_SIZE, decode_trailer, encode_trailer
 
 HUDI_RS_ENV = "MAINTAINER_HUDI_RS_HFILES"
 CREATED = struct.pack(">q", 1_772_900_000_000)
@@ -164,3 +165,29 @@ def test_hudi_rs_hfiles_read_and_rewrite_byte_for_byte(path: Path) -> None:
     assert ours[:-TRAILER_SIZE] == data[:-TRAILER_SIZE]
     ours_trailer = decode_trailer(ours, "ours")  # the same but for the comparator's class name
     assert ours_trailer == replace(theirs, comparator=ours_trailer.comparator)
+
+
+@pytest.mark.parametrize(
+    ("levels", "error"),
+    [
+        (3, "expects a INTERMEDIATE_INDEX block"),  # the root's children are leaf blocks
+        (1, "bytes after its"),  # the root's mid-key metadata is not an entry
+    ],
+)
+def test_a_trailer_that_misstates_the_index_depth_is_corrupt(levels: int, error: str) -> None:
+    data = write_hfile(_large_key_cells(300), style=HFileStyle.HBASE, block_size=1024, index_chunk_size=2048)
+    trailer = decode_trailer(data, "generated")
+    assert trailer.num_data_index_levels == 2
+    forged = data[:-TRAILER_SIZE] + encode_trailer(replace(trailer, num_data_index_levels=levels))
+    with pytest.raises(CorruptFileError, match=error):
+        read_hfile(forged, "forged")
+    with pytest.raises(CorruptFileError, match=error):
+        read_cells_with_prefixes(forged, "forged", [b"hudi-key-"])
+
+
+def test_a_prefix_read_of_a_block_cut_short_is_corrupt() -> None:
+    cells = [HFileCell(f"k{n:03d}".encode(), b"v" * 20) for n in range(10)]
+    content = encode_cells(cells)
+    assert cells_with_prefixes(content, "block", (b"k00",)) == cells[:10]
+    with pytest.raises(CorruptFileError, match="runs past the end"):
+        cells_with_prefixes(content[:-5], "block", (b"k009",))
