@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.payloads import decode_clean_metadata
 from maintainer.plan.artifact import SIGNATURE_FIELD
 from maintainer.plan.canonical import compute_plan_id
 from maintainer.services.base import FAULT_ENV
@@ -214,6 +215,39 @@ def test_a_metadata_table_damaged_after_the_plan_fails_the_node_before_its_first
     assert sorted(str(p) for p in path.rglob("*.parquet")) == files
 
 
+def _corrupt_first_data_block(log: Path) -> None:
+    """Overwrite 4 bytes inside the first HFile data block's compressed content."""
+    data = bytearray(log.read_bytes())
+    start = data.index(b"DATABLK*")
+    data[start + 60 : start + 64] = b"\xff\xff\xff\xff"
+    log.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("name", MOR_WITH_LOGS)
+def test_a_corrupt_column_stats_block_fails_the_compaction_before_its_first_write(
+    name: str, make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    """A compaction's sync writes column_stats (and partition_stats from it): a damaged
+    column_stats log block is found when apply reads the partitions the node updates, before
+    any base file or instant is written. The error names the file and says to drop the metadata
+    table."""
+    path = fixture_copy(name).path
+    project = make_project(path, only("compaction"))
+    planned_synced_node(project, "compaction")
+    logs = (path / ".hoodie" / "metadata" / "column_stats").glob(".*.log.*")
+    log = max(logs, key=lambda p: p.name.split("_")[1])
+    _corrupt_first_data_block(log)
+    timeline = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    files = sorted(str(p.relative_to(path)) for p in path.rglob("*") if ".hoodie" not in p.parts)
+    metadata = sorted(str(p.relative_to(path)) for p in (path / ".hoodie" / "metadata").rglob("*"))
+    assert project.cli("apply") == 1
+    message = project.results()["t.compaction"]["message"]
+    assert log.name in message and "column_stats" in message and "metadata_table: drop" in message
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == timeline
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*") if ".hoodie" not in p.parts) == files
+    assert sorted(str(p.relative_to(path)) for p in (path / ".hoodie" / "metadata").rglob("*")) == metadata
+
+
 @pytest.mark.parametrize("table_type", ["mor", "cow"])
 def test_every_service_on_a_generated_table_with_a_metadata_table(
     table_type: str, make_project: Callable[[Path, str], Project], tmp_path: Path
@@ -274,22 +308,31 @@ def test_an_edited_metadata_action_is_refused_and_nothing_is_written(
     assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == before
 
 
-def test_a_file_the_metadata_table_lists_but_storage_lost_is_drift_and_nothing_else_changes(
-    make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+def test_a_file_the_metadata_table_lists_but_storage_lost_is_cleaned_and_tombstoned(
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Planning lists from the metadata table; apply lists storage again: a planned delete of a
-    file lost behind Hudi's back is drift. The metadata table stays as stale as it was about
-    that one file (the check names it) and is in step about everything the clean did."""
+    """Planning lists from the metadata table; apply lists storage again and finds a planned
+    file lost behind Hudi's back. As Hudi's cleaner (deleting a missing file counts as done),
+    the clean records it as deleted and its metadata deltacommit tombstones it: no drift, and
+    ``inspect --check-metadata`` is clean afterwards."""
     path = fixture_copy(MOR_V9).path
     project = make_project(path, only("clean"))
     node = planned_synced_node(project, "clean")
-    gone = next(a["target"] for a in node["actions"] if a["kind"] == "delete_file")
+    planned = [a["target"] for a in node["actions"] if a["kind"] == "delete_file"]
+    gone = planned[0]
     (path / gone).unlink()
-    assert project.cli("apply", "--allow-drift") == 0, project.results()
-    assert [d["path"] for d in project.results()["t.clean"]["drift"]] == [gone]
-    table = open_table(str(path), verify=False)
-    mdt = open_metadata_table(table)
-    assert mdt is not None
-    check = check_metadata_table(table, mdt)
-    assert check.sync.in_sync
-    assert [f"{d.partition}/{d.name}" for d in check.differences] == [gone]
+    assert project.cli("apply") == 0, project.results()
+    result = project.results()["t.clean"]
+    assert result["drift"] == []
+    assert result["adapter_response"]["files_deleted"] == len(planned)
+    (clean,) = result["adapter_response"]["cleans"]
+    (completed,) = (path / ".hoodie" / "timeline").glob(f"{clean}_*.clean")
+    metadata = decode_clean_metadata(completed.read_bytes(), str(completed))
+    assert metadata is not None and metadata.partition_metadata is not None
+    partition, _, name = gone.rpartition("/")
+    assert name in metadata.partition_metadata[partition].success_delete_files
+    capsys.readouterr()
+    assert main(["inspect", str(path), "--check-metadata"]) == 0, capsys.readouterr().out
+    assert_metadata_in_step(path)

@@ -1,4 +1,5 @@
-"""HFile v3 blocks: a 33-byte header, GZ-compressed content, then checksum bytes.
+"""HFile v3 blocks: a 33-byte header, GZ-compressed content (or, with codec NONE, the content
+as is), then checksum bytes.
 
 Header (HBase ``HFileBlock``, Hudi ``HFileBlock.serialize``): 8-byte magic, int on-disk size
 without header (compressed content plus checksums), int uncompressed size without header, long
@@ -31,7 +32,9 @@ class BlockType(enum.Enum):
     """The block types Hudi's HFiles contain, by magic (HBase ``BlockType``)."""
 
     DATA = b"DATABLK*"
+    LEAF_INDEX = b"IDXLEAF2"
     META = b"METABLKc"
+    INTERMEDIATE_INDEX = b"IDXINTE2"
     ROOT_INDEX = b"IDXROOT2"
     FILE_INFO = b"FILEINF2"
 
@@ -39,8 +42,6 @@ class BlockType(enum.Enum):
 # Block types HBase knows but that Hudi's metadata HFiles never contain.
 _UNSUPPORTED = {
     b"DATABLKE": "an encoded data block",
-    b"IDXLEAF2": "a leaf index block (a multi-level index)",
-    b"IDXINTE2": "an intermediate index block (a multi-level index)",
     b"BLMFBLK2": "an HBase Bloom filter chunk",
     b"BLMFMET2": "an HBase Bloom filter meta block",
     b"DFBLMET2": "an HBase delete-family Bloom filter meta block",
@@ -78,9 +79,11 @@ def _signed32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
-def encode_block(kind: BlockType, content: bytes, prev_offset: int, checksum_type: int) -> bytes:
-    """The on-disk bytes of one block holding ``content``."""
-    compressed = gzip_compress(content)
+def encode_block(
+    kind: BlockType, content: bytes, prev_offset: int, checksum_type: int, compress: bool = True
+) -> bytes:
+    """The on-disk bytes of one block holding ``content`` (GZ-compressed, or as is)."""
+    compressed = gzip_compress(content) if compress else content
     data_size = HEADER_SIZE + len(compressed)
     on_disk_without_header = len(compressed) + checksum_bytes_size(data_size)
     header = _HEADER.pack(
@@ -107,8 +110,11 @@ def block_type_at(data: bytes, offset: int, where: str) -> BlockType:
         raise corrupt(where, f"offset {offset} holds {what}, which Hudi's HFiles never contain") from None
 
 
-def read_block(data: bytes, offset: int, end: int, checksum_type: int, where: str) -> Block:
-    """The block at ``offset``, which must end at or before ``end``; checks sizes and checksums."""
+def read_block(
+    data: bytes, offset: int, end: int, checksum_type: int, where: str, compressed: bool = True
+) -> Block:
+    """The block at ``offset``, which must end at or before ``end``; checks sizes and checksums.
+    ``compressed``: GZ (the trailer's codec), else the content is stored as is (NONE)."""
     kind = block_type_at(data, offset, where)
     here = f"{where} ({kind.name} block at offset {offset})"
     fields = _HEADER.unpack(take(data, offset, HEADER_SIZE, here, "the block header"))
@@ -130,5 +136,10 @@ def read_block(data: bytes, offset: int, end: int, checksum_type: int, where: st
         and _checksums(block_data, ctype) != data[offset + data_size : offset + size]
     ):
         raise corrupt(here, "its CRC32C checksum does not match its bytes")
-    content = gzip_decompress(block_data[HEADER_SIZE:], uncompressed_size, here)
+    if compressed:
+        content = gzip_decompress(block_data[HEADER_SIZE:], uncompressed_size, here)
+    elif data_size - HEADER_SIZE != uncompressed_size:
+        raise corrupt(here, f"it holds {data_size - HEADER_SIZE} bytes, its header says {uncompressed_size}")
+    else:
+        content = block_data[HEADER_SIZE:]
     return Block(kind, offset, size, prev_offset, content)

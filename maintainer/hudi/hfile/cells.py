@@ -63,6 +63,37 @@ def decode_cells(content: bytes, where: str) -> list[HFileCell]:
     return cells
 
 
+def cells_with_prefixes(content: bytes, where: str, prefixes: tuple[bytes, ...]) -> list[HFileCell]:
+    """The cells of an uncompressed data block whose key starts with one of ``prefixes``; the
+    other cells are stepped over (their lengths read, nothing built), and the walk stops at the
+    first key past every prefix (cells are sorted). Each cell's lengths and memstore timestamp
+    are checked as :func:`decode_cells` checks them, and the cells kept whole."""
+    cells: list[HFileCell] = []
+    last = max(prefixes, default=b"")
+    end = len(content)
+    pos = index = 0
+    while pos < end and prefixes:
+        if pos + _LENGTHS.size + 2 > end:
+            raise corrupt(where, f"cell {index}'s header runs past the end of its block")
+        key_length, value_length = _LENGTHS.unpack_from(content, pos)
+        key_start = pos + _LENGTHS.size
+        row_start = key_start + 2
+        row_end = row_start + USHORT.unpack_from(content, key_start)[0]
+        memstore = key_start + key_length + value_length
+        if key_length < 0 or value_length < 0 or memstore >= end:
+            raise corrupt(where, f"cell {index} runs past the end of its block")
+        if content[memstore] != 0:
+            raise corrupt(where, f"cell {index} has a memstore timestamp other than 0, which Hudi writes")
+        if content.startswith(prefixes, row_start, row_end):
+            key = content[key_start : key_start + key_length]
+            cells.append(HFileCell(_row_of(key, where, index), content[key_start + key_length : memstore]))
+        elif content[row_start:row_end] > last:
+            break
+        pos = memstore + 1
+        index += 1
+    return cells
+
+
 def _row_of(key: bytes, where: str, index: int) -> bytes:
     if len(key) < KEY_OVERHEAD:
         raise corrupt(where, f"cell {index}'s key is {len(key)} bytes, too short for a KeyValue key")

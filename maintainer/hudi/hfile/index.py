@@ -1,4 +1,4 @@
-"""Root index blocks (data and meta) and the file-info block.
+"""Index blocks (root, and HBase's leaf and intermediate ones) and the file-info block.
 
 A root index entry is: long block offset, int on-disk block size (header and checksums
 included), then a length-prefixed key. Hudi's writer prefixes the key with a protobuf varint
@@ -6,7 +6,8 @@ included), then a length-prefixed key. Hudi's writer prefixes the key with a pro
 (``BlockIndexChunk.writeRoot`` via ``Bytes.writeByteArray``); the two agree below 128 bytes.
 Data index keys are the block's first key: in Hudi's writer the record key after a short length,
 in HBase's a whole KeyValue key (``HFileWriterImpl.getMidpoint``). Meta index keys are the meta
-block names.
+block names. A multi-level data index (HBase's writer only) has leaf and intermediate blocks in
+the non-root format (:func:`encode_non_root_index`), and its root ends with the mid-key metadata.
 
 The file-info block is ``PBUF`` then a varint-delimited ``InfoProto``: repeated
 ``BytesBytesPair`` (field 1), each with ``first`` (1) and ``second`` (2).
@@ -64,6 +65,44 @@ def decode_index(content: bytes, count: int, style: HFileStyle, where: str) -> l
         pos += key_length
     if pos != len(content):
         raise corrupt(where, f"the index holds {len(content) - pos} bytes after its {count} entries")
+    return entries
+
+
+MID_KEY_METADATA_SIZE = 16
+"""After the entries of a multi-level root data index: the mid-key's leaf block offset (long),
+its on-disk size (int) and the entry within it (int) (``BlockIndexChunk.getMidKeyMetadata``)."""
+_INT = struct.Struct(">i")
+
+
+def encode_non_root_index(entries: Sequence[IndexEntry]) -> bytes:
+    """A leaf or intermediate index block (``BlockIndexChunk.writeNonRoot``): int entry count,
+    the secondary index (each entry's offset from the end of it, then their total size), then
+    the entries: long block offset, int on-disk size, the key bytes (no length)."""
+    marks = [0]
+    for entry in entries:
+        marks.append(marks[-1] + _ENTRY_HEAD.size + len(entry.key))
+    head = _INT.pack(len(entries)) + b"".join(_INT.pack(mark) for mark in marks)
+    return head + b"".join(_ENTRY_HEAD.pack(entry.offset, entry.size) + entry.key for entry in entries)
+
+
+def decode_non_root_index(content: bytes, where: str) -> list[IndexEntry]:
+    """The entries of a leaf or intermediate index block, which must fill it exactly."""
+    count = _INT.unpack(take(content, 0, _INT.size, where, "the index entry count"))[0]
+    if count < 0:
+        raise corrupt(where, f"the index block has {count} entries")
+    marks_size = _INT.size * (count + 1)
+    raw = take(content, _INT.size, marks_size, where, "the secondary index")
+    marks = [_INT.unpack_from(raw, _INT.size * index)[0] for index in range(count + 1)]
+    body = _INT.size + marks_size
+    if marks[0] != 0 or body + marks[-1] != len(content):
+        raise corrupt(where, f"the secondary index does not span the block's {count} entries")
+    entries: list[IndexEntry] = []
+    for index in range(count):
+        start, end = body + marks[index], body + marks[index + 1]
+        if end - start < _ENTRY_HEAD.size:
+            raise corrupt(where, f"index entry {index} is {end - start} bytes, shorter than its head")
+        offset, size = _ENTRY_HEAD.unpack_from(content, start)
+        entries.append(IndexEntry(offset, size, content[start + _ENTRY_HEAD.size : end]))
     return entries
 
 

@@ -32,6 +32,10 @@ COMPUTED_FILE_INFO_KEYS = frozenset(
 
 COMPARATOR_CLASS_NAME = "org.apache.hudi.io.storage.HoodieHBaseKVComparator"
 GZ_CODEC = 1  # HBase Compression.Algorithm.GZ ordinal; Hudi's CompressionCodec.GZIP id
+NONE_CODEC = 2  # Compression.Algorithm.NONE: blocks stored uncompressed
+KV_COMPARATOR_CLASS_NAME = "org.apache.hadoop.hbase.KeyValue$KVComparator"
+"""HBase's own comparator of KeyValue keys: the same order as Hudi's (which extends HBase's
+``CellComparatorImpl``), written by HBase's writer when Hudi's comparator is not set."""
 
 
 @dataclass(frozen=True, slots=True)

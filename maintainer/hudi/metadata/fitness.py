@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from maintainer.errors import MaintainerError
+from maintainer.errors import CorruptFileError, MaintainerError
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.partitions import FILES, MetadataPartitionKind
 from maintainer.hudi.metadata.sync import sync_status
@@ -16,8 +16,8 @@ SYNC_FROM_VERSION = 8
 
 def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> MetadataTable:
     """The metadata table, checked fit for sync; a MaintainerError says why not. Only the
-    partitions in ``read`` are listed, and they are read whole, so a corrupt block is found
-    before anything is written (a CorruptFileError naming the file)."""
+    partitions in ``read`` are listed, and every block of them is read, so a corrupt block is
+    found before anything is written (a CorruptFileError naming the file)."""
     version = table.snapshot.config.version
     if version < SYNC_FROM_VERSION:
         raise MaintainerError(
@@ -33,8 +33,26 @@ def open_fit_for_sync(table: TableState, read: Collection[str] = (FILES,)) -> Me
     _check_fit(mdt, table)
     for name in read:
         if mdt.partition(name) is not None:
-            mdt.read_partition(name)
+            _check_readable(mdt, name)
     return mdt
+
+
+def _check_readable(mdt: MetadataTable, name: str) -> None:
+    """Read partition ``name`` (``files`` whole, as planning lists from it; the others block by
+    block, their records' values not decoded), so that a damaged file fails here, naming it."""
+    try:
+        if name == FILES:
+            mdt.read_partition(name)
+        else:
+            mdt.verify_partition(name)
+    except CorruptFileError as exc:
+        raise CorruptFileError(
+            f"the metadata table's {name} partition cannot be read: {exc.message}",
+            where=exc.where,
+            hint=exc.hint
+            or "nothing was written; set `metadata_table: drop` for this table to remove the "
+            "metadata table (the next Hudi writer rebuilds it), or repair it with Hudi",
+        ) from exc
 
 
 def _check_fit(mdt: MetadataTable, table: TableState) -> None:

@@ -55,7 +55,7 @@ from maintainer.services.clean.scope import ScanScope
 from maintainer.services.clean.state import clean_settings
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_sync import sync_clean
+from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
@@ -120,7 +120,7 @@ class CleanExecutor:
 
     # -- 1. metadata table ------------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files")
+        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files", CLEAN_UPDATES)
         return self.open() if dropped else table
 
     # -- 2. pending cleans --------------------------------------------------------------------------
@@ -229,7 +229,7 @@ class CleanExecutor:
             return
         approved_files, approved_partitions = approved_deletions(self.ctx.node)
         current = self.planner(table, self.ctx.spec, self.ctx.clock())
-        deletable = {f.path for f in current.files}
+        deletable = {f.path for f in current.files} | lost_from_storage(table, approved_files)
         keep = [path for path in approved_files if path in deletable]
         self.drift += [Drift(path, drift_reason(table, current, path)) for path in approved_files
                        if path not in deletable]  # fmt: skip
@@ -363,6 +363,26 @@ def _not_approved(instant: Instant, unapproved: list[str], where: str) -> ApplyE
         hint="nothing was deleted: this plan did not write it; find out who did, remove it with "
         "Hudi (or by hand, with its .inflight), then make the plan again",
     )
+
+
+def lost_from_storage(table: TableState, approved: list[str]) -> set[str]:
+    """The approved files storage no longer has (their partition listed without them), kept in
+    the clean as Hudi's cleaner keeps a planned file it finds gone: deleting a missing file
+    counts as done (``CleanActionExecutor.deleteFileAndGetResult``), so the clean records it as
+    deleted and its metadata deltacommit tombstones it (a plan listed from the metadata table
+    approves files only that table still lists). Not a savepointed file, nor a path that is not
+    a Hudi data file of this table."""
+    present: dict[str, set[str]] = {}
+    lost: set[str] = set()
+    for path in approved:
+        partition, _, name = path.rpartition("/")
+        listed = table.snapshot.listings.get(partition)
+        if listed is None or data_file_problem(path) is not None:
+            continue
+        names = present.setdefault(partition, {f.name for f in listed})
+        if name not in names and name not in table.view.inputs.savepointed_files:
+            lost.add(path)
+    return lost
 
 
 def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:

@@ -16,6 +16,7 @@ from maintainer.hudi.metadata.updates import (
     clean_update,
     compaction_update,
     needs_partition_stats,
+    partition_stats_prefixes,
     table_indexes,
 )
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
@@ -37,6 +38,11 @@ from maintainer.services.common.rollback_instant import (
 from maintainer.services.common.rollback_requests import grouped_deletes
 from maintainer.services.common.table_service_rollback import pending_rollback_of
 from maintainer.storage import Storage
+
+CLEAN_UPDATES = (FILES, COLUMN_STATS, BLOOM_FILTERS)
+"""The metadata partitions a clean's sync writes records into (where the table has them)."""
+COMPACTION_UPDATES = (FILES, COLUMN_STATS, PARTITION_STATS, BLOOM_FILTERS)
+"""The metadata partitions a compaction's sync writes records into (where the table has them)."""
 
 
 def nothing_written(what: str) -> SyncMetadataTable:
@@ -149,7 +155,7 @@ def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> Sy
         parts.append("column_stats: deletes for every indexed column of each deleted file")
     if BLOOM_FILTERS in names:
         parts.append("bloom_filters: deletes for each deleted base file")
-    written = tuple(p for p in (FILES, COLUMN_STATS, BLOOM_FILTERS) if p in names)
+    written = tuple(p for p in CLEAN_UPDATES if p in names)
     return SyncMetadataTable(reason="; ".join(parts) + " (at the clean's instant time)", partitions=written)
 
 
@@ -166,7 +172,8 @@ def sync_compaction(
             state = _data_state(mdt, storage, sorted(metadata.partition_to_write_stats or {}))
             written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
             files = latest_files_after(state.view, instant.timestamp, written)
-            view = TableView(files, mdt.read_partition(COLUMN_STATS))
+            prefixes = partition_stats_prefixes(indexes.columns, written)
+            view = TableView(files, mdt.read_prefixes(COLUMN_STATS, prefixes))
         records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
         return MetadataUpdate(instant.timestamp, records)
 
@@ -183,7 +190,7 @@ def compaction_writes(mdt: MetadataTable, slices: int) -> SyncMetadataTable:
         parts.append("partition_stats: recomputed for the partitions compacted")
     if BLOOM_FILTERS in names:
         parts.append("bloom_filters: the new base files' bloom filters")
-    written = tuple(p for p in (FILES, COLUMN_STATS, PARTITION_STATS, BLOOM_FILTERS) if p in names)
+    written = tuple(p for p in COMPACTION_UPDATES if p in names)
     return SyncMetadataTable(
         reason="; ".join(parts) + " (at the compaction's instant time)", partitions=written
     )

@@ -10,7 +10,7 @@ fresh one from the file system.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,6 +18,7 @@ from maintainer.clock import utc_now
 from maintainer.errors import ApplyError
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
+from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.properties import (
     PROPERTIES_FILE,
     format_java_properties,
@@ -86,16 +87,24 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
     return partitions
 
 
-def drop_if_approved(ctx: NodeContext, table: TableState, effects: dict[str, Any], doing: str) -> bool:
+def drop_if_approved(
+    ctx: NodeContext,
+    table: TableState,
+    effects: dict[str, Any],
+    doing: str,
+    updates: Collection[str] = (FILES,),
+) -> bool:
     """Before a node changes the table: drop its metadata table when the node's first action
     says so (True: dropped, open the table again); an unexpected metadata table fails the node
-    (``doing`` the change without updating it would leave it stale)."""
+    (``doing`` the change without updating it would leave it stale). With ``metadata_table:
+    sync``, the metadata partitions in ``updates`` (those the node's sync writes) are read whole
+    first, so a damaged one fails the node before its first write."""
     mdt = table.snapshot.metadata_table
     dropping = bool(ctx.node.actions_of(DropMetadataTable))
     if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
         return False
     if ctx.node.actions_of(SyncMetadataTable):
-        open_fit_for_sync(table)  # still fit (in step, readable), checked before the first write
+        open_fit_for_sync(table, updates)  # still fit (in step, readable) before the first write
         return False  # metadata_table: sync: the node keeps it in step
     if not dropping:
         partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"

@@ -32,6 +32,7 @@ from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePl
 from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
+from maintainer.services.common.metadata_sync import COMPACTION_UPDATES
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
@@ -109,7 +110,7 @@ class CompactionApply:
 
     # -- 1. metadata table ----------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "compaction")
+        dropped = drop_if_approved(self.ctx, table, self.effects, "compaction", COMPACTION_UPDATES)
         return self.open() if dropped else table
 
     # -- 2. pending compactions -----------------------------------------------------------------

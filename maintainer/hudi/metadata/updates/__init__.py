@@ -17,6 +17,7 @@ from maintainer.hudi.metadata.updates.commit import (
     needs_partition_stats,
 )
 from maintainer.hudi.metadata.updates.indexes import TableIndexes, table_indexes
+from maintainer.hudi.metadata.updates.partition_stats import partition_stats_prefixes
 from maintainer.hudi.metadata.updates.slices import latest_files_after, latest_merged_files
 
 __all__ = [
@@ -30,5 +31,6 @@ __all__ = [
     "latest_files_after",
     "latest_merged_files",
     "needs_partition_stats",
+    "partition_stats_prefixes",
     "table_indexes",
 ]

@@ -12,7 +12,7 @@ With index version V2 each file's values are taken as the type the table schema 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from maintainer.errors import UnsupportedTableError
@@ -23,6 +23,12 @@ from maintainer.hudi.metadata.updates.indexes import TableIndexes
 from maintainer.hudi.metadata.updates.ranges import ColumnRange, by_column, merge_all
 from maintainer.hudi.metadata.updates.stored import stored_range
 from maintainer.hudi.metadata.updates.values import V1, IndexVersion, ValueMeta
+
+
+def partition_stats_prefixes(columns: Iterable[str], partitions: Iterable[str]) -> list[str]:
+    """The ``column_stats`` key prefixes holding the stats of ``columns`` in ``partitions``
+    (column id + partition id), as Hudi looks them up (``getRecordsByKeyPrefixes``)."""
+    return sorted({keys.column_id(c) + keys.partition_id(p) for c in columns for p in partitions})
 
 
 def stored_ranges(

@@ -71,7 +71,12 @@ def test_a_wrong_block_magic_is_corrupt(style: HFileStyle) -> None:
 
 def test_a_block_hbase_writes_but_hudi_never_does_is_named() -> None:
     data = _file(HFileStyle.HUDI)
-    assert "multi-level index" in _read_error(b"IDXLEAF2" + data[8:])
+    assert "an encoded data block" in _read_error(b"DATABLKE" + data[8:])
+
+
+def test_a_leaf_index_block_where_the_index_expects_a_data_block_is_corrupt() -> None:
+    data = _file(HFileStyle.HUDI)
+    assert "data block offset does not match" in _read_error(b"IDXLEAF2" + data[8:])
 
 
 @pytest.mark.parametrize("style", list(HFileStyle))

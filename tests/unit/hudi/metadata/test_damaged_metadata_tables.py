@@ -11,8 +11,10 @@ import pytest
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
+from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.metadata.updates.indexes import COLUMN_STATS
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures
@@ -132,3 +134,25 @@ def test_an_unknown_metadata_partition_is_refused_naming_it(
         open_metadata_table(open_table(str(table.path), verify=False))
     assert "unknown metadata table partition 'vector_index'" in str(error.value)
     assert ".hoodie/metadata" in str(error.value)
+
+
+@pytest.mark.parametrize("name", [MOR_V9, TRIPS_V8])
+def test_the_fitness_check_reads_every_partition_asked_and_names_a_damaged_one(
+    name: str, fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    """A damaged column_stats block is not seen when only ``files`` is read; reading the
+    partitions a node updates finds it, naming the file and hinting at ``metadata_table: drop``."""
+    table = fixture_copy(name)
+    log = max((table.path / ".hoodie" / "metadata" / "column_stats").glob(".*.log.*"),
+              key=lambda p: p.name.split("_")[1])  # fmt: skip
+    data = bytearray(log.read_bytes())
+    start = data.index(b"DATABLK*")
+    data[start + 60 : start + 64] = b"\xff\xff\xff\xff"
+    log.write_bytes(bytes(data))
+    state = open_table(str(table.path), verify=False)
+    open_fit_for_sync(state)
+    with pytest.raises(CorruptFileError) as raised:
+        open_fit_for_sync(state, (FILES, COLUMN_STATS))
+    assert log.name in (raised.value.where or "")
+    assert "column_stats partition cannot be read" in raised.value.message
+    assert "metadata_table: drop" in (raised.value.hint or "")

@@ -10,7 +10,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.executor import drift_reason, recheck_planner
+from maintainer.services.clean.executor import drift_reason, lost_from_storage, recheck_planner
 
 
 def test_edited_paths_are_refused_as_outside_or_not_hudi_and_a_gone_file_is_gone(tmp_path: Path) -> None:
@@ -35,3 +35,18 @@ def test_edited_paths_are_refused_as_outside_or_not_hudi_and_a_gone_file_is_gone
     gone = f"{partition}/00000000-0000-0000-0000-000000000000-0_1-0-1_20240101000000000.parquet"
     assert drift_reason(table, current, gone) == "the file is already gone"
     assert victim.exists() and (table_dir / partition / "notes.txt").exists()
+
+
+def test_approved_files_lost_from_storage_are_kept_in_the_clean_and_nothing_else(tmp_path: Path) -> None:
+    """A planned file whose partition is listed without it counts as deleted (Hudi's cleaner);
+    a file still there, a path in a partition not listed, and a non-data path do not."""
+    table_dir = tmp_path / "t"
+    workload = WorkloadSpec(partitions=1, file_groups=1, commits=2, rows_per_commit=5, seed=3)
+    generate(str(table_dir), DatagenSpec("t", "cow", 8, workload))
+    table = open_table(str(table_dir))
+    (partition,) = table.snapshot.listings
+    present = next(f.name for f in table.snapshot.listings[partition] if f.name.endswith(".parquet"))
+    gone = f"{partition}/00000000-0000-0000-0000-000000000000-0_1-0-1_20240101000000000.parquet"
+    elsewhere = "not/listed/00000000-0000-0000-0000-000000000000-0_1-0-1_20240101000000000.parquet"
+    approved = [gone, f"{partition}/{present}", elsewhere, f"{partition}/notes.txt"]
+    assert lost_from_storage(table, approved) == {gone}
