@@ -187,13 +187,14 @@ def write_deltacommit(
     """Write and complete the metadata deltacommit of ``update``; returns the completed instant."""
     writer = TimelineWriter(mdt.storage, mdt.state.snapshot.config, clock)
     writes = log_file_writes(mdt, update, settings)
-    requested = _requested(writer, update.instant_time)
-    inflight = writer.transition_to_inflight(requested, encode_avro(_inflight_metadata()))
-    for write in writes:
-        mdt.storage.write_if_absent(write.path, write.content)
-    return writer.complete(
-        inflight, encode_avro(commit_metadata(writes, update.instant_time, settings.schemas))
-    )
+    with writer.heartbeat(update.instant_time):
+        requested = _requested(writer, update.instant_time)
+        inflight = writer.transition_to_inflight(requested, encode_avro(_inflight_metadata()))
+        for write in writes:
+            mdt.storage.write_if_absent(write.path, write.content)
+        return writer.complete(
+            inflight, encode_avro(commit_metadata(writes, update.instant_time, settings.schemas))
+        )
 
 
 def _requested(writer: TimelineWriter, instant_time: str) -> Instant:
