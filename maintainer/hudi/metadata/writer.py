@@ -1,8 +1,13 @@
 """Write one metadata-table deltacommit the way Hudi's metadata writer does
 (``HoodieBackedTableMetadataWriter.commit``, an ``UPSERT_PREPPED`` on the metadata table):
 
-1. ``<T>.deltacommit.requested`` (empty) and ``<T>.deltacommit.inflight`` (commit metadata
-   with no write stats), T being the data-table instant's own time;
+1. ``<T>.deltacommit.requested`` (empty) and ``<T>.deltacommit.inflight``, T being the
+   data-table instant's own time: commit metadata holding the write's workload profile
+   (``BaseSparkCommitActionExecutor.saveWorkloadProfileMetadataToInflight``: per metadata
+   partition, an insert stat with no file, then per file group the records it receives and the
+   base instant of its latest slice), or no write stats where Hudi 1.1 streams the write into
+   the metadata table (a compaction on table version 9: ``SparkMetadataTableFirstDeltaCommit
+   ActionExecutor`` saves an empty profile);
 2. per file group that receives records (the key's Java hash picks the group), a new log file
    ``.<file id>_<T>.log.1_<token>`` holding one HFILE_DATA block: header SCHEMA then
    INSTANT_TIME, content an HFile of the records sorted by key;
@@ -23,6 +28,7 @@ import fastavro
 
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import TimelineWriteError
+from maintainer.hudi.filemodel import FileGroup
 from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.instant import Action, Instant
@@ -32,6 +38,7 @@ from maintainer.hudi.metadata.partitions import file_group_index
 from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
 from maintainer.hudi.metadata.schema import MetadataSchemas
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.metadata.updates.java_map import hashmap_order
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import encode_avro
 from maintainer.hudi.payloads.write_stat import WriteStat
@@ -41,6 +48,10 @@ OPERATION = "UPSERT_PREPPED"
 SCHEMA_FILE_INFO = b"schema"
 """File-info entry of every metadata HFile: the block's record schema."""
 LOG_VERSION = 1
+STREAMING_FROM_VERSION = 9
+"""Hudi 1.1 (table version 9) streams data writes and compactions into the metadata table."""
+NULL_COMMIT = "null"
+"""``HoodieWriteStat.NULL_COMMIT``: the previous commit of the profile's insert stat."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,9 @@ class MetadataUpdate:
     instant_time: str
     records: Mapping[str, Sequence[tuple[str, MetadataRecord]]]
     """Metadata partition -> (key, record) pairs (keys unique within a partition)."""
+    streamed: bool = False
+    """Written as Hudi 1.1 streams a write into the metadata table: the inflight file then
+    carries an empty workload profile."""
 
     @property
     def is_empty(self) -> bool:
@@ -63,6 +77,8 @@ class LogFileWrite:
     name: str
     content: bytes
     record_count: int
+    prev_commit: str
+    """The base instant of the file group's latest slice (where Hudi tags its records)."""
 
     @property
     def path(self) -> str:
@@ -87,7 +103,8 @@ def log_file_writes(
     number is the file's index in the list."""
     writes: list[LogFileWrite] = []
     for partition, records in sorted(update.records.items()):
-        groups = sorted(g.file_id for g in mdt.file_groups(partition))
+        bases = {g.file_id: _latest_base_instant(g) for g in mdt.file_groups(partition)}
+        groups = sorted(bases)
         if not groups:
             raise TimelineWriteError(
                 f"metadata partition {partition} has no file groups", where=mdt.storage.uri(partition)
@@ -105,8 +122,16 @@ def log_file_writes(
                 settings.style,
                 settings.created_ms,
             )
-            writes.append(LogFileWrite(partition, file_id, name, block, len(members)))
+            writes.append(LogFileWrite(partition, file_id, name, block, len(members), bases[file_id]))
     return writes
+
+
+def _latest_base_instant(group: FileGroup) -> str:
+    latest = group.latest_slice
+    if latest is None:
+        where = f"{group.partition}/{group.file_id}"
+        raise TimelineWriteError(f"metadata file group {group.file_id} has no file slice", where=where)
+    return latest.base_instant
 
 
 def hfile_block(
@@ -187,9 +212,10 @@ def write_deltacommit(
     """Write and complete the metadata deltacommit of ``update``; returns the completed instant."""
     writer = TimelineWriter(mdt.storage, mdt.state.snapshot.config, clock)
     writes = log_file_writes(mdt, update, settings)
+    profile = () if update.streamed else writes
     with writer.heartbeat(update.instant_time):
         requested = _requested(writer, update.instant_time)
-        inflight = writer.transition_to_inflight(requested, encode_avro(_inflight_metadata()))
+        inflight = writer.transition_to_inflight(requested, encode_avro(inflight_metadata(profile)))
         for write in writes:
             mdt.storage.write_if_absent(write.path, write.content)
         return writer.complete(
@@ -201,11 +227,48 @@ def _requested(writer: TimelineWriter, instant_time: str) -> Instant:
     return writer.create_requested(Action.DELTA_COMMIT, b"", instant_time=instant_time, mirrored=True)
 
 
-def _inflight_metadata() -> CommitMetadata:
+def inflight_metadata(writes: Sequence[LogFileWrite]) -> CommitMetadata:
+    """The inflight deltacommit's content: the workload profile of ``writes``
+    (``saveWorkloadProfileMetadataToInflight``), partitions and file groups in the order of the
+    Java ``HashMap`` s that hold them. No writes: an empty profile."""
+    by_partition: dict[str, list[LogFileWrite]] = {}
+    for write in writes:
+        by_partition.setdefault(write.partition, []).append(write)
+    stats: dict[str, tuple[WriteStat, ...]] = {}
+    for partition in hashmap_order(sorted(by_partition)):
+        members = {w.file_id: w for w in by_partition[partition]}
+        groups = (_profile_stat(members[f].file_id, members[f].prev_commit, members[f].record_count)
+                  for f in hashmap_order(sorted(members)))  # fmt: skip
+        stats[partition] = (_profile_stat("", NULL_COMMIT, 0), *groups)
     return CommitMetadata(
-        partition_to_write_stats={},
+        partition_to_write_stats=stats,
         compacted=False,
         extra_metadata={},
         version=None,
         operation_type=OPERATION,
+    )
+
+
+def _profile_stat(file_id: str, prev_commit: str, updates: int) -> WriteStat:
+    """A ``HoodieWriteStat`` as the workload profile sets it: file id, previous commit and update
+    count; every other counter at Java's default 0, the rest null."""
+    return WriteStat(
+        file_id=file_id,
+        prev_commit=prev_commit,
+        num_writes=0,
+        num_deletes=0,
+        num_update_writes=updates,
+        num_inserts=0,
+        total_write_bytes=0,
+        total_write_errors=0,
+        file_size_in_bytes=0,
+        total_log_records=0,
+        total_log_blocks=0,
+        total_corrupt_log_block=0,
+        total_rollback_blocks=0,
+        total_updated_records_compacted=0,
+        total_log_files_compacted=0,
+        total_log_size_compacted=0,
+        total_log_read_time_ms=0,
+        num_updates=0,
     )

@@ -20,7 +20,7 @@ from maintainer.hudi.metadata.updates import (
 )
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
 from maintainer.hudi.metadata.updates.slices import latest_files_after
-from maintainer.hudi.metadata.writer import MetadataUpdate
+from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
@@ -168,7 +168,8 @@ def sync_compaction(
             files = latest_files_after(state.view, instant.timestamp, written)
             view = TableView(files, mdt.read_partition(COLUMN_STATS))
         records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
-        return MetadataUpdate(instant.timestamp, records)
+        streamed = config.version >= STREAMING_FROM_VERSION
+        return MetadataUpdate(instant.timestamp, records, streamed=streamed)
 
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
 
