@@ -10,7 +10,10 @@
    ActionExecutor`` saves an empty profile);
 2. per file group that receives records (the key's Java hash picks the group), a new log file
    ``.<file id>_<T>.log.1_<token>`` holding one HFILE_DATA block: header SCHEMA then
-   INSTANT_TIME, content an HFile of the records sorted by key;
+   INSTANT_TIME, content an HFile of the records sorted by key; then, where keys of the group
+   are deleted, a DELETE block with the same header (``HoodieAppendHandle``: data, then deletes;
+   each key with the metadata partition as its partition path and Hudi's default ordering
+   value, the int 0);
 3. the completed deltacommit with one write stat per log file and the record schema.
 
 Every step is a write-once file, so a crash leaves a pending metadata deltacommit that
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import fastavro
@@ -33,6 +36,12 @@ from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.instant import Action, Instant
 from maintainer.hudi.logformat.binary import frame_block
+from maintainer.hudi.logformat.delete_block import (
+    DeleteRecord,
+    OrderingType,
+    OrderingValue,
+    encode_delete_content,
+)
 from maintainer.hudi.logformat.model import BlockMetadata, BlockType, HeaderKey
 from maintainer.hudi.metadata.partitions import file_group_index
 from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
@@ -50,6 +59,9 @@ SCHEMA_FILE_INFO = b"schema"
 LOG_VERSION = 1
 STREAMING_FROM_VERSION = 9
 """Hudi 1.1 (table version 9) streams data writes and compactions into the metadata table."""
+DEFAULT_ORDERING = OrderingValue(OrderingType.INT, 0)
+"""The ordering value of a metadata record's delete (``HoodieRecordPayload.getOrderingValue``'s
+default, as the fixtures' metadata DELETE blocks hold it)."""
 NULL_COMMIT = "null"
 """``HoodieWriteStat.NULL_COMMIT``: the previous commit of the profile's insert stat."""
 
@@ -61,13 +73,15 @@ class MetadataUpdate:
     instant_time: str
     records: Mapping[str, Sequence[tuple[str, MetadataRecord]]]
     """Metadata partition -> (key, record) pairs (keys unique within a partition)."""
+    deletes: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Metadata partition -> keys whose records are deleted (a DELETE block)."""
     streamed: bool = False
     """Written as Hudi 1.1 streams a write into the metadata table: the inflight file then
     carries an empty workload profile."""
 
     @property
     def is_empty(self) -> bool:
-        return not any(self.records.values())
+        return not any(self.records.values()) and not any(self.deletes.values())
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,7 @@ class LogFileWrite:
     record_count: int
     prev_commit: str
     """The base instant of the file group's latest slice (where Hudi tags its records)."""
+    delete_count: int = 0
 
     @property
     def path(self) -> str:
@@ -102,7 +117,7 @@ def log_file_writes(
     """The log files of ``update`` (pure: nothing is written); the write token's task partition
     number is the file's index in the list."""
     writes: list[LogFileWrite] = []
-    for partition, records in sorted(update.records.items()):
+    for partition in sorted({*update.records, *update.deletes}):
         bases = {g.file_id: _latest_base_instant(g) for g in mdt.file_groups(partition)}
         groups = sorted(bases)
         if not groups:
@@ -110,20 +125,44 @@ def log_file_writes(
                 f"metadata partition {partition} has no file groups", where=mdt.storage.uri(partition)
             )
         by_group: dict[str, list[tuple[str, MetadataRecord]]] = {}
-        for key, record in records:
+        for key, record in update.records.get(partition, ()):
             by_group.setdefault(groups[file_group_index(key, len(groups))], []).append((key, record))
-        for file_id, members in sorted(by_group.items()):
+        deleted: dict[str, list[str]] = {}
+        for key in update.deletes.get(partition, ()):
+            deleted.setdefault(groups[file_group_index(key, len(groups))], []).append(key)
+        for file_id in sorted({*by_group, *deleted}):
+            members, keys = by_group.get(file_id, []), deleted.get(file_id, [])
             token = f"{len(writes)}-{settings.task}"
             name = f".{file_id}_{update.instant_time}.log.{LOG_VERSION}_{token}"
-            block = hfile_block(
-                members,
-                update.instant_time,
-                settings.schemas.block_schema,
-                settings.style,
-                settings.created_ms,
+            content = _log_content(partition, members, keys, update.instant_time, settings)
+            writes.append(
+                LogFileWrite(partition, file_id, name, content, len(members), bases[file_id], len(keys))
             )
-            writes.append(LogFileWrite(partition, file_id, name, block, len(members), bases[file_id]))
     return writes
+
+
+def _log_content(
+    partition: str,
+    members: Sequence[tuple[str, MetadataRecord]],
+    keys: Sequence[str],
+    instant_time: str,
+    settings: WriteSettings,
+) -> bytes:
+    """The blocks of one log file: the records' HFILE_DATA block, then the deletes' block."""
+    schema = settings.schemas.block_schema
+    content = b""
+    if members:
+        content += hfile_block(members, instant_time, schema, settings.style, settings.created_ms)
+    if keys:
+        content += delete_block(partition, keys, instant_time, schema)
+    return content
+
+
+def delete_block(partition: str, keys: Sequence[str], instant_time: str, schema_json: str) -> bytes:
+    """One DELETE log block of ``keys`` of the metadata partition ``partition``."""
+    records = [DeleteRecord(key, partition, DEFAULT_ORDERING) for key in keys]
+    header = BlockMetadata(((HeaderKey.SCHEMA, schema_json), (HeaderKey.INSTANT_TIME, instant_time)))
+    return frame_block(BlockType.DELETE, header, encode_delete_content(records))
 
 
 def _latest_base_instant(group: FileGroup) -> str:
@@ -168,7 +207,7 @@ def write_stat(write: LogFileWrite, instant_time: str) -> WriteStat:
         prev_commit=instant_time,
         partition_path=write.partition,
         num_writes=write.record_count,
-        num_deletes=0,
+        num_deletes=write.delete_count,
         num_update_writes=write.record_count,
         num_inserts=0,
         total_write_bytes=size,
@@ -237,7 +276,8 @@ def inflight_metadata(writes: Sequence[LogFileWrite]) -> CommitMetadata:
     stats: dict[str, tuple[WriteStat, ...]] = {}
     for partition in hashmap_order(sorted(by_partition)):
         members = {w.file_id: w for w in by_partition[partition]}
-        groups = (_profile_stat(members[f].file_id, members[f].prev_commit, members[f].record_count)
+        groups = (_profile_stat(members[f].file_id, members[f].prev_commit,
+                                members[f].record_count + members[f].delete_count)
                   for f in hashmap_order(sorted(members)))  # fmt: skip
         stats[partition] = (_profile_stat("", NULL_COMMIT, 0), *groups)
     return CommitMetadata(

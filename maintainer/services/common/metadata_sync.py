@@ -133,7 +133,8 @@ def sync_clean(storage: Storage, instant: Instant, metadata: CleanMetadata, cloc
     def build(mdt: MetadataTable) -> MetadataUpdate:
         snapshot = _data_state(mdt, storage, ()).snapshot
         indexes = table_indexes(storage, snapshot.config, latest_avro_schema(storage, snapshot))
-        return MetadataUpdate(instant.timestamp, clean_update(instant.timestamp, metadata, indexes))
+        update = clean_update(instant.timestamp, metadata, indexes, snapshot.config.version)
+        return MetadataUpdate(instant.timestamp, update.records, deletes=update.deletes)
 
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
 
