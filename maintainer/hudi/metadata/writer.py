@@ -252,8 +252,8 @@ def write_deltacommit(
     writer = TimelineWriter(mdt.storage, mdt.state.snapshot.config, clock)
     writes = log_file_writes(mdt, update, settings)
     profile = () if update.streamed else writes
+    requested = _requested(writer, update.instant_time)
     with writer.heartbeat(update.instant_time):
-        requested = _requested(writer, update.instant_time)
         inflight = writer.transition_to_inflight(requested, encode_avro(inflight_metadata(profile)))
         for write in writes:
             mdt.storage.write_if_absent(write.path, write.content)

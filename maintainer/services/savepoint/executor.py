@@ -62,10 +62,10 @@ def create_savepoint(
     entry = writer.timeline().entry(instant_time, Action.SAVEPOINT)
     if entry is not None and State.COMPLETED in entry.state_files:
         return entry.instant
+    if entry is None:
+        writer.create_inflight(Action.SAVEPOINT, b"", instant_time=instant_time)
+        fault("after_inflight")
     with writer.heartbeat(instant_time):
-        if entry is None:
-            writer.create_inflight(Action.SAVEPOINT, b"", instant_time=instant_time)
-            fault("after_inflight")
         metadata = savepoint_metadata(table, instant_time, user, comments, int(clock().timestamp() * 1000))
         inflight = Instant(instant_time, Action.SAVEPOINT, State.INFLIGHT)
         return writer.complete(inflight, payloads.encode_avro(metadata))
