@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from maintainer.errors import MaintainerError, StorageError
+from maintainer.hudi.table import HEARTBEAT_DIR
 from maintainer.storage import Storage
 
-HEARTBEAT_DIR = ".hoodie/.heartbeat"
-"""``HoodieTableMetaClient.getHeartbeatFolderPath``: below ``.hoodie`` on every table version."""
+__all__ = ["HEARTBEAT_DIR", "InstantHeartbeat", "delete_heartbeat", "heartbeat_path", "keep_beating"]
 DEFAULT_INTERVAL_S = 60.0
 """``hoodie.client.heartbeat.interval_in_ms`` default (60000)."""
 
