@@ -18,6 +18,7 @@ from maintainer.hudi.metadata.updates import (
     needs_partition_stats,
     table_indexes,
 )
+from maintainer.hudi.metadata.updates.clean import PARTITION_RECORD_DELETED_FROM_VERSION
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
 from maintainer.hudi.metadata.updates.slices import latest_files_after
 from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
@@ -139,12 +140,18 @@ def sync_clean(storage: Storage, instant: Instant, metadata: CleanMetadata, cloc
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
 
 
+def _emptied_partitions(mdt: MetadataTable) -> str:
+    if mdt.state.snapshot.config.version >= PARTITION_RECORD_DELETED_FROM_VERSION:
+        return ", emptied partitions unlisted and their files records deleted"
+    return ", emptied partitions unlisted"
+
+
 def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> SyncMetadataTable:
     """What a clean writes into the metadata table, for the plan."""
     names = {p.name for p in mdt.partitions}
     parts = [
         f"files: the {files} deleted file(s) as deleted"
-        + (", emptied partitions unlisted" if deletes_partitions else "")
+        + (_emptied_partitions(mdt) if deletes_partitions else "")
     ]
     if COLUMN_STATS in names:
         parts.append("column_stats: deletes for every indexed column of each deleted file")

@@ -20,7 +20,7 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import delete_block
 from maintainer.hudi.payloads.clean import CleanMetadata, CleanPartitionMetadata
 from maintainer.hudi.payloads.container import read_container
-from maintainer.services.common.metadata_sync import sync_clean
+from maintainer.services.common.metadata_sync import clean_writes, sync_clean
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures
@@ -113,3 +113,12 @@ def test_on_version_8_a_clean_that_deletes_a_partition_writes_its_files_as_delet
     record = mdt.read_partition("files")[partition]
     assert all(entry["isDeleted"] for entry in record["filesystemMetadata"].values())
     assert partition not in metadata_file_listing(mdt)
+
+
+@pytest.mark.parametrize(("name", "deletes_record"), [(MOR_V9, True), (TRIPS_V8, False)])
+def test_the_plan_says_what_a_clean_emptying_a_partition_writes(
+    name: str, deletes_record: bool, fixture_table: Callable[[str], FixtureTable]
+) -> None:
+    reason = clean_writes(_open(fixture_table(name).path), 2, True).reason
+    assert "emptied partitions unlisted" in reason
+    assert ("their files records deleted" in reason) is deletes_record
