@@ -48,6 +48,11 @@ class InstantHeartbeat:
     def path(self) -> str:
         return heartbeat_path(self.instant_time)
 
+    @property
+    def beating(self) -> bool:
+        """Whether the background beats still run."""
+        return self._thread is not None and self._thread.is_alive()
+
     def beat(self) -> None:
         """Rewrite the heartbeat file (its modification time becomes now)."""
         self.storage.write_bytes(self.path, b"")
