@@ -25,7 +25,7 @@ from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
 from maintainer.hudi.metadata.schema import MetadataSchemas
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.commit import files_records
-from maintainer.hudi.metadata.writer import MetadataUpdate
+from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
 from maintainer.hudi.properties import (
     format_java_properties,
@@ -145,7 +145,8 @@ def sync_commit(
     """The metadata deltacommit of a data commit (before the commit completes)."""
 
     def build(mdt: MetadataTable) -> MetadataUpdate:
-        return MetadataUpdate(instant_time, {FILES: files_records(stats)})
+        streamed = mdt.state.snapshot.config.version >= STREAMING_FROM_VERSION
+        return MetadataUpdate(instant_time, {FILES: files_records(stats)}, streamed=streamed)
 
     commit_to_metadata_table(data, instant_time, build, clock)
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from maintainer.hudi.heartbeat import HEARTBEAT_DIR
 from maintainer.hudi.integrity import find_interrupted_completions
 from maintainer.hudi.java_properties import PROPERTIES_FILE
 from maintainer.hudi.properties_update import recover_properties
@@ -35,7 +36,8 @@ def recover_interrupted_writes(storage: Storage) -> list[str]:
             f"cut short ({item.problem}): it is inflight again and is completed anew"
         )
     folders = {".hoodie", config.timeline_dir, config.archive_dir, f"{METADATA_TABLE_DIR}/.hoodie",
-               f"{METADATA_TABLE_DIR}/{config.timeline_dir}"}  # fmt: skip
+               f"{METADATA_TABLE_DIR}/{config.timeline_dir}", HEARTBEAT_DIR,
+               f"{METADATA_TABLE_DIR}/{HEARTBEAT_DIR}"}  # fmt: skip
     done += [
         f"deleted {path}, left by a write killed half-way"
         for path in storage.sweep_temp_files(sorted(folders))

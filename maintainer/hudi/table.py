@@ -21,6 +21,7 @@ from maintainer.storage.listing import DirListing, Listings
 PROPERTIES_BACKUP = ".hoodie/hoodie.properties.backup"
 METADATA_TABLE_DIR = ".hoodie/metadata"
 HEARTBEAT_DIR = ".hoodie/.heartbeat"
+"""``HoodieTableMetaClient.getHeartbeatFolderPath``: below ``.hoodie`` on every table version."""
 MARKERS_DIR = ".hoodie/.temp"
 
 

@@ -10,10 +10,13 @@ the table (re-read from storage before a new time is issued).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import FileExistsInStorageError, TimelineWriteError
+from maintainer.hudi.heartbeat import DEFAULT_INTERVAL_S, InstantHeartbeat, delete_heartbeat, keep_beating
 from maintainer.hudi.instant import (
     Action,
     Instant,
@@ -34,11 +37,19 @@ _STARTS_INFLIGHT = frozenset({Action.SAVEPOINT})
 class TimelineWriter:
     """Writes instant files of one table; not thread-safe (one writer per table, under a lock)."""
 
-    def __init__(self, storage: Storage, config: TableConfig, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        config: TableConfig,
+        clock: Clock = utc_now,
+        heartbeat_interval_s: float = DEFAULT_INTERVAL_S,
+    ) -> None:
         self.storage = storage
         self.config = config
         self.clock = clock
+        self.heartbeat_interval_s = heartbeat_interval_s
         self._last_issued: str | None = None
+        self._beating: dict[str, InstantHeartbeat] = {}
 
     # -- reading ---------------------------------------------------------------------------
     def timeline(self) -> Timeline:
@@ -55,6 +66,28 @@ class TimelineWriter:
         issued = now if now > floor else _next_millisecond(floor)
         self._last_issued = issued
         return issued
+
+    # -- heartbeats --------------------------------------------------------------------------
+    @contextmanager
+    def heartbeat(self, instant_time: str) -> Iterator[InstantHeartbeat]:
+        """Keep the heartbeat of the pending instant ``instant_time`` while the block runs (see
+        :mod:`maintainer.hudi.heartbeat`): wrap each span in which this tool owns a pending
+        instant. Completing or removing the instant deletes it; an exception leaves it to expire."""
+        beat = InstantHeartbeat(self.storage, instant_time, self.heartbeat_interval_s)
+        self._beating[instant_time] = beat
+        try:
+            with keep_beating(beat):
+                yield beat
+        finally:
+            self._beating.pop(instant_time, None)
+
+    def _end_heartbeat(self, instant_time: str) -> None:
+        """The instant is no longer pending: stop its heartbeat and delete the file."""
+        beat = self._beating.get(instant_time)
+        if beat is not None:
+            beat.delete()
+        else:
+            delete_heartbeat(self.storage, instant_time)
 
     # -- transitions -------------------------------------------------------------------------
     def create_requested(
@@ -95,12 +128,14 @@ class TimelineWriter:
         completion = self.new_instant_time() if self.config.timeline_layout.records_completion_time else None
         completed = inflight.with_state(State.COMPLETED, completion)
         self._write(completed, content)
+        self._end_heartbeat(completed.timestamp)
         return completed
 
     def revert_inflight_to_requested(self, inflight: Instant) -> Instant:
         """Undo a failed table-service attempt (compaction/clustering): delete its inflight file."""
         self._require_state(inflight, State.INFLIGHT, State.REQUESTED)
         self.storage.delete(self._path(instant_file_name(inflight, self.config.timeline_layout)))
+        self._end_heartbeat(inflight.timestamp)
         return inflight.with_state(State.REQUESTED)
 
     def delete_instant(self, instant: Instant, timeline: Timeline | None = None) -> list[str]:
@@ -114,6 +149,7 @@ class TimelineWriter:
             name = entry.state_files.get(state)
             if name is not None and self.storage.delete(self._path(name)):
                 deleted.append(name)
+        self._end_heartbeat(instant.timestamp)
         return deleted
 
     # -- checks ------------------------------------------------------------------------------

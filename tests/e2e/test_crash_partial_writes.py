@@ -34,6 +34,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.hudi.heartbeat import HEARTBEAT_DIR
 from maintainer.storage.atomic import PARTIAL_WRITE_ENV, is_temp_name
 from tests.e2e.test_crash_campaign import META, live_lock, pending_maintenance
 from tests.support import oracle
@@ -124,6 +125,7 @@ def restore(table: Path, pristine: Path) -> None:
 
 def leftover_temp_files(table: Path) -> list[str]:
     folders = [table / ".hoodie", table / ".hoodie" / "timeline", table / ".hoodie" / "metadata" / ".hoodie"]
+    folders += [table / HEARTBEAT_DIR, table / ".hoodie" / "metadata" / HEARTBEAT_DIR]
     return [str(p) for folder in folders if folder.is_dir() for p in folder.iterdir() if is_temp_name(p.name)]
 
 

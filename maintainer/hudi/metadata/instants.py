@@ -5,7 +5,9 @@ blocks whose instant is valid (``HoodieTableMetadataUtil.getValidInstantTimestam
 
 - every completed instant of the data table;
 - every completed metadata deltacommit whose time is not pending on the data table (a data
-  instant that failed after its metadata deltacommit completed is not valid);
+  instant that failed after its metadata deltacommit completed is not valid), completed log
+  compactions included (they complete as ``deltacommit``, which is what Hudi's
+  ``isValidInstant`` checks);
 - the instants rolled back by a completed data rollback or restore newer than the earliest
   valid instant (their blocks may still sit in a log file the rollback could not delete);
 - the metadata table's own completed rollbacks and restores;
@@ -36,7 +38,7 @@ def valid_instant_times(
     valid.update(
         i.timestamp
         for i in metadata_timeline.completed()
-        if i.action is Action.DELTA_COMMIT and i.timestamp not in pending
+        if i.completed_action is Action.DELTA_COMMIT and i.timestamp not in pending
     )
     earliest = min(valid) if valid else SOLO_COMMIT_TIMESTAMP
     for instant in data_timeline.completed():

@@ -15,8 +15,9 @@ Hudi's rules (HUDI.md §5, TimelineArchiverV1/V2):
   one at or after the last clean's earliest commit to retain; every one when nothing was cleaned);
 * never at or past the first savepoint; with ``archive_beyond_savepoint`` savepointed commits
   are kept and later ones may go;
-* with a metadata table, nothing (Hudi archives only up to the metadata table's last compaction,
-  which this tool does not write);
+* with a metadata table, nothing until the metadata table has compacted, then only commits
+  older than its latest compaction (by requested time on layout 1, by completion time on
+  layout 2);
 * completed clean and rollback instants older than the last archived commit go with them, except
   the latest clean (its earliest commit to retain guides incremental cleaning and this planner);
 * all states of an instant are archived together; pending instants never are.
@@ -156,14 +157,31 @@ def boundaries(inputs: ArchiveInputs, settings: ArchiveSpec) -> list[Boundary]:
     if not settings.archive_beyond_savepoint:
         found += _first(timeline.savepoints(), "the savepoint {ts} (archive_beyond_savepoint is off)")
     if inputs.metadata_table_enabled and inputs.metadata_compaction is not None:
-        found.append(
-            Boundary(
-                inputs.metadata_compaction,
-                f"the metadata table's latest compaction {inputs.metadata_compaction}: Hudi archives "
-                "only instants older than it",
-            )
-        )
+        found += _metadata_compaction_guard(timeline, inputs.metadata_compaction)
     return sorted(found, key=lambda b: b.timestamp)
+
+
+def _metadata_compaction_guard(timeline: Timeline, compaction: str) -> list[Boundary]:
+    """Nothing the metadata table's latest compaction has not absorbed is archived.
+
+    Layout 1 (TimelineArchiverV1.getInstantsToArchive): instants requested before the
+    compaction. Layout 2 (TimelineArchiverV2.getCommitInstantsToArchive with
+    ``findInstantsModifiedAfterByCompletionTime``): archival stops at the first completed commit
+    that completed after the compaction's time (other than one requested at that very time),
+    so a commit requested before the compaction but completed after it stays."""
+    if not timeline.layout.records_completion_time:
+        reason = f"the metadata table's latest compaction {compaction}: Hudi archives only instants before it"
+        return [Boundary(compaction, reason)]
+    later = [
+        c
+        for c in timeline.completed_commits()
+        if (c.completion_time or c.timestamp) > compaction and c.timestamp != compaction
+    ]
+    return _first(
+        later,
+        "{action} {ts}, the first commit completed after the metadata table's latest compaction "
+        f"{compaction}: Hudi archives only commits completed before it",
+    )
 
 
 def _cleans_and_rollbacks(timeline: Timeline, last_archived: str) -> list[Instant]:

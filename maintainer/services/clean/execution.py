@@ -177,19 +177,20 @@ def run_clean_instant(
         deletions = keep_only(deletions, only)
     started = time.perf_counter()
     instant = pending or writer.create_requested(Action.CLEAN, plan_bytes, instant_time=instant_time)
-    maybe_fail(SERVICE, "after_requested")
-    if instant.state is State.REQUESTED:
-        instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
-    maybe_fail(SERVICE, "after_inflight")
-    results = run_deletions(tasks, storage, deletions)
-    maybe_fail(SERVICE, "after_deletes")
-    millis = int((time.perf_counter() - started) * 1000)
-    gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION
-    metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis, gone_is_success)
-    if before_complete is not None:
-        before_complete(instant, metadata)
-        maybe_fail(SERVICE, "after_metadata_table")
-    completed = writer.complete(instant, encode_avro(metadata))
+    with writer.heartbeat(instant.timestamp):
+        maybe_fail(SERVICE, "after_requested")
+        if instant.state is State.REQUESTED:
+            instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
+        maybe_fail(SERVICE, "after_inflight")
+        results = run_deletions(tasks, storage, deletions)
+        maybe_fail(SERVICE, "after_deletes")
+        millis = int((time.perf_counter() - started) * 1000)
+        gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION
+        metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis, gone_is_success)
+        if before_complete is not None:
+            before_complete(instant, metadata)
+            maybe_fail(SERVICE, "after_metadata_table")
+        completed = writer.complete(instant, encode_avro(metadata))
     return CleanRun(completed, tuple(results), dict(plan.extra_metadata or {}))
 
 

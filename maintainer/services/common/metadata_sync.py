@@ -19,9 +19,10 @@ from maintainer.hudi.metadata.updates import (
     partition_stats_prefixes,
     table_indexes,
 )
+from maintainer.hudi.metadata.updates.clean import PARTITION_RECORD_DELETED_FROM_VERSION
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
 from maintainer.hudi.metadata.updates.slices import latest_files_after
-from maintainer.hudi.metadata.writer import MetadataUpdate
+from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
@@ -139,9 +140,16 @@ def sync_clean(storage: Storage, instant: Instant, metadata: CleanMetadata, cloc
     def build(mdt: MetadataTable) -> MetadataUpdate:
         snapshot = _data_state(mdt, storage, ()).snapshot
         indexes = table_indexes(storage, snapshot.config, latest_avro_schema(storage, snapshot))
-        return MetadataUpdate(instant.timestamp, clean_update(instant.timestamp, metadata, indexes))
+        update = clean_update(instant.timestamp, metadata, indexes, snapshot.config.version)
+        return MetadataUpdate(instant.timestamp, update.records, deletes=update.deletes)
 
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
+
+
+def _emptied_partitions(mdt: MetadataTable) -> str:
+    if mdt.state.snapshot.config.version >= PARTITION_RECORD_DELETED_FROM_VERSION:
+        return ", emptied partitions unlisted and their files records deleted"
+    return ", emptied partitions unlisted"
 
 
 def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> SyncMetadataTable:
@@ -149,7 +157,7 @@ def clean_writes(mdt: MetadataTable, files: int, deletes_partitions: bool) -> Sy
     names = {p.name for p in mdt.partitions}
     parts = [
         f"files: the {files} deleted file(s) as deleted"
-        + (", emptied partitions unlisted" if deletes_partitions else "")
+        + (_emptied_partitions(mdt) if deletes_partitions else "")
     ]
     if COLUMN_STATS in names:
         parts.append("column_stats: deletes for every indexed column of each deleted file")
@@ -175,7 +183,8 @@ def sync_compaction(
             prefixes = partition_stats_prefixes(indexes.columns, written)
             view = TableView(files, mdt.read_prefixes(COLUMN_STATS, prefixes))
         records = compaction_update(instant.timestamp, metadata, storage, indexes, view)
-        return MetadataUpdate(instant.timestamp, records)
+        streamed = config.version >= STREAMING_FROM_VERSION
+        return MetadataUpdate(instant.timestamp, records, streamed=streamed)
 
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
 

@@ -143,17 +143,18 @@ def roll_back_instant(
     writer = TimelineWriter(storage, config, clock)
     started_ms = int(time.time() * 1000)
     inflight = _start(writer, rollback, fault)
-    context = RequestContext(
-        storage, storage.uri(""), inflight.timestamp, rollback.target.timestamp, config.version
-    )
-    requests = list(rollback.plan.rollback_requests or ())
-    results = runner.run(functools.partial(execute_request, context), requests)
-    fault("after_deletes")
-    metadata = _metadata(inflight, rollback.target, results, started_ms)
-    if before_complete is not None:
-        before_complete(inflight)
-        fault("after_metadata_table")
-    completed = writer.complete(inflight, payloads.encode_avro(metadata))
+    with writer.heartbeat(inflight.timestamp):
+        context = RequestContext(
+            storage, storage.uri(""), inflight.timestamp, rollback.target.timestamp, config.version
+        )
+        requests = list(rollback.plan.rollback_requests or ())
+        results = runner.run(functools.partial(execute_request, context), requests)
+        fault("after_deletes")
+        metadata = _metadata(inflight, rollback.target, results, started_ms)
+        if before_complete is not None:
+            before_complete(inflight)
+            fault("after_metadata_table")
+        completed = writer.complete(inflight, payloads.encode_avro(metadata))
     fault("after_completed")
     removed = remove_target(
         writer, rollback.target, rollback.reverts_to_requested, rollback.removes_completed

@@ -226,18 +226,19 @@ def run_compaction(
     (apply's). ``size_of``: the base files' sizes as the caller listed them."""
     writer = TimelineWriter(storage, config, clock)
     requested, stored, rolled_back = _requested(storage, writer, instant_time, plan, sync_metadata)
-    inflight = writer.transition_to_inflight(requested)
-    maybe_fail(SERVICE, "after_inflight")
-    timeline = load_timeline(storage, config)
-    tasks = build_tasks(storage, config, timeline, instant_time, stored, parquet, size_of)
-    stats = runner.run(compact_slice, tasks)
-    maybe_fail(SERVICE, "before_commit")
-    schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
-    metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
-    if sync_metadata:
-        sync_compaction(storage, inflight, metadata, clock)
-        maybe_fail(SERVICE, "after_metadata_table")
-    completed = writer.complete(inflight, encode_commit(metadata, config))
+    with writer.heartbeat(instant_time):
+        inflight = writer.transition_to_inflight(requested)
+        maybe_fail(SERVICE, "after_inflight")
+        timeline = load_timeline(storage, config)
+        tasks = build_tasks(storage, config, timeline, instant_time, stored, parquet, size_of)
+        stats = runner.run(compact_slice, tasks)
+        maybe_fail(SERVICE, "before_commit")
+        schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
+        metadata = compaction_commit_metadata(stats, schema, stored.extra_metadata)
+        if sync_metadata:
+            sync_compaction(storage, inflight, metadata, clock)
+            maybe_fail(SERVICE, "after_metadata_table")
+        completed = writer.complete(inflight, encode_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
     if rolled_back is None:
         return CompactionOutcome(completed, tuple(stats))

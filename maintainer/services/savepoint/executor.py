@@ -65,9 +65,10 @@ def create_savepoint(
     if entry is None:
         writer.create_inflight(Action.SAVEPOINT, b"", instant_time=instant_time)
         fault("after_inflight")
-    metadata = savepoint_metadata(table, instant_time, user, comments, int(clock().timestamp() * 1000))
-    inflight = Instant(instant_time, Action.SAVEPOINT, State.INFLIGHT)
-    return writer.complete(inflight, payloads.encode_avro(metadata))
+    with writer.heartbeat(instant_time):
+        metadata = savepoint_metadata(table, instant_time, user, comments, int(clock().timestamp() * 1000))
+        inflight = Instant(instant_time, Action.SAVEPOINT, State.INFLIGHT)
+        return writer.complete(inflight, payloads.encode_avro(metadata))
 
 
 def delete_savepoint(table: TableState, instant_time: str) -> list[str]:

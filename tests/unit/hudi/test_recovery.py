@@ -107,3 +107,16 @@ def test_an_empty_completion_beside_its_inflight_file_was_cut_short(tmp_path: Pa
     (item,) = open_table(str(tmp_path)).interrupted
     assert "empty" in item.problem
     assert _savepoint_state(storage) is State.INFLIGHT
+
+
+def test_recovery_deletes_a_heartbeat_write_killed_half_way(tmp_path: Path) -> None:
+    """Heartbeats are rewritten atomically too: a kill mid-beat leaves a temporary file beside
+    them, in the data table's and the metadata table's heartbeat folders."""
+    storage = _table(tmp_path)
+    leftovers = [tmp_path / ".hoodie/.heartbeat", tmp_path / ".hoodie/metadata/.hoodie/.heartbeat"]
+    for folder in leftovers:
+        folder.mkdir(parents=True)
+        (folder / atomic.temp_name()).write_bytes(b"")
+    done = recover_interrupted_writes(storage)
+    assert len(done) == 2 and all("killed half-way" in line for line in done)
+    assert all(not any(folder.iterdir()) for folder in leftovers)

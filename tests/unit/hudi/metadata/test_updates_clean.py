@@ -82,7 +82,7 @@ def test_column_stats_deletes_hit_exactly_the_stored_stats_of_the_deleted_files(
     name: str, deleted: Mapping[str, Sequence[str]], fixture_table: Callable[[str], FixtureTable]
 ) -> None:
     _, mdt, indexes = opened(fixture_table(name))
-    update = clean_update(T, clean_of(deleted), indexes)
+    update = clean_update(T, clean_of(deleted), indexes, 8).records
     names = {f for files in deleted.values() for f in files}
     stored = {
         k
@@ -106,7 +106,7 @@ def test_a_column_stats_delete_is_a_stub_of_its_index_version(
 ) -> None:
     _, mdt, indexes = opened(fixture_table(name))
     schema = metadata_schemas(mdt.storage, mdt.state.snapshot.timeline).block_schema
-    key, record = clean_update(T, clean_of(deleted), indexes)["column_stats"][0]
+    key, record = clean_update(T, clean_of(deleted), indexes, 8).records["column_stats"][0]
     stats = decode_value(encode_value(record, parsed_schema(schema)), schema, key)["ColumnStatsMetadata"]
     assert stats["minValue"] is None and stats["maxValue"] is None
     assert [stats[f] for f in ("nullCount", "valueCount", "totalSize", "totalUncompressedSize")] == [-1] * 4
@@ -117,7 +117,7 @@ def test_a_column_stats_delete_is_a_stub_of_its_index_version(
 
 def test_files_records_tombstone_the_deleted_files(fixture_table: Callable[[str], FixtureTable]) -> None:
     _, mdt, indexes = opened(fixture_table(V9))
-    files = clean_update(T, clean_of(V9_DELETED), indexes)["files"]
+    files = clean_update(T, clean_of(V9_DELETED), indexes, 9).records["files"]
     assert [key for key, _ in files] == ["region=us", "region=apac"]
     current = mdt.read_partition("files")
     for partition, record in files:
@@ -134,15 +134,20 @@ def test_the_deleted_files_map_iterates_like_a_java_hashmap_of_its_size(
 ) -> None:
     _, _, indexes = opened(fixture_table(V9))
     # 4 buckets: "Aa" and "BB" share String.hashCode 2112 (bucket 0, insertion order), "y" is 121
-    (_, record), *_ = clean_update(T, clean_of({"p": ("y", "Aa", "BB")}), indexes)["files"]
+    (_, record), *_ = clean_update(T, clean_of({"p": ("y", "Aa", "BB")}), indexes, 9).records["files"]
     assert list(record["filesystemMetadata"]) == ["Aa", "BB", "y"]
-    (_, record), *_ = clean_update(T, clean_of({"p": ("y", "BB", "Aa")}), indexes)["files"]
+    (_, record), *_ = clean_update(T, clean_of({"p": ("y", "BB", "Aa")}), indexes, 9).records["files"]
     assert list(record["filesystemMetadata"]) == ["BB", "Aa", "y"]
 
 
-def test_a_deleted_partition_leaves_the_partition_list(fixture_table: Callable[[str], FixtureTable]) -> None:
+@pytest.mark.parametrize("version", [8, 9])
+def test_a_deleted_partition_leaves_the_partition_list(
+    version: int, fixture_table: Callable[[str], FixtureTable]
+) -> None:
     _, mdt, indexes = opened(fixture_table(V9))
-    files = dict(clean_update(T, clean_of(V9_DELETED, gone=["region=apac"]), indexes)["files"])
+    files = dict(
+        clean_update(T, clean_of(V9_DELETED, gone=["region=apac"]), indexes, version).records["files"]
+    )
     assert files["__all_partitions__"]["filesystemMetadata"] == {
         "region=apac": {"size": 0, "isDeleted": True}
     }
@@ -150,12 +155,37 @@ def test_a_deleted_partition_leaves_the_partition_list(fixture_table: Callable[[
     assert sorted(live_files(merged)) == ["region=eu", "region=us"]
 
 
+def test_on_version_8_a_deleted_partition_keeps_its_files_record_with_tombstones(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    """Hudi 1.0 (table version 8), HoodieTableMetadataUtil.convertMetadataToFilesPartitionRecords:
+    ``createPartitionFilesRecord(partition, {}, deletedFiles)`` for every cleaned partition,
+    deleted or not; no key is deleted."""
+    _, _, indexes = opened(fixture_table(V9))
+    update = clean_update(T, clean_of(V9_DELETED, gone=["region=apac"]), indexes, 8)
+    assert update.deletes == {}
+    files = dict(update.records["files"])
+    assert sorted(files["region=apac"]["filesystemMetadata"]) == sorted(V9_DELETED["region=apac"])
+
+
+def test_on_version_9_a_deleted_partition_has_its_files_record_deleted(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    """Hudi 1.1 (table version 9, HUDI-8449), HoodieMetadataPayload.createPartitionFilesRecord with
+    ``isPartitionDeleted``: an empty payload (a delete of the partition's key) instead of its
+    deleted files; the partitions still there keep their tombstones."""
+    _, _, indexes = opened(fixture_table(V9))
+    update = clean_update(T, clean_of(V9_DELETED, gone=["region=apac"]), indexes, 9)
+    assert update.deletes == {"files": ["region=apac"]}
+    assert [key for key, _ in update.records["files"]] == ["region=us", "__all_partitions__"]
+
+
 def test_bloom_filter_deletes_for_deleted_base_files_only(
     fixture_table: Callable[[str], FixtureTable],
 ) -> None:
     _, mdt, indexes = opened(fixture_table(V9))
     with_blooms = dataclasses.replace(indexes, partitions=indexes.partitions | {"bloom_filters"})
-    blooms = clean_update(T, clean_of(V9_DELETED), with_blooms)["bloom_filters"]
+    blooms = clean_update(T, clean_of(V9_DELETED), with_blooms, 9).records["bloom_filters"]
     schema = metadata_schemas(mdt.storage, mdt.state.snapshot.timeline).block_schema
     bases = [(p, f) for p, files in V9_DELETED.items() for f in files if f.endswith(".parquet")]
     assert [key for key, _ in blooms] == [keys.bloom_filter_key(p, f) for p, f in bases]
@@ -173,4 +203,4 @@ def test_bloom_filter_deletes_for_deleted_base_files_only(
 def test_a_clean_without_indexes_writes_files_only(fixture_table: Callable[[str], FixtureTable]) -> None:
     _, _, indexes = opened(fixture_table(V9))
     files_only = dataclasses.replace(indexes, partitions=frozenset({"files"}))
-    assert set(clean_update(T, clean_of(V9_DELETED), files_only)) == {"files"}
+    assert set(clean_update(T, clean_of(V9_DELETED), files_only, 9).records) == {"files"}

@@ -196,3 +196,27 @@ def test_the_compaction_window_guard_holds_on_every_mor_table() -> None:
     timed = CompactionSpec.model_validate({"trigger": {"strategy": "time_elapsed"}})
     assert compaction_max_delta_commits(_table(True), timed) is None
     assert compaction_max_delta_commits(_table(False), None) is None
+
+
+def layout2_commit(index: int, completed: str) -> list[str]:
+    return [f"{ts(index)}.commit.requested", f"{ts(index)}.inflight", f"{ts(index)}_{completed}.commit"]
+
+
+def test_on_layout_2_the_metadata_compaction_bounds_archival_by_completion_time() -> None:
+    """TimelineArchiverV2.getCommitInstantsToArchive: the metadata table's latest compaction
+    bounds archival at ``findInstantsModifiedAfterByCompletionTime(compaction)``, the first
+    commit completed after it; a commit requested before the compaction but completed after it
+    stays (a requested-time comparison would archive it)."""
+    names = layout2_commit(1, "20260101000001500") + layout2_commit(2, "20260101000004500")
+    names += [n for i in range(3, 9) for n in layout2_commit(i, ts(i)[:-3] + "500")]
+    tl = Timeline.from_file_names(names, 2)
+    inputs = ArchiveInputs(tl, metadata_table_enabled=True, metadata_compaction=ts(3))
+    result = plan_archive(inputs, SETTINGS)
+    assert [i.timestamp for i in result.instants] == [ts(1)]
+    assert (
+        f"commit {ts(2)}, the first commit completed after the metadata table's latest compaction"
+        in (result.reasons[1])
+    )
+    # every commit completed before the compaction: nothing of it bounds archival
+    early = ArchiveInputs(tl, metadata_table_enabled=True, metadata_compaction=ts(9))
+    assert plan_archive(early, SETTINGS).instants == plan_archive(ArchiveInputs(tl), SETTINGS).instants
