@@ -16,11 +16,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.cli import main
+from maintainer.hudi import bloom
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.secondary_index import split_key
 from tests.support.fixtures import FixtureTable, base_files
-from tests.support.metadata_edit import append_records, base_records, newest_log_with, rewrite_log_records
+from tests.support.metadata_edit import (
+    add_bloom_filters_partition,
+    append_records,
+    base_records,
+    newest_log_with,
+    rewrite_log_records,
+)
 
 pytestmark = pytest.mark.fixtures
 COW_V9 = "sample_table_cow_v9_txns_simple_meta"
@@ -211,3 +218,59 @@ def test_a_damaged_secondary_index_base_file_is_named(
     assert any(f".hoodie/metadata/secondary_index_merchant_idx/{victim.name}" in p for p in problems), (
         problems
     )
+
+
+def test_a_bloom_filters_partition_that_matches_the_footers_passes(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = fixture_copy(COW_V9)
+    add_bloom_filters_partition(table.path)
+    assert main(["inspect", str(table.path), "--check-metadata", "--format", "json"]) == 0
+    mdt = json.loads(capsys.readouterr().out)["metadata_table"]
+    assert "bloom_filters" in {p["name"] for p in mdt["partitions"]}
+    assert mdt["check"]["passed"] and mdt["check"]["indexes"]["footers_read"] > 0
+
+
+@pytest.mark.parametrize("damage", ["deleted", "truncated"])
+def test_a_damaged_bloom_filters_file_is_named(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    table = fixture_copy(COW_V9)
+    hfile, indexed = add_bloom_filters_partition(table.path)
+    if damage == "deleted":
+        hfile.unlink()
+    else:
+        hfile.write_bytes(hfile.read_bytes()[: hfile.stat().st_size // 2])
+    assert main(["inspect", str(table.path), "--check-metadata", "--format", "json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["metadata_table"]["check"]["problems"]
+    assert any(
+        f".hoodie/metadata/bloom_filters/{hfile.name}: metadata table base file" in p for p in problems
+    )
+    if damage == "deleted":  # read as an empty index: every base file is named
+        for path in indexed:
+            assert any(p.startswith(f"bloom_filters: {path}: no bloom filter for the file") for p in problems)
+
+
+def test_a_wrong_bloom_filter_is_named_with_its_file(
+    fixture_copy: Callable[[str], FixtureTable], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A filter of other keys stands for one base file: Hudi's bloom index would not find the
+    file's keys there, and its next upsert of them writes duplicates."""
+    table = fixture_copy(COW_V9)
+    victim = _newest_base_file(table)
+    key = keys.bloom_filter_key(victim.parent.name, victim.name)
+    other = bloom.build_bloom_filter(["not a key of the file"]).serialize().encode()
+
+    def wrong(record_key: str, record: MetadataRecord) -> MetadataRecord:
+        if record_key != key:
+            return record
+        return {**record, "BloomFilterMetadata": {**record["BloomFilterMetadata"], "bloomFilter": other}}
+
+    add_bloom_filters_partition(table.path, wrong)
+    problems = _check(table.path, capsys)["problems"]
+    expected = (
+        f"bloom_filters: {victim.parent.name}/{victim.name}: its bloom filter differs from the file's footer"
+    )
+    named = [p for p in problems if p.startswith(expected)]
+    assert len(named) == 1 and REBUILD in named[0], problems
+    assert len(problems) == 1, problems
