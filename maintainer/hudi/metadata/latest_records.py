@@ -2,8 +2,9 @@
 that describe records (``record_index`` and secondary indexes): every record key with the file
 groups that hold it, and the values of the columns secondary indexes index.
 
-Slices are read with maintainer's reader (``_hoodie_record_key`` and the indexed columns,
-merged with their log files); corrupt log blocks are skipped, as Hudi's readers skip them.
+Slices are read with maintainer's reader, merged with their log files (a slice of a base file
+alone: ``_hoodie_record_key`` and the indexed columns only); corrupt log blocks are skipped, as
+Hudi's readers skip them.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from maintainer.hudi.filemodel import FileSlice
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.merge import RECORD_KEY_COLUMN
-from maintainer.hudi.reader import read_file_slice
+from maintainer.hudi.reader import read_base_file, read_file_slice
 
 Location = tuple[str, str]
 """(data-table partition path, file id)."""
@@ -38,10 +40,9 @@ def read_latest_records(data: TableState, columns: Sequence[str] = ()) -> Latest
     if not snapshot.config.populate_meta_fields:
         return None
     found = LatestRecords({}, {column: [] for column in columns})
+    wanted = [RECORD_KEY_COLUMN, *columns]
     for file_slice in data.view.latest_slices():
-        rows = read_file_slice(
-            data.storage, snapshot.config, data.view.timeline, file_slice, on_corrupt=_skip
-        )
+        rows = _slice_rows(data, file_slice, wanted)
         if rows is None or RECORD_KEY_COLUMN not in rows.column_names:
             continue
         location = (file_slice.partition, file_slice.file_id)
@@ -59,6 +60,14 @@ def read_latest_records(data: TableState, columns: Sequence[str] = ()) -> Latest
                 if key is not None
             )
     return found
+
+
+def _slice_rows(data: TableState, file_slice: FileSlice, columns: Sequence[str]) -> pa.Table | None:
+    """The slice's merged rows; a slice of a base file alone is read for ``columns`` only."""
+    if file_slice.base_file is not None and not file_slice.log_files:
+        return read_base_file(data.storage, file_slice.base_file.path, columns)
+    config, timeline = data.snapshot.config, data.view.timeline
+    return read_file_slice(data.storage, config, timeline, file_slice, on_corrupt=_skip)
 
 
 def raw_values(column: pa.ChunkedArray) -> list[object]:

@@ -203,3 +203,35 @@ def test_an_unreadable_footer_is_noted_not_failed(tmp_path: Path) -> None:
     assert check.not_compared[0].startswith(
         f"column_stats and bloom_filters of {PARTITION}/{FILE_A}: its footer cannot be read"
     )
+
+
+def test_an_undecodable_footer_bloom_filter_is_noted_not_failed(tmp_path: Path) -> None:
+    table = pa.table({"_hoodie_record_key": ["k1"], "amount": [1.0]})
+    table = table.replace_schema_metadata(
+        {bloom.BLOOM_FILTER_KEY: "not base64!", bloom.TYPE_CODE_KEY: "DYNAMIC_V0"}
+    )
+    (tmp_path / PARTITION).mkdir()
+    pq.write_table(table, tmp_path / PARTITION / FILE_A)
+    listing = {PARTITION: {FILE_A: (tmp_path / PARTITION / FILE_A).stat().st_size}}
+    key, record = bloom_filter_record(PARTITION, FILE_A, "20260101000000000", "DYNAMIC_V0", b"other", False)
+    check = check_base_files(
+        Storage(str(tmp_path)), listing, listing, INDEXES, IndexRecords(None, {key: record})
+    )
+    assert check.findings == ()
+    assert check.not_compared[0].startswith(f"bloom_filters of {PARTITION}/{FILE_A} (cannot decode")
+
+
+def test_a_stored_filter_equal_to_the_footer_text_needs_no_parsing(tmp_path: Path) -> None:
+    """Hudi's stored filter is most often the footer's text itself."""
+    table = pa.table({"_hoodie_record_key": ["k1"], "amount": [1.0]})
+    table = table.replace_schema_metadata(
+        {bloom.BLOOM_FILTER_KEY: "opaque", bloom.TYPE_CODE_KEY: "DYNAMIC_V0"}
+    )
+    (tmp_path / PARTITION).mkdir()
+    pq.write_table(table, tmp_path / PARTITION / FILE_A)
+    listing = {PARTITION: {FILE_A: (tmp_path / PARTITION / FILE_A).stat().st_size}}
+    key, record = bloom_filter_record(PARTITION, FILE_A, "20260101000000000", "DYNAMIC_V0", b"opaque", False)
+    check = check_base_files(
+        Storage(str(tmp_path)), listing, listing, INDEXES, IndexRecords(None, {key: record})
+    )
+    assert check.findings == () and check.not_compared == ()
