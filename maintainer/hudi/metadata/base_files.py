@@ -59,15 +59,18 @@ class IndexRecords:
 def check_base_files(
     storage: Storage, listed: FileListing, present: FileListing, indexes: TableIndexes, stored: IndexRecords
 ) -> BaseFileCheck:
-    """Every listed Parquet base file on storage at its listed size, against the stored records."""
+    """Every listed Parquet base file on storage at its listed size, against the stored records.
+    A footer is read only where there is something to compare it with: a ``bloom_filters``
+    partition, or live column statistics of the file (a file without any is left to the
+    presence check)."""
     findings: list[IndexFinding] = []
     notes: list[str] = []
     read = 0
-    if stored.column_stats is None and stored.bloom_filters is None:
-        return BaseFileCheck((), 0)
     for partition, files in sorted(listed.items()):
         for name, size in sorted(files.items()):
             if not _is_parquet_base_file(name) or present.get(partition, {}).get(name) != size:
+                continue
+            if stored.bloom_filters is None and not _has_statistics(partition, name, indexes, stored):
                 continue
             path = f"{partition}/{name}" if partition else name
             try:
@@ -77,20 +80,46 @@ def check_base_files(
                 notes.append(f"{what}: its footer cannot be read ({exc})")
                 continue
             read += 1
-            where = storage.uri(path)
-            if stored.column_stats is not None and indexes.columns:
-                try:
-                    findings += _column_stats(partition, name, footer, indexes, stored.column_stats, where)
-                except UnsupportedTableError as exc:
-                    notes.append(f"column_stats of {data_file(partition, name)} ({exc.message})")
-            if stored.bloom_filters is not None:
-                try:
-                    findings += _bloom_filter(partition, name, footer, stored.bloom_filters, where)
-                except CorruptFileError as exc:
-                    notes.append(f"bloom_filters of {data_file(partition, name)} ({exc.message})")
+            found, noted = _check_footer(partition, name, footer, indexes, stored, storage.uri(path))
+            findings += found
+            notes += noted
     if stored.bloom_filters is not None:
         findings += _unlisted_bloom_filters(listed, stored.bloom_filters)
     return BaseFileCheck(tuple(findings), read, tuple(notes))
+
+
+def _has_statistics(partition: str, name: str, indexes: TableIndexes, stored: IndexRecords) -> bool:
+    records = stored.column_stats
+    if records is None:
+        return False
+    return any(
+        _is_live(records.get(keys.column_stats_key(column, partition, name)), "ColumnStatsMetadata")
+        for column in indexes.columns
+    )
+
+
+def _check_footer(
+    partition: str,
+    name: str,
+    footer: pq.FileMetaData,
+    indexes: TableIndexes,
+    stored: IndexRecords,
+    where: str,
+) -> tuple[list[IndexFinding], list[str]]:
+    """The file's findings and what could not be compared."""
+    findings: list[IndexFinding] = []
+    notes: list[str] = []
+    if stored.column_stats is not None and indexes.columns:
+        try:
+            findings += _column_stats(partition, name, footer, indexes, stored.column_stats, where)
+        except UnsupportedTableError as exc:
+            notes.append(f"column_stats of {data_file(partition, name)} ({exc.message})")
+    if stored.bloom_filters is not None:
+        try:
+            findings += _bloom_filter(partition, name, footer, stored.bloom_filters, where)
+        except CorruptFileError as exc:
+            notes.append(f"bloom_filters of {data_file(partition, name)} ({exc.message})")
+    return findings, notes
 
 
 def _is_parquet_base_file(name: str) -> bool:
