@@ -33,6 +33,7 @@ from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS
 from maintainer.hudi.metadata.updates.parquet_stats import footer_ranges, read_parquet_footer
 from maintainer.hudi.metadata.updates.ranges import ColumnRange
 from maintainer.hudi.metadata.updates.stored import stored_range
+from maintainer.hudi.metadata.updates.values import ValueMeta, Wrapped
 from maintainer.storage import Storage
 
 FileListing = Mapping[str, Mapping[str, int]]
@@ -185,11 +186,12 @@ def range_differences(stored: ColumnRange | None, expected: ColumnRange) -> str:
 
 
 def _shown(value: Any) -> str:
-    inner = getattr(value, "value", value)
+    """A field's value as the finding shows it: a min/max by its value, a value type by name."""
+    if isinstance(value, ValueMeta):
+        return value.type.name
+    inner = value.value if isinstance(value, Wrapped) else value
     if isinstance(inner, bytes):
         return "0x" + inner.hex()[:32]
-    if hasattr(value, "type") and hasattr(value, "type_info"):  # a ValueMeta
-        return str(value.type.name)
     return repr(inner)
 
 

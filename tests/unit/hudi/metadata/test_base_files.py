@@ -12,13 +12,14 @@ import pytest
 
 from maintainer.hudi import bloom
 from maintainer.hudi.metadata import keys
-from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files
+from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files, range_differences
 from maintainer.hudi.metadata.findings import REBUILD_HINT
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.updates.build import bloom_filter_record, column_stats_record
 from maintainer.hudi.metadata.updates.indexes import TableIndexes
 from maintainer.hudi.metadata.updates.parquet_stats import read_parquet_ranges
-from maintainer.hudi.metadata.updates.values import IndexVersion
+from maintainer.hudi.metadata.updates.ranges import ColumnRange
+from maintainer.hudi.metadata.updates.values import IndexVersion, ValueMeta, ValueType, Wrapped
 from maintainer.storage import Storage
 
 PARTITION = "region=us"
@@ -235,3 +236,12 @@ def test_a_stored_filter_equal_to_the_footer_text_needs_no_parsing(tmp_path: Pat
         Storage(str(tmp_path)), listing, listing, INDEXES, IndexRecords(None, {key: record})
     )
     assert check.findings == () and check.not_compared == ()
+
+
+def test_differences_show_values_bytes_and_types() -> None:
+    decimal, long = ValueMeta(ValueType.DECIMAL, 10, 2), ValueMeta(ValueType.LONG)
+    footer = ColumnRange("f", "c", Wrapped("BytesWrapper", b"\x01"), None, 0, 1, 5, 6, decimal)
+    stored = ColumnRange("f", "c", Wrapped("BytesWrapper", b"\x02"), None, 0, 1, 5, 6, long)
+    assert range_differences(stored, footer) == "min 0x02 (footer: 0x01), meta LONG (footer: DECIMAL)"
+    assert range_differences(footer, footer) == ""
+    assert range_differences(None, footer) == "has none"
