@@ -55,7 +55,9 @@ from maintainer.hudi.time_travel import as_of_instant, check_time_travel
     help="Check the metadata table against the table: its timeline is in step, its own files are "
     "all there at their committed sizes, its `files` partition lists exactly the committed data "
     "files on storage, with their sizes, `column_stats` and `partition_stats` cover every file "
-    "and partition, and `record_index` holds exactly the record keys, each at its file group. "
+    "and partition, `record_index` holds exactly the record keys, each at its file group, and every "
+    "index agrees with the data: `column_stats` and `bloom_filters` with each base file's footer, "
+    "`partition_stats` with its partition's column stats, secondary indexes with the records. "
     "Exit 1 with the differences; a table without a metadata table has nothing to check (exit 0, said so).",
 )
 def command(
@@ -274,11 +276,26 @@ def _render_sync(mdt: dict[str, Any]) -> None:
     if mdt["in_sync"] and (check is None or check["passed"]):
         checked = f" ({check['files_checked']} files match storage)" if check else ""
         stdout.print(f"  [green]in sync[/green]{checked}{_record_index_line(check)}")
+        _render_index_comparison(check)
         return
     stdout.print("  [red]out of sync or damaged:[/red]")
     problems = mdt["sync_problems"] + (check["problems"] if check else [])
     for problem in problems:
         stdout.print(f"    - {literal(problem)}")
+    _render_index_comparison(check)
+
+
+def _render_index_comparison(check: dict[str, Any] | None) -> None:
+    indexes = (check or {}).get("indexes")
+    if not indexes:
+        return
+    stdout.print(
+        f"  index values compared with the data: {indexes['footers_read']} base file footer(s) "
+        f"(column_stats, bloom_filters), {indexes['partition_stats_compared']} partition_stats "
+        f"record(s), {indexes['secondary_index_records_compared']} record(s) of secondary indexes"
+    )
+    for note in indexes["not_compared"]:
+        stdout.print(f"    [dim]not compared:[/dim] {literal(note)}")
 
 
 def _record_index_line(check: dict[str, Any] | None) -> str:

@@ -7,7 +7,7 @@ UnsupportedTableError that says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -25,8 +25,9 @@ from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
 
-def read_base_file(storage: Storage, path: str) -> pa.Table:
-    """A Parquet base file as a Table (Lance refused with a clear error)."""
+def read_base_file(storage: Storage, path: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """A Parquet base file as a Table (Lance refused with a clear error); ``columns``: only
+    those the file has (None: all)."""
     if path.endswith(".lance"):
         raise UnsupportedTableError(
             "Lance base files cannot be read by maintainer (only listed and maintained at file level)",
@@ -35,7 +36,11 @@ def read_base_file(storage: Storage, path: str) -> pa.Table:
         )
     try:
         with storage.open_input_file(path) as handle:
-            return pq.read_table(handle)
+            if columns is None:
+                return pq.read_table(handle)
+            parquet = pq.ParquetFile(handle)
+            present = set(parquet.schema_arrow.names)
+            return parquet.read(columns=[c for c in columns if c in present])
     except StorageError:
         raise
     except (pa.ArrowException, OSError) as exc:

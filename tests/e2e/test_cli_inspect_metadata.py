@@ -25,6 +25,7 @@ def test_inspect_shows_the_metadata_table_and_the_check_passes(
     out = capsys.readouterr().out
     assert "metadata table" in out and "column_stats" in out and "record_index" in out
     assert "in sync (19 files match storage)" in out
+    assert "index values compared with the data: 14 base file footer(s)" in out.replace("\n", " ")
     assert main(["inspect", path, "--check-metadata", "--format", "json"]) == 0
     mdt = json.loads(capsys.readouterr().out)["metadata_table"]
     assert mdt["check"] == {
@@ -34,6 +35,12 @@ def test_inspect_shows_the_metadata_table_and_the_check_passes(
         "damaged_files": [],
         "problems": [],
         "record_index": {"keys_checked": 12, "missing": 0, "misplaced": 0, "extra": 0, "skipped": None},
+        "indexes": {
+            "footers_read": 14,
+            "partition_stats_compared": 48,
+            "secondary_index_records_compared": 24,
+            "not_compared": [],
+        },
     }
     assert mdt["latest_compaction"] == "20260307162612567"
     assert {p["name"] for p in mdt["partitions"]} >= {"files", "column_stats", "partition_stats"}

@@ -5,7 +5,7 @@ maintained table must pass, and the states tests put a table in."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,11 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
+from maintainer.hudi.metadata.latest_records import read_latest_records
+from maintainer.hudi.metadata.secondary_index import split_key
 from maintainer.hudi.metadata.table import open_metadata_table
 from tests.support import artifacts, oracle
+from tests.support.metadata_edit import append_records, base_records
 
 MOR_V9 = "sample_table_mor_avro_v9_txns_simple_meta"
 TRIPS_V8 = "quickstart_trips_table_mor_avro_v8_trips_8i3u1d"
@@ -80,10 +83,35 @@ def without_metadata_table(source: Path, into: Path) -> Path:
 
 def fail_last_deltacommit(path: Path) -> str:
     """Turn the table's last completed deltacommit into a failed write: its completed file goes
-    (its metadata deltacommit stays completed, as when a writer dies between the two)."""
+    (its metadata deltacommit stays completed, as when a writer dies between the two). Secondary
+    indexes built after it (the fixtures' were: their ``indexing`` instants come last) index its
+    records; an index built after a failed write does not, so their entries are deleted (see
+    :func:`unindex_records`)."""
+    before = _latest_keys(path)
     completed = sorted((path / ".hoodie" / "timeline").glob("2*_*.deltacommit"))[-1]
     completed.unlink()
+    unindex_records(path, before - _latest_keys(path))
     return completed.name.split("_")[0]
+
+
+def _latest_keys(path: Path) -> set[str]:
+    latest = read_latest_records(open_table(str(path), verify=False))
+    return set() if latest is None else set(latest.locations)
+
+
+def unindex_records(path: Path, record_keys: Collection[str]) -> None:
+    """Mark the secondary index entries of ``record_keys`` deleted, in the file group whose base
+    file holds each (a block appended to that slice's log file, at its base file's instant)."""
+    metadata = path / ".hoodie" / "metadata"
+    for folder in sorted(metadata.glob("secondary_index_*")):
+        for file_id in sorted({base.name.split("_")[0] for base in folder.glob("*.hfile")}):
+            gone = [
+                (key, {**record, "SecondaryIndexMetadata": {"isDeleted": True}})
+                for key, record in base_records(folder, file_id)
+                if (split_key(key) or (None, None))[1] in record_keys
+            ]
+            if gone:
+                append_records(folder, file_id, gone)
 
 
 def retained_reads(path: Path, since: str, drop: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:

@@ -35,6 +35,11 @@ def _read(path: Path | str, as_of: str | None, read_optimized: bool) -> pa.Table
     return pa.Table.from_batches(batches)
 
 
+def snapshot_table(path: Path | str) -> pa.Table:
+    """The latest snapshot hudi reads, as an Arrow table (its column types as hudi gives them)."""
+    return _read(path, None, False)
+
+
 def rows(table: pa.Table, drop: Iterable[str] = ()) -> list[dict[str, Any]]:
     """Rows as dicts without the dropped columns, in a canonical order."""
     dropped = set(drop)

@@ -1,10 +1,16 @@
 """Check a metadata table against its data table: the timelines are in step (:mod:`.sync`), the
 metadata table's own files of its latest slices are all there at their committed sizes
 (:mod:`.storage_check`), the merged ``files`` partition lists exactly the committed data files
-on storage, with their sizes, ``column_stats`` describes no file that is gone, and
-``record_index`` indexes exactly the keys of the latest slices, each at its file group
-(:mod:`.record_index`). Hudi itself never detects a stale or damaged metadata table; its
-readers then list deleted files or miss new ones, and its upserts write duplicates.
+on storage, with their sizes, ``column_stats`` describes no file that is gone, and every index
+partition agrees with the data it indexes: ``record_index`` indexes exactly the keys of the
+latest slices, each at its file group (:mod:`.record_index`); ``column_stats`` and
+``bloom_filters`` hold each listed base file's own footer statistics and bloom filter
+(:mod:`.base_files`, one footer read per file); ``partition_stats`` covers the aggregate of each
+partition's latest column stats (:mod:`.partition_stats_check`); secondary indexes index each
+live record's value with its key, and nothing else (:mod:`.secondary_index`). The records of
+the latest slices are read once, for the record index and the secondary indexes. Hudi itself
+never detects a stale or damaged metadata table; its readers then list deleted files or miss
+new ones, and its upserts write duplicates.
 
 Two exceptions in ``files``, both files Hudi's readers skip (their instant is pending on the
 data table) and the next attempt rolls back from both tables. After a failed table service was
@@ -19,11 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from maintainer.errors import CorruptFileError
+from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.instant import State
 from maintainer.hudi.integrity import Finding
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files
 from maintainer.hudi.metadata.column_stats import (
     describe_missing,
     describe_partition_without_stats,
@@ -38,16 +46,46 @@ from maintainer.hudi.metadata.files import (
     metadata_file_listing,
     storage_file_listing,
 )
+from maintainer.hudi.metadata.findings import IndexFinding, described
+from maintainer.hudi.metadata.latest_records import LatestRecords, read_latest_records
+from maintainer.hudi.metadata.partition_stats_check import check_partition_stats
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.record_index import RECORD_INDEX, RecordIndexCheck, check_record_index
+from maintainer.hudi.metadata.secondary_index import (
+    check_secondary_index,
+    is_secondary_index,
+    secondary_index_columns,
+)
 from maintainer.hudi.metadata.storage_check import metadata_file_findings
 from maintainer.hudi.metadata.sync import SyncStatus, sync_status
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.metadata.updates.indexes import (
+    BLOOM_FILTERS,
+    TableIndexes,
+    read_index_definitions,
+    table_indexes,
+)
 from maintainer.hudi.metadata.updates.slices import latest_merged_files
 from maintainer.hudi.payloads import decode_rollback_plan
+from maintainer.hudi.schema import latest_avro_schema
 
 COLUMN_STATS = "column_stats"
+NO_KEYS = "the table keeps no _hoodie_record_key column"
 PARTITION_STATS = "partition_stats"
+
+
+@dataclass(frozen=True)
+class IndexComparison:
+    """How much of each index the check compared with the data, and what it left out."""
+
+    footers_read: int = 0
+    """Base files whose footer ``column_stats`` and ``bloom_filters`` were compared with."""
+    partition_stats: int = 0
+    """(partition, column) statistics compared with the aggregate of the latest column stats."""
+    secondary_index_records: int = 0
+    """Records whose secondary index entries were compared (over all secondary indexes)."""
+    not_compared: tuple[str, ...] = ()
+    """What was not compared, with why (not a failure of the check)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +105,11 @@ class MetadataCheck:
     """Listed (partition, file) that ``column_stats`` has no statistics for."""
     without_partition_stats: tuple[tuple[str, str], ...] = ()
     """(partition, column) that ``partition_stats`` has no statistics for."""
+    index_findings: tuple[IndexFinding, ...] = ()
+    """Index records that disagree with the data (column and partition stats values, bloom
+    filters, secondary indexes)."""
+    compared: IndexComparison | None = None
+    """What the index comparisons covered (None: the ``files`` partition could not be read)."""
 
     @property
     def passed(self) -> bool:
@@ -87,7 +130,8 @@ class MetadataCheck:
         uncovered += [
             describe_partition_without_stats(p, column) for p, column in self.without_partition_stats
         ]
-        return damaged + list(self.unreadable) + differences + stale + uncovered + index
+        values = described(self.index_findings)
+        return damaged + list(self.unreadable) + differences + stale + uncovered + index + values
 
 
 def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
@@ -116,11 +160,110 @@ def check_metadata_table(data: TableState, mdt: MetadataTable) -> MetadataCheck:
         stale = stale_column_stats(mdt, files)
         uncovered = tuple(files_without_column_stats(data.storage, listed, mdt.read_partition(COLUMN_STATS)))
     files_checked = sum(len(files) for files in present.values())
-    index = check_record_index(data, mdt) if RECORD_INDEX in readable else None
+    secondary = _secondary_columns(data, mdt, readable)
+    latest, unread = _latest_records(data, readable, secondary)
+    index = check_record_index(mdt, latest, unread) if RECORD_INDEX in readable else None
     partitions = _partition_stats_check(data, mdt, readable)
+    findings, compared = _index_values(data, mdt, readable, (listed, present), secondary, (latest, unread))
     return MetadataCheck(
-        status, differences, files_checked, stale, damaged, index, tuple(unreadable), uncovered, partitions
+        status,
+        differences,
+        files_checked,
+        stale,
+        damaged,
+        index,
+        tuple(unreadable),
+        uncovered,
+        partitions,
+        tuple(findings),
+        compared,
     )
+
+
+def _secondary_columns(data: TableState, mdt: MetadataTable, readable: set[str]) -> dict[str, str]:
+    """Secondary index partition -> the column it indexes (unreadable index definitions: none;
+    :func:`_table_indexes` says why)."""
+    names = sorted(p.name for p in mdt.partitions if is_secondary_index(p.name) and p.name in readable)
+    if not names:
+        return {}
+    try:
+        return secondary_index_columns(names, read_index_definitions(data.storage, data.snapshot.config))
+    except CorruptFileError:
+        return {}
+
+
+def _latest_records(
+    data: TableState, readable: set[str], columns: Mapping[str, str]
+) -> tuple[LatestRecords | None, str | None]:
+    """The latest slices' records, read once when ``record_index`` or a secondary index is to
+    be checked; else (None, why)."""
+    if RECORD_INDEX not in readable and not columns:
+        return None, None
+    try:
+        return read_latest_records(data, sorted(set(columns.values()))), None
+    except UnsupportedTableError as exc:  # Lance base files: listed, not read
+        return None, f"the data table's keys are not read ({exc.message})"
+    except CorruptFileError as exc:  # a damaged data file: the files comparison names it too
+        return None, f"the data table's keys cannot be read ({exc})"
+
+
+def _index_values(
+    data: TableState,
+    mdt: MetadataTable,
+    readable: set[str],
+    listings: tuple[FileListing, FileListing],
+    secondary_indexes: Mapping[str, str],
+    records: tuple[LatestRecords | None, str | None],
+) -> tuple[list[IndexFinding], IndexComparison]:
+    """The values of ``column_stats``, ``bloom_filters``, ``partition_stats`` and secondary
+    indexes against the data (``listings``: the ``files`` partition's and storage's;
+    ``records``: the latest slices' records, or None and why)."""
+    listed, present = listings
+    latest, unread = records
+    notes: list[str] = []
+    findings: list[IndexFinding] = []
+    indexes = _table_indexes(data, notes)
+    footers = partition_stats = secondary = 0
+    if indexes is not None:
+        stored = IndexRecords(_records(mdt, COLUMN_STATS, readable), _records(mdt, BLOOM_FILTERS, readable))
+        base = check_base_files(data.storage, listed, present, indexes, stored)
+        findings += base.findings
+        notes += base.not_compared
+        footers = base.files_read
+        if {COLUMN_STATS, PARTITION_STATS} <= readable and mdt.partition(PARTITION_STATS) is not None:
+            latest_files = latest_merged_files(data.view, data.snapshot.partitions)
+            ranges = check_partition_stats(
+                latest_files, mdt.read_partition(COLUMN_STATS), mdt.read_partition(PARTITION_STATS), indexes
+            )
+            findings += ranges.findings
+            notes += ranges.not_compared
+            partition_stats = ranges.compared
+    for name, column in sorted(secondary_indexes.items()):
+        if latest is None:
+            notes.append(f"{name} (the data table's records are not read: {unread or NO_KEYS})")
+            continue
+        found, count, why = check_secondary_index(name, column, mdt.read_partition(name), latest)
+        findings += found
+        secondary += count
+        notes += [why] if why else []
+    return findings, IndexComparison(footers, partition_stats, secondary, tuple(notes))
+
+
+def _records(mdt: MetadataTable, name: str, readable: set[str]) -> Mapping[str, Any] | None:
+    if name not in readable or mdt.partition(name) is None:
+        return None
+    return mdt.read_partition(name)
+
+
+def _table_indexes(data: TableState, notes: list[str]) -> TableIndexes | None:
+    """The indexed columns and index versions (None, noted: they cannot be known)."""
+    try:
+        return table_indexes(
+            data.storage, data.snapshot.config, latest_avro_schema(data.storage, data.snapshot)
+        )
+    except (UnsupportedTableError, CorruptFileError) as exc:
+        notes.append(f"the values of column_stats, bloom_filters and partition_stats ({exc.message})")
+        return None
 
 
 def _partition_stats_check(

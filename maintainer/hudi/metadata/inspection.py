@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.hudi.metadata.check import MetadataCheck
+from maintainer.hudi.metadata.check import IndexComparison, MetadataCheck
 from maintainer.hudi.metadata.compaction import deltacommits_since_compaction
 from maintainer.hudi.metadata.record_index import RecordIndexCheck
 from maintainer.hudi.metadata.sync import sync_status
@@ -46,9 +46,21 @@ def describe_metadata_table(
             "differences": [d.describe() for d in check.differences],
             "damaged_files": [f.describe() for f in check.damaged_files],
             "record_index": _record_index(check.record_index),
+            "indexes": _indexes(check.compared),
             "problems": check.table_problems(),
         }
     return described
+
+
+def _indexes(compared: IndexComparison | None) -> dict[str, Any] | None:
+    if compared is None:
+        return None
+    return {
+        "footers_read": compared.footers_read,
+        "partition_stats_compared": compared.partition_stats,
+        "secondary_index_records_compared": compared.secondary_index_records,
+        "not_compared": list(compared.not_compared),
+    }
 
 
 def _record_index(check: RecordIndexCheck | None) -> dict[str, Any] | None:

@@ -15,21 +15,16 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.logformat.model import LogBlock
+from maintainer.hudi.metadata.latest_records import LatestRecords, Location, read_latest_records
 from maintainer.hudi.metadata.partitions import MetadataPartitionKind
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.reader import read_file_slice
 
 RECORD_INDEX = MetadataPartitionKind.RECORD_INDEX.value
-RECORD_KEY_COLUMN = "_hoodie_record_key"
 SHOWN = 5
 """Mismatches named per kind (the counts say how many there are)."""
 
-Location = tuple[str, str]
-"""(data-table partition path, file id)."""
 NOWHERE: Location = ("", "?")
 """Where a record that holds no location points."""
 
@@ -98,24 +93,8 @@ def indexed_location(record: MetadataRecord) -> Location | None:
 def data_key_locations(data: TableState) -> dict[str, set[Location]] | None:
     """Every record key of the latest slices with the file groups that hold it (None: the
     table keeps no ``_hoodie_record_key`` column)."""
-    snapshot = data.snapshot
-    if not snapshot.config.populate_meta_fields:
-        return None
-    keys: dict[str, set[Location]] = {}
-    for file_slice in data.view.latest_slices():
-        timeline = data.view.timeline
-        rows = read_file_slice(data.storage, snapshot.config, timeline, file_slice, on_corrupt=_skip)
-        if rows is None or RECORD_KEY_COLUMN not in rows.column_names:
-            continue
-        location = (file_slice.partition, file_slice.file_id)
-        for key in rows.column(RECORD_KEY_COLUMN).to_pylist():
-            if key is not None:
-                keys.setdefault(str(key), set()).add(location)
-    return keys
-
-
-def _skip(block: LogBlock) -> None:
-    """Corrupt blocks are skipped, as Hudi's readers skip them."""
+    latest = read_latest_records(data)
+    return None if latest is None else latest.locations
 
 
 def compare_record_index(
@@ -128,17 +107,16 @@ def compare_record_index(
     return RecordIndexCheck(len(held), missing, misplaced, extra)
 
 
-def check_record_index(data: TableState, mdt: MetadataTable) -> RecordIndexCheck | None:
-    """The comparison, or None when the metadata table has no ``record_index``."""
+def check_record_index(
+    mdt: MetadataTable, latest: LatestRecords | None, unread: str | None = None
+) -> RecordIndexCheck | None:
+    """The comparison with the records of the latest slices, or None when the metadata table
+    has no ``record_index``. ``latest`` None: the records were not read, ``unread`` says why
+    (None: the table keeps no ``_hoodie_record_key`` column)."""
     if mdt.partition(RECORD_INDEX) is None:
         return None
-    try:
-        held = data_key_locations(data)
-    except UnsupportedTableError as exc:  # Lance base files: listed, not read
-        return RecordIndexCheck(0, (), (), (), skipped=f"the data table's keys are not read ({exc.message})")
-    except CorruptFileError as exc:  # a damaged data file: the files comparison names it too
-        return RecordIndexCheck(0, (), (), (), skipped=f"the data table's keys cannot be read ({exc})")
-    if held is None:
-        return RecordIndexCheck(0, (), (), (), skipped="the table keeps no _hoodie_record_key column")
+    if latest is None:
+        skipped = unread or "the table keeps no _hoodie_record_key column"
+        return RecordIndexCheck(0, (), (), (), skipped=skipped)
     records = mdt.read_partition(RECORD_INDEX)
-    return compare_record_index({k: indexed_location(r) for k, r in records.items()}, held)
+    return compare_record_index({k: indexed_location(r) for k, r in records.items()}, latest.locations)

@@ -164,14 +164,14 @@ def _read_file(
         )
         written.ranges.extend((partition, r, name) for r in ranges)
     if indexes.has(BLOOM_FILTERS):
-        text = _footer_bloom_filter(metadata.metadata or {}, storage.uri(path))
+        text = footer_bloom_filter(metadata.metadata or {}, storage.uri(path))
         if text is not None:
             written.blooms.append(
                 bloom_filter_record(partition, name, instant_time, indexes.bloom_filter_type, text, False)
             )
 
 
-def _footer_bloom_filter(values: Mapping[bytes, bytes], where: str) -> bytes | None:
+def footer_bloom_filter(values: Mapping[bytes, bytes], where: str) -> bytes | None:
     """The footer's filter as Hudi re-serializes it (``BloomFilter.serializeToString``)."""
     text = values.get(bloom.BLOOM_FILTER_KEY.encode()) or values.get(bloom.LEGACY_BLOOM_FILTER_KEY.encode())
     if text is None:
