@@ -560,20 +560,23 @@ def execute_compaction(
         raise ApplyError("the metadata table's compaction plan is empty", where=where)
     operations = operations_of_plan(mdt.state, plan, where)
     writer = TimelineWriter(storage, mdt.state.snapshot.config, clock)
-    inflight = requested if requested.state is State.INFLIGHT else writer.transition_to_inflight(requested)
-    if fault is not None:
-        fault("metadata_after_inflight")
-    committed = committed_on(timeline)
-    writes = []
-    for task, op in enumerate(operations):
-        token = f"{task}-{WRITE_STAGE}"
-        write = compact_file_group(mdt, op, requested.timestamp, token, settings, committed)
-        if write is not None:
-            _write_base_file(storage, write)
-            writes.append(write)
-    if fault is not None:
-        fault("metadata_before_commit")
-    completed = writer.complete(inflight, encode_avro(commit_metadata(writes, commit_schema)))
+    with writer.heartbeat(requested.timestamp):
+        inflight = (
+            requested if requested.state is State.INFLIGHT else writer.transition_to_inflight(requested)
+        )
+        if fault is not None:
+            fault("metadata_after_inflight")
+        committed = committed_on(timeline)
+        writes = []
+        for task, op in enumerate(operations):
+            token = f"{task}-{WRITE_STAGE}"
+            write = compact_file_group(mdt, op, requested.timestamp, token, settings, committed)
+            if write is not None:
+                _write_base_file(storage, write)
+                writes.append(write)
+        if fault is not None:
+            fault("metadata_before_commit")
+        completed = writer.complete(inflight, encode_avro(commit_metadata(writes, commit_schema)))
     return MetadataCompaction(completed, tuple(writes), resumed)
 
 
