@@ -70,7 +70,11 @@ def test_apply_compacts_the_metadata_table_when_its_deltacommits_reach_the_trigg
     assert project.nodes()["t.metadata"]["status"] == "no_op"
 
 
+@pytest.mark.parametrize(
+    "point", ["metadata_after_requested", "metadata_after_inflight", "metadata_before_commit"]
+)
 def test_a_crash_mid_compaction_is_finished_by_the_next_apply(
+    point: str,
     make_project: Callable[[Path, str], Project],
     fixture_copy: Callable[[str], FixtureTable],
     monkeypatch: pytest.MonkeyPatch,
@@ -79,11 +83,14 @@ def test_a_crash_mid_compaction_is_finished_by_the_next_apply(
     before_rows = oracle.snapshot_rows(path)
     project = make_project(path, f"{OFF}\nmetadata: {{compact_max_delta_commits: 1}}")
     assert project.cli("plan") == 0
-    monkeypatch.setenv(FAULT_ENV, "metadata:metadata_before_commit")
+    monkeypatch.setenv(FAULT_ENV, f"metadata:{point}")
     assert project.cli("apply") != 0
     pending = _mdt_timeline(path).pending_compactions()
     assert len(pending) == 1
+    heartbeat = path / ".hoodie" / "metadata" / ".hoodie" / ".heartbeat" / pending[0].timestamp
+    assert heartbeat.exists() == (point != "metadata_after_requested")  # left to expire
     assert oracle.snapshot_rows(path) == before_rows  # readable meanwhile
+    assert_metadata_in_step(path)
     monkeypatch.delenv(FAULT_ENV)
     assert project.cli("plan") == 0
     assert project.nodes()["t.metadata"]["actions"][0]["pending"] is True
@@ -92,6 +99,7 @@ def test_a_crash_mid_compaction_is_finished_by_the_next_apply(
     assert not timeline.pending_compactions()
     last = last_compaction(timeline)
     assert last is not None and last.timestamp == pending[0].timestamp
+    assert not heartbeat.exists()
     assert_metadata_in_step(path)
     assert oracle.snapshot_rows(path) == before_rows
 
