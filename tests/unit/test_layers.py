@@ -1,6 +1,6 @@
 """The package's import contracts (``[tool.importlinter]`` in pyproject.toml):
 
-* the layers (DESIGN.md §2): imports point one way, from commands down to the catalog, errors
+* the layers (ARCHITECTURE.md, "Floors"): imports point one way, from commands down to the catalog, errors
   and the clock. A back-arrow (say, a planner importing the runner, or the Hudi model importing
   a service) fails the test command;
 * the table services are independent: no service package imports another, even indirectly
