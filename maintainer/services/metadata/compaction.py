@@ -15,6 +15,7 @@ from datetime import datetime
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action, Instant, State, format_instant_time, wall_clock_in_timezone
 from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.commit import hfile_style
 from maintainer.hudi.metadata.schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable
@@ -27,27 +28,27 @@ from maintainer.plan.model import METADATA_TABLE_PATH, CompactMetadataTable
 class CompactionDecision:
     """What a compaction of the metadata table would do now."""
 
-    trigger: mc.CompactionTrigger
+    trigger: mcp.CompactionTrigger
     instant: str | None
     """The instant to compact at (pending or new); None: nothing to do."""
     pending: bool
-    operations: tuple[mc.FileGroupCompaction, ...]
+    operations: tuple[mcp.FileGroupCompaction, ...]
     reason: str
 
 
-def _pending_operations(mdt: MetadataTable, pending: Instant) -> tuple[mc.FileGroupCompaction, ...]:
+def _pending_operations(mdt: MetadataTable, pending: Instant) -> tuple[mcp.FileGroupCompaction, ...]:
     timeline = mdt.state.snapshot.timeline
     path = timeline.file_path(pending, State.REQUESTED)
     where = mdt.storage.uri(path)
     plan = decode_compaction_plan(mdt.storage.read_bytes(path), where)
-    return mc.operations_of_plan(mdt.state, plan, where) if plan is not None else ()
+    return mcp.operations_of_plan(mdt.state, plan, where) if plan is not None else ()
 
 
 def decide_compaction(
     mdt: MetadataTable, data_timeline: Timeline, now: datetime, max_delta_commits: int
 ) -> CompactionDecision:
     timeline = mdt.state.snapshot.timeline
-    trigger = mc.evaluate_trigger(timeline, max_delta_commits)
+    trigger = mcp.evaluate_trigger(timeline, max_delta_commits)
     pending = timeline.pending_compactions()
     if pending:
         first = pending[0]
@@ -59,11 +60,11 @@ def decide_compaction(
     if not trigger.fires:
         return CompactionDecision(trigger, None, False, (), trigger.reason)
     issued = format_instant_time(wall_clock_in_timezone(now, mdt.state.snapshot.config.timeline_timezone))
-    instant = mc.compaction_instant_time(data_timeline, timeline, issued)
+    instant = mcp.compaction_instant_time(data_timeline, timeline, issued)
     if any(i.timestamp == instant for i in timeline.completed()):
         reason = f"a compaction at {instant} is already completed ({trigger.reason})"
         return CompactionDecision(trigger, None, False, (), reason)
-    operations = mc.compaction_operations(mdt.state, instant)
+    operations = mcp.compaction_operations(mdt.state, instant)
     if not operations:
         return CompactionDecision(
             trigger, None, False, (), f"{trigger.reason}, but no file group has log files to compact"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import (
@@ -66,9 +66,9 @@ def latest_log_files(mdt: MetadataTable) -> int:
 
 def metadata_effect(mdt: MetadataTable, settings: MetadataSpec) -> MetadataEffect:
     timeline = mdt.state.snapshot.timeline
-    last = mc.last_compaction(timeline)
+    last = mcp.last_compaction(timeline)
     return MetadataEffect(
-        deltacommits_since_compaction=mc.deltacommits_since_compaction(timeline),
+        deltacommits_since_compaction=mcp.deltacommits_since_compaction(timeline),
         max_delta_commits=settings.compact_max_delta_commits,
         last_compaction=last.timestamp if last is not None else "",
         active_instants=len(timeline.instants),
