@@ -60,6 +60,7 @@ from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.writer import encode_value
 from maintainer.hudi.payloads import CommitMetadata, WriteStat, encode_avro
 from maintainer.hudi.payloads.decode import decode_compaction_plan
+from maintainer.hudi.payloads.write_stat import counted_stat
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
@@ -154,28 +155,22 @@ def _write_stat(
     op: FileGroupCompaction, name: str, content: bytes, writes: int, inserts: int, counts: MergeCounts
 ) -> WriteStat:
     size = len(content)
-    return WriteStat(
+    return counted_stat(
         file_id=op.file_id,
         path=f"{op.partition}/{name}",
         prev_commit=op.base_instant if op.base_file is not None else "null",
         partition_path=op.partition,
         num_writes=writes,
-        num_deletes=0,
         num_update_writes=writes - inserts,
         num_inserts=inserts,
         total_write_bytes=size,
-        total_write_errors=0,
         file_size_in_bytes=size,
         total_log_records=counts.log_records,
         total_log_blocks=len(op.log_files),
-        total_corrupt_log_block=0,
-        total_rollback_blocks=0,
         total_updated_records_compacted=len(counts.updated_keys),
         total_log_files_compacted=len(op.log_files),
         total_log_size_compacted=sum(log.size for log in op.log_files),
-        total_log_read_time_ms=0,
         runtime_stats={"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 0},
-        num_updates=0,
     )
 
 
