@@ -19,7 +19,7 @@ KEEP_LATEST_FILE_VERSIONS ``ceil(data versions * 1.2)`` versions and KEEP_LATEST
 failed-writes policy is the data writer's (EAGER by default, under which a clean rolls nothing
 back: ``CleanerUtils.rollbackFailedWrites``). A plan that deletes nothing is not written
 (``CleanPlanActionExecutor.requestClean``). The metadata table has no metadata table: nothing is
-synced. The instant files are the data clean's (:mod:`maintainer.services.clean.execution`):
+synced. The instant files are the data clean's (:mod:`maintainer.services.clean.executor`):
 ``HoodieCleanerPlan``, an empty inflight file (version 8+), ``HoodieCleanMetadata``.
 
 The planner is the data table's (:func:`maintainer.services.clean.planner.plan_clean`) on the
@@ -46,7 +46,7 @@ from maintainer.hudi.payloads import (
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.execution import (
+from maintainer.services.clean.executor import (
     CleanRun,
     plan_deletions,
     read_requested_plan,
