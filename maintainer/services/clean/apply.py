@@ -50,9 +50,8 @@ from maintainer.services.clean.payload import (
     node_cleaner_plan,
     partition_of,
 )
-from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
-from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import clean_settings
+from maintainer.services.clean.planner import CleanPlanResult, live_files, plan_clean
+from maintainer.services.clean.state import clean_settings, whole_table_inputs
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
 from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
@@ -71,14 +70,7 @@ def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanP
     not asked again: it decided when the clean was scheduled, the plan (as Hudi schedules a
     clean while another is still pending), and a pending clean this node finishes first would
     otherwise turn the reviewed deletions into drift."""
-    snapshot = table.snapshot
-    inputs = CleanInputs(
-        timeline=snapshot.timeline,
-        view=table.view,
-        scope=ScanScope(True, "apply re-checks the approved partitions"),
-        savepointed_files=table.view.inputs.savepointed_files,
-        timezone=snapshot.config.timeline_timezone,
-    )
+    inputs = whole_table_inputs(table, "apply re-checks the approved partitions")
     settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
     return plan_clean(inputs, settings, now)
 

@@ -53,15 +53,13 @@ from maintainer.services.clean.executor import (
     run_clean_instant,
 )
 from maintainer.services.clean.planner import (
-    CleanInputs,
     CleanPlanResult,
     FileToDelete,
     live_files,
     plan_clean,
 )
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
-from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import read_last_clean
+from maintainer.services.clean.state import read_last_clean, whole_table_inputs
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
@@ -153,15 +151,8 @@ def _current(
 ) -> CleanPlanResult:
     """The data clean planner on the metadata table (``trigger`` False: hoodie.clean.max.commits
     is not asked again, as on apply: it decided when the clean was planned)."""
-    snapshot = mdt_state.snapshot
-    inputs = CleanInputs(
-        timeline=snapshot.timeline,
-        view=mdt_state.view,
-        scope=ScanScope(True, "every partition of the metadata table is scanned"),
-        savepointed_files=mdt_state.view.inputs.savepointed_files,
-        timezone=snapshot.config.timeline_timezone,
-        last_clean=read_last_clean(mdt_state.storage, snapshot.timeline),
-    )
+    last_clean = read_last_clean(mdt_state.storage, mdt_state.snapshot.timeline)
+    inputs = whole_table_inputs(mdt_state, "every partition of the metadata table is scanned", last_clean)
     cleaner = settings.cleaner()
     return plan_clean(inputs, cleaner if trigger else replace(cleaner, max_commits=0), now)
 

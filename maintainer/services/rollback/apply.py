@@ -18,7 +18,6 @@ from maintainer.plan.model import (
     RollbackAction,
     SyncMetadataTable,
 )
-from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
 from maintainer.services.common.metadata_table import open_for_apply
@@ -28,6 +27,7 @@ from maintainer.services.rollback.approval import DroppedPath, intersect
 from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.node import (
+    NEW_ROLLBACKS,
     listed_bytes,
     plan_rollback_result,
     rollback_action,
@@ -36,14 +36,6 @@ from maintainer.services.rollback.node import (
 )
 from maintainer.services.rollback.state import completed_rollback_targets
 from maintainer.tasks import IN_PROCESS, TaskRunner
-
-SERVICE = "rollback"
-_NEW = (RollbackKind.ROLLBACK,)
-_KIND: dict[RollbackKind, ActionKind] = {
-    RollbackKind.ROLLBACK: "rollback",
-    RollbackKind.FINISH_PENDING_ROLLBACK: "finish_pending_rollback",
-    RollbackKind.REMOVE_ROLLED_BACK_INSTANT: "remove_rolled_back_instant",
-}
 
 
 def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
@@ -167,7 +159,7 @@ def approved_rollbacks(
         action = approved.get((planned.target.timestamp, planned.kind.value))
         if action is None:
             continue
-        if planned.kind in _NEW:
+        if planned.kind in NEW_ROLLBACKS:
             plan, left = intersect(rollback_plan_of(action), planned.plan, table_uri, table_version)
             chosen.append(replace(planned, plan=plan))
             dropped += left

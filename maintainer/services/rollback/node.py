@@ -37,7 +37,7 @@ from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage
 
 SERVICE = "rollback"
-_NEW = (RollbackKind.ROLLBACK,)
+NEW_ROLLBACKS = (RollbackKind.ROLLBACK,)
 _KIND: dict[RollbackKind, ActionKind] = {
     RollbackKind.ROLLBACK: "rollback",
     RollbackKind.FINISH_PENDING_ROLLBACK: "finish_pending_rollback",
@@ -96,7 +96,7 @@ def rollback_action(planned: PlannedRollback, table: str, state: TableState) -> 
     requests = planned.plan.rollback_requests or ()
     deleted = [relative_path(table_uri, p) or p for r in requests for p in r.files_to_be_deleted]
     blocks = [relative_path(table_uri, p) or p for r in requests for p in (r.log_blocks_to_be_deleted or {})]
-    new = planned.kind in _NEW
+    new = planned.kind in NEW_ROLLBACKS
     return RollbackAction(
         kind=_KIND[planned.kind],
         target=planned.target.timestamp,
