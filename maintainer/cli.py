@@ -16,8 +16,11 @@ import click
 
 from maintainer import __version__
 from maintainer.commands import LazyCommandGroup, register_commands
-from maintainer.console import print_error
+from maintainer.commands.console_log import console_logging
 from maintainer.errors import MaintainerError
+from maintainer.logs import fields, get_logger
+
+log = get_logger(__name__)
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -54,14 +57,20 @@ register_commands(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: run the group and map every outcome to an exit code."""
+    """Entry point: run the group and map every outcome to an exit code; the library's log
+    records are printed on the consoles meanwhile (:mod:`maintainer.commands.console_log`)."""
+    with console_logging():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C where no handler of ours runs
-            print_error("interrupted (Ctrl-C)")
+            log.error("interrupted (Ctrl-C)")
             return EXIT_INTERRUPTED
-        print_error("aborted")
+        log.error("aborted")
         return EXIT_FAILURE
     except click.exceptions.UsageError as exc:
         exc.show()
@@ -72,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except MaintainerError as exc:
-        print_error(str(exc))
+        log.error(str(exc), extra=fields(event="error", exit_code=exc.exit_code))
         return exc.exit_code
     return result if isinstance(result, int) else EXIT_OK
 

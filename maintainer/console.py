@@ -8,8 +8,8 @@ The command line's global options set the output once per invocation (:func:`con
   ``msg``, and the fields of structured events such as a node's start and end), for log
   collectors; nothing else is printed.
 
-:func:`event` is how long-running work reports (a node starting or ending, Spark starting):
-a line of text, or a JSON object with its fields.
+Warnings and progress are log records (:mod:`maintainer.logs`), printed here by the CLI's
+handler (:mod:`maintainer.commands.console_log`); results and the closing line are printed here.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import IO, Any, TextIO, cast
 
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 
 from maintainer.secrets import redact, redact_tree, secrets
 
@@ -186,15 +185,6 @@ def print_notice(kind: str, message: str) -> None:
         return
     stderr.print(f"[bold yellow]{literal(message)}[/bold yellow]", markup=True, highlight=False)
     stderr.file.flush()
-
-
-def event(kind: str, text: str, **fields: Any) -> None:
-    """A structured progress event: ``text`` (rich markup) for people, the fields in JSON."""
-    if settings.json:
-        plain = Text.from_markup(text).plain
-        _json_line(sys.stdout, {"level": "info", "event": kind, "msg": plain, **fields})
-        return
-    stdout.print(printable(text))
 
 
 def summary(text: str, **fields: Any) -> None:

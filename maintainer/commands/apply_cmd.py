@@ -18,16 +18,18 @@ import click
 from rich.markup import escape
 
 from maintainer.clock import utc_now
+from maintainer.commands.console_log import log_event
 from maintainer.commands.interrupts import Interrupts
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
 from maintainer.commands.review import check_state, keep_applied_state, review_context
-from maintainer.console import event, print_error, print_warning, stdout, summary
+from maintainer.console import summary
 from maintainer.diagnostics.checks import CheckStatus
 from maintainer.diagnostics.spark_checks import check_spark_premises
 from maintainer.errors import ApplyError, ManifestError, PlanAlreadyAppliedError, StorageError, UsageError
 from maintainer.graph import NodeId
+from maintainer.logs import fields, get_logger
 from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
@@ -39,6 +41,8 @@ from maintainer.runner.summary import closing_line
 from maintainer.spark.session import create_session, project_spark_log
 
 EXIT_OK, EXIT_FAILURE, EXIT_DRIFT, EXIT_BLOCKED = 0, 1, 2, 3
+log = get_logger(__name__)
+
 CI_ENV = "CI"
 """Set (to anything but false/0) by GitHub Actions, GitLab CI and most CI systems."""
 UNVERIFIED_CLOSING = "it is signed, and its signature was not checked (no plan key, --allow-unverified)"
@@ -50,11 +54,12 @@ def _plan_now(loaded: LoadedProject, options: CommonOptions) -> Path:
     built = make_plan(loaded, now)
     directory = loaded.project.target_dir / PLAN_DIR
     save(built, directory, loaded, review)
-    stdout.print(
-        f"planned {escape(str(directory))} (plan {built.plan_id[:12]}), applying it (--auto-approve)"
+    log.info(
+        f"planned {directory} (plan {built.plan_id[:12]}), applying it (--auto-approve)",
+        extra=fields(plan_id=built.plan_id, event="planned"),
     )
     for message in built.errors:
-        print_error(message)
+        log.error(message, extra=fields(plan_id=built.plan_id, event="plan_error"))
     return directory
 
 
@@ -62,16 +67,24 @@ def spark_factory(loaded: LoadedProject) -> Callable[[], Any]:
     """Starts the session on first use, saying so (a JVM takes seconds); the JVM's console
     output goes to ``<target_path>/logs/spark.log``, not among maintainer's lines."""
     settings = loaded.project.target.settings.spark
-    log = project_spark_log(loaded.project.target_dir)
+    spark_log = project_spark_log(loaded.project.target_dir)
 
     def start() -> Any:
         where = settings.remote or settings.master or "local[*]"
-        event("spark_start", f"starting Spark ({escape(where)}); its console output: {escape(str(log))}",
-              spark=where, log=str(log))  # fmt: skip
+        log_event(
+            log,
+            "spark_start",
+            f"starting Spark ({escape(where)}); its console output: {escape(str(spark_log))}",
+            spark=where,
+            log=str(spark_log),
+        )
         began = time.monotonic()
-        session = create_session(settings, log_path=log)
-        event(
-            "spark_ready", f"Spark ready in {time.monotonic() - began:.1f}s", seconds=time.monotonic() - began
+        session = create_session(settings, log_path=spark_log)
+        log_event(
+            log,
+            "spark_ready",
+            f"Spark ready in {time.monotonic() - began:.1f}s",
+            seconds=time.monotonic() - began,
         )
         return session
 
@@ -97,15 +110,21 @@ def run(
     )  # fmt: skip
     refuse_other_target(saved, project.config.name, project.target.name)
     for warning in saved.warnings:
-        print_warning(warning)
+        log.warning(warning, extra=fields(plan_id=saved.plan_id, event="plan_warning"))
     done = preflight(saved, runner)  # before Spark starts and before any node runs
     check_spark_ready(saved, loaded, done)
     if done:
         names = ", ".join(str(node) for node in sorted(done))
-        stdout.print(f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {escape(names)}")
+        log.info(
+            f"resuming plan {saved.plan_id[:12]}: already applied, skipped: {names}",
+            extra=fields(plan_id=saved.plan_id, event="resuming"),
+        )
     total = len(saved.plan.nodes())
     if any(node.status is NodeStatus.CHANGES for node in saved.plan.nodes()):
-        stdout.print(f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)")
+        log.info(
+            f"applying plan {saved.plan_id[:12]}: {total} node(s), {loaded.threads} thread(s)",
+            extra=fields(plan_id=saved.plan_id, event="applying", nodes=total, threads=loaded.threads),
+        )
     with NodeProgress(total).shown() as progress:
         interrupts.running, interrupts.cancel_jobs = progress.running, spark.cancel_jobs
         with interrupts.installed():
@@ -129,7 +148,10 @@ def on_plan_target(loaded: LoadedProject, options: CommonOptions, saved: SavedPl
             where=error.where,
             hint=error.hint or "apply with --target naming the plan's target, or make the plan again",
         ) from error
-    stdout.print(f"target {escape(planned)}: the plan's (the profile's default is {escape(default)})")
+    log.info(
+        f"target {planned}: the plan's (the profile's default is {default})",
+        extra=fields(plan_id=saved.plan_id, event="target"),
+    )
     return on_planned
 
 
@@ -291,13 +313,13 @@ def report(
     path = write_run_results(
         project.target_dir, results, project=project.config.name, args=args, invocation_id=invocation_id
     )
-    stdout.print(f"results in {escape(str(path))}")
+    log.info(f"results in {path}", extra=fields(plan_id=saved.plan_id, event="results", path=str(path)))
     try:
         written = path.read_bytes()
     except OSError as exc:
         raise StorageError(f"cannot read back the run results: {exc}", where=str(path)) from exc
     kept = keep_applied_state(project, plan_dir, results, written, invocation_id)
-    event("state_kept", escape(kept), state=project.state_location)
+    log_event(log, "state_kept", escape(kept), plan_id=saved.plan_id, state=project.state_location)
     line = closing_line(results, f"maintainer apply {plan_dir}")
     if saved.unverified:
         line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."

@@ -25,13 +25,15 @@ import click
 import networkx as nx
 import yaml
 
-from maintainer.console import print_warning
 from maintainer.graph import NodeId, build_graph, restrict, select_nodes, topological_order
 from maintainer.graph.select import SelectionContext
 from maintainer.graph.state import StateComparison, read_state, table_checksum
+from maintainer.logs import fields, get_logger
 from maintainer.project import Project, load_project
 from maintainer.project.profiles import PROFILES_DIR_ENV
 from maintainer.project.selectors import load_selectors
+
+log = get_logger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROJECT_DIR_ENV = "MAINTAINER_PROJECT_DIR"
@@ -208,7 +210,7 @@ def load_from_options(options: CommonOptions) -> LoadedProject:
     context = SelectionContext(state=_state(project, options), selectors=load_selectors(project.root))
     selection = select_nodes(graph, options.select, options.exclude, context)
     for message in selection.unmatched:
-        print_warning(message)
+        log.warning(message, extra=fields(event="unmatched_selection"))
     threads = options.threads or project.target.settings.threads
     return LoadedProject(project, graph, selection.nodes, threads)
 

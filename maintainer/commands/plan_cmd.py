@@ -12,7 +12,6 @@ from datetime import datetime
 from pathlib import Path
 
 import click
-from rich.markup import escape
 
 from maintainer import __version__
 from maintainer.clock import utc_now
@@ -20,14 +19,17 @@ from maintainer.commands.compile_cmd import write_compiled
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.progress import TableProgress
 from maintainer.commands.review import MANIFEST_FILE, review_context
-from maintainer.console import print_error, settings, stdout, summary
+from maintainer.console import settings, stdout, summary
 from maintainer.errors import MaintainerError
+from maintainer.logs import fields, get_logger
 from maintainer.plan.artifact import plan_key, write_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
 from maintainer.planning.render import render_markdown, render_text, summary_line
 from maintainer.planning.review import ReviewContext
 from maintainer.units import count
+
+log = get_logger(__name__)
 
 PLAN_DIR = "plan"
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
@@ -143,14 +145,17 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool, ve
         line = f"{headline} Written to {directory} (plan {built.plan_id[:12]})."
         summary(line, plan_dir=str(directory), **plan_fields(built, review))
         for message in built.errors:
-            print_error(message)
+            log.error(message, extra=fields(plan_id=built.plan_id, event="plan_error"))
     else:  # the text names each table's error already: said once
         text = render_text(built.plan, built.plan_id, review, verbose=verbose)
         stdout.out(text, highlight=False, end="")
-        stdout.print(f"wrote {escape(str(directory))}")
+        log.info(f"wrote {directory}", extra=fields(plan_id=built.plan_id, event="plan_written"))
         if built.errors:
             failed = count(len(built.errors), "table")
-            print_error(f"{failed} could not be planned, every node blocked (why above)")
+            log.error(
+                f"{failed} could not be planned, every node blocked (why above)",
+                extra=fields(plan_id=built.plan_id, event="plan_error"),
+            )
     if built.errors:  # tables that could not be read: their nodes are blocked, the rest is planned
         return EXIT_BLOCKED
     if detailed_exitcode and any(node.status is NodeStatus.BLOCKED for node in built.plan.nodes()):

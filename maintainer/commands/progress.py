@@ -17,9 +17,13 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from maintainer.console import event, interactive, literal, print_error, settings, stderr, stdout
+from maintainer.commands.console_log import log_event
+from maintainer.console import interactive, literal, settings, stderr
 from maintainer.graph import NodeId
+from maintainer.logs import fields, get_logger
 from maintainer.runner.results import NodeResult, NodeRunStatus
+
+log = get_logger(__name__)
 
 HEARTBEAT_S = 30.0
 PLAN_REPORT_S = 10.0
@@ -81,8 +85,14 @@ class NodeProgress:
             self._describe()
         elif not settings.quiet:
             number = f"{self.index[node]} of {self.total}"
-            event("node_start", f"{_clock()}  {number} START {literal(str(node))}",
-                  node=str(node), index=self.index[node], total=self.total)  # fmt: skip
+            log_event(
+                log,
+                "node_start",
+                f"{_clock()}  {number} START {literal(str(node))}",
+                node=node,
+                index=self.index[node],
+                total=self.total,
+            )
 
     def _finish(self, node: NodeId, result: NodeResult | None) -> None:
         self.started.pop(node, None)
@@ -92,13 +102,16 @@ class NodeProgress:
         if self.bar is not None:
             self.bar.advance(self.task)
             self._describe()
-            for line in node_lines(result) if result is not None else ():
-                stdout.print(line)
+            if result is not None:
+                self._log_result(result, *node_lines(result))
             return
         if result is None:
             return
         if result.status is NodeRunStatus.ERROR and settings.quiet:
-            print_error(f"{result.id}: {result.message}")
+            log.error(
+                f"{result.id}: {result.message}",
+                extra=fields(node=result.id, event="node_end", status=result.status.value),
+            )
             return
         if settings.quiet:
             return
@@ -106,11 +119,20 @@ class NodeProgress:
             f"{_clock()}  {number} {_STYLE[result.status]} {literal(result.id)} {literal(result.message)} "
             f"[dim]\\[{_WORD[result.status]} in {result.timing_s:.1f}s][/dim]"
         )
-        event("node_end", text, node=result.id, status=result.status.value, seconds=round(result.timing_s, 3),
-              message=result.message, drift=len(result.drift))  # fmt: skip
-        for drift in result.drift:
-            event("drift", f"    [yellow]drift[/yellow] {literal(drift.path)}: {literal(drift.reason)}",
-                  node=result.id, path=drift.path, reason=drift.reason)  # fmt: skip
+        drifts = [f"    [yellow]drift[/yellow] {literal(d.path)}: {literal(d.reason)}" for d in result.drift]
+        self._log_result(result, text, *drifts)
+
+    @staticmethod
+    def _log_result(result: NodeResult, line: str, *drifts: str) -> None:
+        """The finished node (``line``, as a terminal shows it) and a record per drift."""
+        figures = {
+            "seconds": round(result.timing_s, 3),
+            "message": result.message,
+            "drift": len(result.drift),
+        }
+        log_event(log, "node_end", line, node=result.id, status=result.status.value, **figures)
+        for drift, shown in zip(result.drift, drifts, strict=True):
+            log_event(log, "drift", shown, node=result.id, path=drift.path, reason=drift.reason)
 
     def _describe(self) -> None:
         if self.bar is not None:
@@ -129,8 +151,8 @@ class NodeProgress:
             running = sorted(self.started.items(), key=lambda item: item[1])
         if running and not settings.quiet:
             names = ", ".join(f"{node} ({_duration(now - since)})" for node, since in running)
-            event("heartbeat", f"{_clock()}  still running: {literal(names)}",
-                  running=[str(node) for node, _ in running])  # fmt: skip
+            log_event(log, "heartbeat", f"{_clock()}  still running: {literal(names)}",
+                      running=[str(node) for node, _ in running])  # fmt: skip
 
     @contextmanager
     def shown(self) -> Iterator[NodeProgress]:
@@ -195,8 +217,8 @@ class TableProgress:
             done = self.done
         if not settings.quiet:
             elapsed = _duration(time.monotonic() - self.since)
-            event("tables_read", f"{_clock()}  read {done:,} of {self.total:,} tables ({elapsed})",
-                  done=done, total=self.total)  # fmt: skip
+            text = f"{_clock()}  read {done:,} of {self.total:,} tables ({elapsed})"
+            log_event(log, "tables_read", text, done=done, total=self.total)
 
     @contextmanager
     def shown(self) -> Iterator[TableProgress]:

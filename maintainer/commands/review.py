@@ -20,8 +20,8 @@ from typing import Any
 
 from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject
-from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
+from maintainer.logs import fields, get_logger
 from maintainer.planning.changes import compare_specs
 from maintainer.planning.review import Provenance, ReviewContext
 from maintainer.project.loader import Project
@@ -36,6 +36,8 @@ from maintainer.runner.state_backend import (
 )
 from maintainer.secrets import redact_tree
 from maintainer.storage.limits import loads_bounded, read_local_capped
+
+log = get_logger(__name__)
 
 MANIFEST_FILE = "manifest.json"
 MAX_STATE_BYTES = 64 * 1024 * 1024
@@ -154,7 +156,7 @@ def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime)
     try:
         baseline = _baseline(loaded, options)
     except MaintainerError as exc:
-        print_warning(f"{exc}; the plan lists no manifest changes")
+        log.warning(f"{exc}; the plan lists no manifest changes", extra=fields(event="no_baseline"))
         return ReviewContext(made)
     if baseline is None:
         return ReviewContext(made)
@@ -213,7 +215,7 @@ def _applied_tables(plan_dir: Path, failed: set[str]) -> tuple[dict[str, dict[st
     try:
         planned = _read_json(plan_dir / MANIFEST_FILE)
     except MaintainerError as exc:
-        print_warning(f"{exc}; the last applied state is not updated")
+        log.warning(f"{exc}; the last applied state is not updated", extra=fields(event="state_not_kept"))
         return {}, {}
     if planned is None or not isinstance(planned.get("tables"), Mapping):
         return {}, {}

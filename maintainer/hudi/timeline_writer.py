@@ -29,7 +29,10 @@ from maintainer.hudi.instant import (
 from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
 from maintainer.hudi.timeline import Timeline
+from maintainer.logs import fields, get_logger
 from maintainer.storage import Storage
+
+log = get_logger(__name__)
 
 _STARTS_INFLIGHT = frozenset({Action.SAVEPOINT})
 
@@ -193,6 +196,14 @@ class TimelineWriter:
         name = instant_file_name(instant, self.config.timeline_layout)
         try:
             self.storage.write_if_absent(self._path(name), content)
+            figures = {
+                "action": instant.action.value,
+                "state": instant.state.value,
+                "path": self.storage.base_uri,
+            }
+            log.debug(
+                f"wrote {name}", extra=fields(instant=instant.timestamp, event="instant_written", **figures)
+            )
         except FileExistsInStorageError as exc:
             raise TimelineWriteError(
                 f"instant file {name} already exists; instant files are written once",

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from maintainer.console import print_warning
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.integrity import CorruptTableError
@@ -33,6 +32,7 @@ from maintainer.hudi.table import (
     load_timeline,
 )
 from maintainer.hudi.timeline import Timeline
+from maintainer.logs import fields, get_logger
 from maintainer.plan.canonical import compute_plan_id
 from maintainer.plan.model import (
     METADATA_TABLE_PATH,
@@ -56,6 +56,8 @@ from maintainer.secrets import redact
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.gc_pause import paused_gc
+
+log = get_logger(__name__)
 
 UNKNOWN = "unknown"
 
@@ -331,13 +333,17 @@ def _warn_recoverable(name: str, config: TableConfig, table: TableState) -> None
     (:mod:`maintainer.hudi.recovery`): a ``hoodie.properties`` update cut short (planned on the
     backup, as Hudi reads it), a table service's completion cut short (planned as inflight)."""
     if config.properties_problem is not None:
-        print_warning(
+        log.warning(
             f"table {name}: hoodie.properties is unusable ({config.properties_problem}); planned on "
             "hoodie.properties.backup, as Hudi reads it; the next apply recovers hoodie.properties "
-            "from it first, as Hudi's own recovery does"
+            "from it first, as Hudi's own recovery does",
+            extra=fields(table=name, event="recoverable"),
         )
     for item in table.interrupted:
-        print_warning(f"table {name}: {item.describe()}")
+        log.warning(
+            f"table {name}: {item.describe()}",
+            extra=fields(table=name, instant=item.instant.timestamp, event="recoverable"),
+        )
 
 
 def _build_table(request: TableRequest, storage_options: Mapping[str, object], now: datetime) -> BuiltTable:

@@ -23,13 +23,13 @@ from typing import Any
 import networkx as nx
 
 from maintainer.clock import Clock, utc_now
-from maintainer.console import print_warning
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.instant import Instant, State
 from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.hudi.timeline import Timeline
+from maintainer.logs import fields, get_logger
 from maintainer.plan.artifact import SavedPlan, plan_key
 from maintainer.plan.model import NodePlan, NodeStatus, TablePlan
 from maintainer.project.models import TableSpec
@@ -52,6 +52,8 @@ from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.ledger import is_applied
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage
+
+log = get_logger(__name__)
 
 NodeExecutor = Callable[[NodeContext], NodeOutcome]
 Recheck = Callable[[NodePlan, TableSpec, TablePlan], tuple[str, ...]]
@@ -225,6 +227,14 @@ class PlanRunner:
         self.tables = {table.name: table for table in self.saved.plan.tables}
 
     def run_node(self, node_id: NodeId) -> NodeOutcome:
+        plan_id = self.saved.plan_id
+        log.debug("%s: started", node_id, extra=fields(node=node_id, plan_id=plan_id, event="node_run"))
+        outcome = self._run_node(node_id)
+        log.debug("%s: %s", node_id, outcome.message, extra=fields(node=node_id, plan_id=plan_id,
+                  event="node_done", skipped=outcome.skipped, blocked=outcome.blocked))  # fmt: skip
+        return outcome
+
+    def _run_node(self, node_id: NodeId) -> NodeOutcome:
         node = self.nodes[node_id]
         if node.status is NodeStatus.NO_OP:
             return NodeOutcome(message="no changes")
@@ -276,7 +286,9 @@ class PlanRunner:
             if ctx.table.name in self._recovered:
                 return
         for done in recover_interrupted_writes(ctx.storage()):
-            print_warning(f"{node_id}: {done}")
+            log.warning(
+                f"{node_id}: {done}", extra=fields(node=node_id, plan_id=ctx.plan_id, event="recovered")
+            )
         with self._recovered_lock:
             self._recovered.add(ctx.table.name)
 
@@ -296,9 +308,10 @@ def check_stale(saved: SavedPlan, runner: PlanRunner, done: Mapping[NodeId, str]
     if runner.refuse_stale:
         refuse_stale(saved, changes)
     for change in changes:
-        print_warning(
+        log.warning(
             f"the plan is stale for table {change.describe()}; applying it anyway: what is no longer "
-            "valid is skipped as drift (--refuse-stale stops instead)"
+            "valid is skipped as drift (--refuse-stale stops instead)",
+            extra=fields(table=change.table, plan_id=saved.plan_id, event="stale"),
         )
 
 
@@ -307,20 +320,23 @@ def check_stricter(saved: SavedPlan, runner: PlanRunner) -> None:
     before anything starts (the node then skips when its turn comes)."""
     if runner.recheck is None:
         return
-    found: list[str] = []
+    found: list[tuple[NodeId, str]] = []
     for table in saved.plan.tables:
         for node in table.nodes:
             spec = runner.specs.get(node.table)
             reasons = runner.recheck(node, spec, table) if spec is not None else ()
-            found += [f"{node.table}.{node.service}: {reason}" for reason in reasons]
+            found += [(NodeId(node.table, node.service), reason) for reason in reasons]
     if found and runner.refuse_stale:
         raise PlanError(
-            f"the plan is stale: {STRICTER}: " + "; ".join(found),
+            f"the plan is stale: {STRICTER}: " + "; ".join(f"{node}: {reason}" for node, reason in found),
             where=str(saved.directory),
             hint="make the plan again under the current manifests and review it",
         )
-    for line in found:
-        print_warning(f"{STRICTER}; the node will be skipped: {line}")
+    for node_id, reason in found:
+        log.warning(
+            f"{STRICTER}; the node will be skipped: {node_id}: {reason}",
+            extra=fields(node=node_id, plan_id=saved.plan_id, event="stricter"),
+        )
 
 
 def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:

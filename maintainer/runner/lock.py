@@ -63,7 +63,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import TracebackType
 
-from maintainer.console import print_warning
 from maintainer.errors import (
     ApplyError,
     CorruptFileError,
@@ -73,6 +72,7 @@ from maintainer.errors import (
     StorageUnavailableError,
 )
 from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
+from maintainer.logs import fields, get_logger
 from maintainer.services.base import Stopped, stop_requested
 from maintainer.storage import (
     ConditionalStore,
@@ -95,6 +95,8 @@ __all__ = [
     "process_scope",
     "read_lock",
 ]
+
+log = get_logger(__name__)
 
 OLD_LOCK_PATH = ".hoodie/.maintainer/lock"
 """The lock of maintainer versions before Hudi's protocol: ignored."""
@@ -394,12 +396,12 @@ class TableLock:
                     raise _HeldByWriter(record)
                 raise _locked_error(self.storage, record, now)
             if record.data.binds(now):
-                print_warning(
+                self._warn(
                     f"taking over the lock of {record.owner()} on {self.storage.base_uri}: "
                     "that process no longer runs (same host, boot and PID namespace: a killed apply)"
                 )
             elif not record.data.expired:
-                print_warning(
+                self._warn(
                     f"taking over the lock of {record.owner()} on {self.storage.base_uri}: it ran out at "
                     f"{_utc(record.data.valid_until)} without being released (its owner stopped renewing it)"
                 )
@@ -457,10 +459,15 @@ class TableLock:
                 hint="another writer may be working on the table; once it is done, make the plan again",
             )
 
+    def _warn(self, message: str) -> None:
+        log.warning(
+            message, extra=fields(plan_id=self.plan_id, event="table_lock", path=self.storage.base_uri)
+        )
+
     def _lose(self, reason: str) -> None:
         if self.lost is None:
             self.lost = reason
-            print_warning(f"lost the table lock on {self.storage.base_uri}: {reason}")
+            self._warn(f"lost the table lock on {self.storage.base_uri}: {reason}")
 
     def renew(self) -> bool:
         """Extend the lock's validity (``If-Match`` the version last written); False once the
@@ -478,9 +485,7 @@ class TableLock:
                 self._lose("another writer changed the lock object: it was taken over")
                 return False
             except StorageError as exc:
-                print_warning(
-                    f"could not renew the table lock on {self.storage.base_uri} (will retry): {exc}"
-                )
+                self._warn(f"could not renew the table lock on {self.storage.base_uri} (will retry): {exc}")
                 return True
             self._held, self._version = data, version
             self._deadline = started + (self.timing.validity_ms - self.timing.renew_interval_ms) / 1000
@@ -515,16 +520,14 @@ class TableLock:
                 self.store.replace_if_version(LOCK_PATH, held.released().encode(), version)
                 return
             except PreconditionFailedError:
-                print_warning(
-                    f"the table lock on {self.storage.base_uri} was taken over before it was released"
-                )
+                self._warn(f"the table lock on {self.storage.base_uri} was taken over before it was released")
                 return
             except StorageUnavailableError:
                 time.sleep(RETRY_BACKOFF_S * 2**attempt)
             except StorageError as exc:
-                print_warning(f"could not release the table lock on {self.storage.base_uri}: {exc}")
+                self._warn(f"could not release the table lock on {self.storage.base_uri}: {exc}")
                 return
-        print_warning(
+        self._warn(
             f"could not release the table lock on {self.storage.base_uri}: it binds until "
             f"{_utc(held.valid_until)} (0.5 s more), then frees itself"
         )

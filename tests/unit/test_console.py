@@ -6,7 +6,11 @@ import json
 
 import pytest
 
-from maintainer.console import configure, event, print_error, print_warning, settings, stdout, summary
+from maintainer.commands.console_log import console_logging, log_event
+from maintainer.console import configure, print_error, print_warning, settings, stdout, summary
+from maintainer.logs import get_logger
+
+log = get_logger("maintainer.runner.apply")
 
 
 @pytest.mark.parametrize("printer", [print_error, print_warning])
@@ -20,7 +24,8 @@ def test_json_log_format_makes_every_line_one_object(capsys: pytest.CaptureFixtu
     stdout.print("first line\nsecond [bold]line[/bold]")
     print_warning("careful")
     print_error("broken")
-    event("node_end", "[green]OK[/green] t.clean", node="t.clean", seconds=0.5)
+    with console_logging():
+        log_event(log, "node_end", "[green]OK[/green] t.clean", node="t.clean", seconds=0.5)
     summary("Apply complete: no changes made.", status="success")
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["level"], r["msg"]) for r in records] == [
@@ -38,7 +43,8 @@ def test_json_log_format_makes_every_line_one_object(capsys: pytest.CaptureFixtu
 def test_quiet_keeps_errors_and_the_closing_line(capsys: pytest.CaptureFixture[str]) -> None:
     configure(quiet=True)
     stdout.print("progress")
-    event("node_start", "1 of 2 START t.clean")
+    with console_logging():
+        log_event(log, "node_start", "1 of 2 START t.clean")
     summary("Plan: 1 file to delete")
     print_error("broken")
     out, err = capsys.readouterr()
@@ -65,7 +71,8 @@ def test_every_printed_line_masks_secrets_as_text_and_as_json(
     out, err = capsys.readouterr()
     assert "tok-123456" not in out + err and out.count("*****") == 2 and err.count("*****") == 2
     configure(log_format="json")
-    event("spark_start", "starting Spark", spark="sc://h/;token=tok-123456")
+    with console_logging():
+        log_event(log, "spark_start", "starting Spark", spark="sc://h/;token=tok-123456")
     print_error("tok-123456")
     stdout.print("tok-123456")
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

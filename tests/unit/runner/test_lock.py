@@ -153,7 +153,7 @@ def test_the_lock_is_taken_once_the_hudi_writer_releases_it(storage: Storage) ->
 
 
 def test_expiry_at_the_boundary_validuntil_plus_500_ms(
-    storage: Storage, capsys: pytest.CaptureFixture[str]
+    storage: Storage, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
     put_lock(storage, StorageLockData(False, clock.now - 500, HUDI_OWNER))  # binds through +500
@@ -167,20 +167,22 @@ def test_expiry_at_the_boundary_validuntil_plus_500_ms(
             "validUntil": clock.now + 300_000,
             "owner": lock.owner,
         }
-    err = capsys.readouterr().err
+    err = caplog.text
     assert (
         f"taking over the lock of another writer, owner '{HUDI_OWNER}'" in err and "stopped renewing" in err
     )
+    (record,) = [r for r in caplog.records if "taking over" in r.getMessage()]  # a record with its fields
+    assert (record.name, record.levelname) == ("maintainer.runner.lock", "WARNING")
+    got = [getattr(record, name) for name in ("plan_id", "event", "data")]
+    assert got == ["plan-2", "table_lock", {"path": storage.base_uri}]
 
 
-def test_a_released_lock_is_taken_without_a_word(
-    storage: Storage, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_released_lock_is_taken_without_a_word(storage: Storage, caplog: pytest.LogCaptureFixture) -> None:
     clock = Clock()
     put_lock(storage, StorageLockData(True, clock.now + 100_000, HUDI_OWNER))
     with TableLock(storage, "plan-2", clock=clock) as lock:
         assert lock_json(storage)["owner"] == lock.owner
-    assert "taking over" not in capsys.readouterr().err
+    assert "taking over" not in caplog.text
 
 
 def test_an_unreadable_lock_object_is_refused(storage: Storage) -> None:
@@ -220,7 +222,7 @@ def test_renewal_extends_the_validity_conditionally(storage: Storage) -> None:
 
 
 def test_a_renewal_that_loses_the_race_stops_and_the_writes_with_it(
-    storage: Storage, capsys: pytest.CaptureFixture[str]
+    storage: Storage, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
     lock = TableLock(storage, "plan-1", clock=clock, timing=LockTiming(3_600_000, 360_000))
@@ -237,7 +239,7 @@ def test_a_renewal_that_loses_the_race_stops_and_the_writes_with_it(
     lock.release()
     assert lock_json(storage)["owner"] == HUDI_OWNER, "the new holder's lock is left alone"
     storage.write_bytes(".hoodie/after.txt", b"released: no fence")
-    assert "lost the table lock" in capsys.readouterr().err
+    assert "lost the table lock" in caplog.text
 
 
 def test_a_stop_asked_for_stops_the_next_write_and_the_lock_is_still_released(storage: Storage) -> None:
@@ -353,7 +355,7 @@ def _dead_pid() -> int:
 
 
 def test_the_live_lock_of_a_dead_maintainer_process_here_is_taken_over_at_once(
-    storage: Storage, capsys: pytest.CaptureFixture[str]
+    storage: Storage, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
     pid = _dead_pid()
@@ -362,7 +364,7 @@ def test_the_live_lock_of_a_dead_maintainer_process_here_is_taken_over_at_once(
     check_free(storage, clock)  # the pre-check lets it through
     with TableLock(storage, "plan-2", clock=clock) as lock:
         assert lock_json(storage)["owner"] == lock.owner
-    err = capsys.readouterr().err
+    err = caplog.text
     assert f"taking over the lock of maintainer on {socket.gethostname()} pid {pid} (plan plan-killed)" in err
 
 
@@ -534,7 +536,7 @@ def test_a_dead_pid_proves_nothing_from_another_pid_namespace_or_boot() -> None:
 
 
 def test_an_owner_without_a_scope_is_taken_over_only_once_its_lease_runs_out(
-    storage: Storage, capsys: pytest.CaptureFixture[str]
+    storage: Storage, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = Clock()
     legacy = f"maintainer/{socket.gethostname()}/{_dead_pid()}/plan-killed/t0"  # an earlier version's owner
@@ -545,7 +547,7 @@ def test_an_owner_without_a_scope_is_taken_over_only_once_its_lease_runs_out(
     clock.now += 300_501
     with TableLock(storage, "plan-2", clock=clock) as lock:
         assert lock_json(storage)["owner"] == lock.owner
-    assert "ran out" in capsys.readouterr().err
+    assert "ran out" in caplog.text
 
 
 def test_a_lock_written_in_another_pid_namespace_is_not_taken_over(storage: Storage) -> None:
