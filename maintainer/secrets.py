@@ -4,7 +4,7 @@ As dbt does with ``DBT_ENV_SECRET_``, an environment variable named ``MAINTAINER
 a secret, and so is the plan key (``MAINTAINER_PLAN_KEY``, or the content of the file
 ``MAINTAINER_PLAN_KEY_FILE`` names). Only ``profiles.yml`` may read a secret (``env_var()``,
 e.g. storage credentials); a manifest, ``maintainer_project.yml`` or a defaults file that
-renders one is refused (``maintainer.project.render``).
+renders one is refused (``maintainer.project.templating``).
 
 Their values are replaced by :data:`MASK` at the output boundaries: everything the consoles
 print (:mod:`maintainer.console`, the log lines and error messages included) and the files

@@ -22,7 +22,7 @@ from maintainer.errors import UsageError
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.reader import read_table
 from maintainer.plan.artifact import plan_key, read_plan
-from maintainer.planning.render import render_markdown
+from maintainer.planning.terminal import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results
 from maintainer.spark.session import create_session, project_spark_log

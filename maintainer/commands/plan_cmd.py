@@ -25,8 +25,8 @@ from maintainer.logs import fields, get_logger
 from maintainer.plan.artifact import plan_key, write_plan
 from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
-from maintainer.planning.render import render_markdown, render_text, summary_line
 from maintainer.planning.review import ReviewContext
+from maintainer.planning.terminal import render_markdown, render_text, summary_line
 from maintainer.units import count
 
 log = get_logger(__name__)

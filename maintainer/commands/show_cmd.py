@@ -9,8 +9,8 @@ import click
 
 from maintainer.console import print_warning, stdout
 from maintainer.plan.artifact import plan_key, read_meta, read_plan
-from maintainer.planning.render import render
 from maintainer.planning.review import ReviewContext
+from maintainer.planning.terminal import render
 
 DEFAULT_PLAN_DIR = "target/plan"
 """Where ``maintainer plan`` writes by default (run from the project folder)."""

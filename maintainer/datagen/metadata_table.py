@@ -21,8 +21,8 @@ from maintainer.hudi.instant import Action
 from maintainer.hudi.logformat.writer import delete_block
 from maintainer.hudi.metadata.commit import commit_to_metadata_table
 from maintainer.hudi.metadata.partitions import ALL_PARTITIONS_KEY, FILES, RecordType
+from maintainer.hudi.metadata.record_schema import MetadataSchemas
 from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
-from maintainer.hudi.metadata.schema import MetadataSchemas
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.commit import files_records
 from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate

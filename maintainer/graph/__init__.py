@@ -9,7 +9,7 @@ from maintainer.graph.build import (
     topological_order,
     without,
 )
-from maintainer.graph.render import FORMATS, render_graph, to_json
+from maintainer.graph.formats import FORMATS, render_graph, to_json
 from maintainer.graph.select import SelectionResult, parse_selector, select_nodes
 
 __all__ = [

@@ -20,7 +20,7 @@ from maintainer.hudi.fsview import FileSystemView
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.merge import META_COLUMNS, LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
 from maintainer.hudi.properties import TableConfig
-from maintainer.hudi.schema import conform, table_arrow_schema
+from maintainer.hudi.table_schema import conform, table_arrow_schema
 from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 

@@ -23,9 +23,9 @@ from maintainer.project.issues import did_you_mean, raise_all, validation_error
 from maintainer.project.manifests import DEFAULTS_FILE, DocumentCache, ManifestFileRef, discover_manifests
 from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig, TableEntry, TableSpec
 from maintainer.project.profiles import Target, load_target
-from maintainer.project.render import Renderer, blame_cli_vars
 from maintainer.project.rules import check_table_rules
 from maintainer.project.services import POLICY_BY_RETAINED_KEY
+from maintainer.project.templating import Renderer, blame_cli_vars
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
 
 PROJECT_FILE = "maintainer_project.yml"

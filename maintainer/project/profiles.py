@@ -12,8 +12,8 @@ from pydantic import Field, field_validator, model_validator
 from maintainer.errors import ManifestError
 from maintainer.project.issues import did_you_mean, validation_error
 from maintainer.project.models import check_state_location
-from maintainer.project.render import Renderer
 from maintainer.project.services import FrozenModel
+from maintainer.project.templating import Renderer
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
 
 PROFILES_FILE = "profiles.yml"

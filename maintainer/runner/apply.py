@@ -44,10 +44,10 @@ from maintainer.runner.ledger import (
     write_record,
 )
 from maintainer.runner.lock import TableLock, check_free
+from maintainer.runner.plan_checks import validate_plan
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.stale import refuse_stale, table_changes
 from maintainer.runner.summary import told
-from maintainer.runner.validate import validate_plan
 from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.common.ledger import is_applied
 from maintainer.services.registry import service_for

@@ -17,8 +17,8 @@ from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
 from maintainer.hudi.logformat.writer import append_blocks
 from maintainer.hudi.metadata.files import metadata_file_listing
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.records import MetadataRecord, decode_value, parsed_schema
-from maintainer.hudi.metadata.schema import metadata_schemas
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates.build import bloom_filter_record
 from maintainer.hudi.metadata.updates.commit import footer_bloom_filter

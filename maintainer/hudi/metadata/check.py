@@ -67,7 +67,7 @@ from maintainer.hudi.metadata.updates.indexes import (
 )
 from maintainer.hudi.metadata.updates.slices import latest_merged_files
 from maintainer.hudi.payloads import decode_rollback_plan
-from maintainer.hudi.schema import latest_avro_schema
+from maintainer.hudi.table_schema import latest_avro_schema
 
 COLUMN_STATS = "column_stats"
 NO_KEYS = "the table keeps no _hoodie_record_key column"

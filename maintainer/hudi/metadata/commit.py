@@ -20,7 +20,7 @@ from maintainer.errors import TimelineWriteError
 from maintainer.hudi.hfile import HFileStyle, read_hfile
 from maintainer.hudi.instant import Action, Instant
 from maintainer.hudi.loading import read_table_state
-from maintainer.hudi.metadata.schema import metadata_schemas
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import MetadataUpdate, WriteSettings, write_deltacommit
 from maintainer.storage import Storage

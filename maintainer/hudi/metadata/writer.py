@@ -44,8 +44,8 @@ from maintainer.hudi.logformat.delete_block import (
 )
 from maintainer.hudi.logformat.model import BlockMetadata, BlockType, HeaderKey
 from maintainer.hudi.metadata.partitions import file_group_index
+from maintainer.hudi.metadata.record_schema import MetadataSchemas
 from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
-from maintainer.hudi.metadata.schema import MetadataSchemas
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.java_map import hashmap_order
 from maintainer.hudi.payloads.commit import CommitMetadata

@@ -26,8 +26,8 @@ from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpda
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
-from maintainer.hudi.schema import latest_avro_schema
 from maintainer.hudi.table import load_config
+from maintainer.hudi.table_schema import latest_avro_schema
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
 from maintainer.services.common.rollback_instant import (

@@ -30,8 +30,8 @@ from maintainer.hudi.filenames import BaseFileName, MarkerName, MarkerType
 from maintainer.hudi.logformat import BlockType, LogBlock
 from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.payloads import WriteStat
-from maintainer.hudi.schema import conform
 from maintainer.hudi.table import MARKERS_DIR
+from maintainer.hudi.table_schema import conform
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.base_merge import SliceMerger
 from maintainer.services.compaction.codec import slice_settings

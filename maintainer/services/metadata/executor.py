@@ -10,7 +10,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instant import Action
 from maintainer.hudi.metadata import compaction as mc
 from maintainer.hudi.metadata.commit import hfile_style
-from maintainer.hudi.metadata.schema import metadata_schemas
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.services.metadata.planner import CompactionDecision
 

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from maintainer.errors import ManifestError
-from maintainer.project.render import Renderer
 from maintainer.project.sandbox import TemplateLimits
+from maintainer.project.templating import Renderer
 
 WHERE = "tables/a.yml:7:11"
 

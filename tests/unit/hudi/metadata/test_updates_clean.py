@@ -13,8 +13,8 @@ import pytest
 
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata import keys
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.records import decode_value, live_files, merge_records, parsed_schema
-from maintainer.hudi.metadata.schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.updates import TableIndexes, clean_update, table_indexes
 from maintainer.hudi.metadata.writer import encode_value

@@ -15,7 +15,7 @@ from maintainer.hudi.logformat import block_deletes
 from maintainer.hudi.logformat.model import BlockType, HeaderKey
 from maintainer.hudi.logformat.reader import read_log_blocks
 from maintainer.hudi.metadata.files import metadata_file_listing
-from maintainer.hudi.metadata.schema import metadata_schemas
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import delete_block
 from maintainer.hudi.payloads.clean import CleanMetadata, CleanPartitionMetadata

@@ -14,8 +14,8 @@ from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
+from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.records import decode_value, parsed_schema
-from maintainer.hudi.metadata.schema import metadata_schemas
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.writer import (
     MetadataUpdate,

@@ -22,7 +22,7 @@ from maintainer.plan.model import (
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec
-from maintainer.runner.validate import plan_problems, validate_plan
+from maintainer.runner.plan_checks import plan_problems, validate_plan
 from maintainer.services.common.checks import data_file_problem, instant_problem, relative_path_problem
 
 

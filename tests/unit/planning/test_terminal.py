@@ -9,14 +9,14 @@ from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
 from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan, RollbackAction, RollbackEffect
 from maintainer.planning.changes import ChangeKind, SpecChange
 from maintainer.planning.markdown import COMMENT_LIMIT
-from maintainer.planning.render import (
+from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.terminal import (
     render,
     render_json,
     render_markdown,
     render_text,
     summary_line,
 )
-from maintainer.planning.review import Provenance, ReviewContext
 from tests.support.plans import NO_FINGERPRINT, blocked, clean_effect, delete_file, node, plan, table_plan
 
 

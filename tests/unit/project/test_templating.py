@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from maintainer.errors import ManifestError
-from maintainer.project.render import Renderer
+from maintainer.project.templating import Renderer
 from maintainer.project.yamlsrc import load_yaml_text
 
 
