@@ -37,8 +37,8 @@ from maintainer.project.profiles import SparkSettings
 from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
+from maintainer.services.clean.apply import recheck_planner
 from maintainer.services.clean.deletion import group_by_partition, run_deletions
-from maintainer.services.clean.executor import recheck_planner
 from maintainer.spark.session import create_session
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage

@@ -30,7 +30,7 @@ from maintainer.hudi.fsview import build_view
 from maintainer.hudi.properties import format_java_properties, table_checksum
 from maintainer.hudi.table import load_snapshot
 from maintainer.storage import Storage
-from maintainer.storage.fs import DEFAULT_LISTING_THREADS
+from maintainer.storage.threads import DEFAULT_LISTING_THREADS
 
 FIRST_INSTANT = 20240101000000000
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from listing import bare_listing
 
 from maintainer.hudi.properties import format_java_properties, table_checksum
-from maintainer.storage.fs import DEFAULT_LISTING_THREADS
+from maintainer.storage.threads import DEFAULT_LISTING_THREADS
 
 PEAK_FILE_ENV = "MAINTAINER_BENCH_PEAK_FILE"
 RUN_AND_REPORT_PEAK = f"""

@@ -36,7 +36,7 @@ from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.storage import FileInfo
-from maintainer.storage.fs import paused_gc
+from maintainer.storage.gc_pause import paused_gc
 from maintainer.storage.listing import DirListing, Listings
 
 Value = TypeVar("Value")

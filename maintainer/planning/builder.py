@@ -55,7 +55,7 @@ from maintainer.project.models import TableSpec
 from maintainer.secrets import redact
 from maintainer.services.registry import SERVICES, service_for, unsupported_reason
 from maintainer.storage import Storage
-from maintainer.storage.fs import paused_gc
+from maintainer.storage.gc_pause import paused_gc
 
 UNKNOWN = "unknown"
 

@@ -1,4 +1,5 @@
-"""A small storage interface over ``pyarrow.fs``.
+"""The storage interface over ``pyarrow.fs`` (the backends' file systems are built in
+:mod:`.backends`; local disks' link and containment rules are in :mod:`.local`).
 
 A :class:`Storage` is rooted at a base URI (a local path, ``file://``, ``s3://``,
 ``gs://``, ``hdfs://``). Every path given to its methods is relative to that root
@@ -10,24 +11,34 @@ as its URI and options).
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import posixpath
-import threading
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from maintainer.errors import FileExistsInStorageError, StorageError
 from maintainer.storage import atomic
+from maintainer.storage.backends import (
+    CONDITIONAL_SCHEMES,
+    FOLDER_FILE_SYSTEMS,
+    remote_filesystem,
+)
+from maintainer.storage.fences import check_write_fences
+from maintainer.storage.gc_pause import paused_gc
 from maintainer.storage.limits import read_at_most
 from maintainer.storage.listing import DirListing, FileInfo
+from maintainer.storage.local import (
+    OUTSIDE_HINT,
+    is_local_uri,
+    is_within,
+    local_path,
+    opened_folder_path,
+    without_linked_dirs,
+)
 from maintainer.storage.s3 import (
     FileEnds,
     delete_object,
@@ -39,6 +50,7 @@ from maintainer.storage.s3 import (
     read_object_ends,
     read_object_within,
 )
+from maintainer.storage.threads import DEFAULT_LISTING_THREADS, LOCAL_LISTED_IN_THREAD, listing_pool
 
 
 @dataclass
@@ -50,204 +62,14 @@ class Deletions:
     failed: list[tuple[str, str]] = field(default_factory=list)
 
 
-__all__ = ["DEFAULT_LISTING_THREADS", "DirListing", "FileInfo", "Storage", "paused_gc"]
-
-DEFAULT_LISTING_THREADS = 16
-
-
-class _ListingPools(threading.local):
-    """Per thread: (process id, size) -> its pool of listing threads."""
-
-    def __init__(self) -> None:
-        self.pools: dict[tuple[int, int], ThreadPoolExecutor] = {}
-
-
-_LISTING_POOLS = _ListingPools()
-
-
-LOCAL_LISTED_IN_THREAD = 16
-"""Local folders listed by the calling thread rather than the listing pool, up to this many: a
-local folder lists in tens of microseconds, about what handing it to a pool thread costs (a
-lake of 2,000 tables of 10 partitions, 4 at once, planned in three quarters of the time)."""
-
-
-def listing_pool(threads: int) -> ThreadPoolExecutor:
-    """The calling thread's pool of ``threads`` listing threads, kept while that thread lives
-    (a plan lists table after table: a pool started and stopped per table cost a lake of 500
-    small tables a third of its planning time). Per thread, so tables planned at once each
-    list with their own threads, as before; per process, so a forked child (a Spark Python
-    worker) never waits on its parent's threads. The pool's threads end once its thread is
-    gone."""
-    pools, pid = _LISTING_POOLS.pools, os.getpid()
-    pool = pools.get((pid, threads))
-    if pool is None:
-        for inherited in [key for key in pools if key[0] != pid]:
-            del pools[inherited]  # a forked parent's pool: its threads are not in this process
-        pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="maintainer-listing")
-        pools[(pid, threads)] = pool
-    return pool
-
-
-class _GcPause:
-    """Pauses Python's cyclic garbage collector while bulk-building acyclic objects.
-
-    Listings and views create hundreds of thousands of small objects without reference
-    cycles; the cyclic collector would otherwise rescan them over and over (it was half the
-    time of building a 100,000-file view). Reference counting still frees everything.
-    Re-entrant and thread-safe: the collector resumes when the last user leaves.
-
-    On resuming, the objects alive are moved to the oldest generation (``gc.freeze()`` then
-    ``gc.unfreeze()``, no scan): what was just built lives as long as the plan, and the young
-    generations would otherwise scan all of it once or twice more (a tenth of loading a
-    100,000-file table). Cyclic garbage among them is still collected, by full collections.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._was_enabled = False
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._depth == 0:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-            self._depth += 1
-
-    def __exit__(self, *exc_info: object) -> None:
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0 and self._was_enabled:
-                gc.freeze()
-                gc.unfreeze()
-                gc.enable()
-
-
-_GC_PAUSE = _GcPause()
-
-
-def paused_gc() -> AbstractContextManager[None]:
-    """``with paused_gc():`` around bulk construction of many acyclic objects."""
-    return _GC_PAUSE
-
-
-FOLDER_FILE_SYSTEMS = frozenset({"local", "hdfs"})
-"""pyarrow file systems (``type_name``) with real folders; the others are object stores."""
-
-
-def _hadoop_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, str]:
-    parsed = urlsplit(uri)
-    filesystem = pafs.HadoopFileSystem(parsed.hostname or "default", parsed.port or 8020, **options)
-    return filesystem, parsed.path
-
-
-def _azure_fs(uri: str, options: Mapping[str, Any]) -> tuple[pafs.FileSystem, str]:
-    """ADLS Gen2 as Hadoop (and Hudi) name it, ``abfs[s]://<container>@<account>.dfs.core.windows.net
-    /<path>`` (the account from the host unless ``account_name`` is given), or
-    ``abfs[s]://<container>/<path>`` with ``account_name`` in the options."""
-    parsed = urlsplit(uri)
-    container, at, host = parsed.netloc.partition("@")
-    account = options.get("account_name") or (host.split(".", 1)[0] if at else None)
-    if not account:
-        raise ValueError(f"no storage account in {uri}: give account_name in the storage options")
-    filesystem = pafs.AzureFileSystem(**{**options, "account_name": account})
-    return filesystem, f"{container}{parsed.path}"
-
-
-def _is_local(uri: str) -> bool:
-    return "://" not in uri or uri.startswith("file://")
-
-
-def _local_path(uri: str) -> str:
-    path = uri[len("file://") :] if uri.startswith("file://") else uri
-    return os.path.abspath(os.path.expanduser(path))
-
-
-def _without_linked_dirs(listing: DirListing, folder: str) -> DirListing:
-    """The listing without symbolic links to folders: a linked folder (say, another table's
-    partition) is never taken as part of this table. Only folders are checked (a few per
-    listing, none in most partitions); a delete refuses a linked file on its own."""
-    if not any(listing.is_dir):
-        return listing
-    linked = {
-        name
-        for name, is_dir in zip(listing.names, listing.is_dir, strict=True)
-        if is_dir and os.path.islink(os.path.join(folder, name))
-    }
-    if not linked:
-        return listing
-    kept = [
-        entry
-        for entry in zip(listing.names, listing.sizes, listing.is_dir, listing.mtime_ns, strict=True)
-        if entry[0] not in linked
-    ]
-    return DirListing(
-        listing.directory,
-        [name for name, _, _, _ in kept],
-        [size for _, size, _, _ in kept],
-        [is_dir for _, _, is_dir, _ in kept],
-        [mtime for _, _, _, mtime in kept],
-    )
-
-
-_PROC_FD = "/proc/self/fd"
-
-
-def _opened_folder_path(handle: int, path: str) -> tuple[str, bool]:
-    """Where the folder open as ``handle`` (opened from ``path``) really is, and whether that is
-    surely the folder opened. Linux names a descriptor's own folder in ``/proc/self/fd`` (one
-    call, and it is the opened folder whatever happened to ``path`` since); elsewhere the path is
-    resolved again, and the folder there must be the one opened."""
-    if os.path.isdir(_PROC_FD):
-        try:
-            return os.readlink(f"{_PROC_FD}/{handle}"), True
-        except OSError:
-            pass  # a /proc that does not name descriptors: as elsewhere
-    where = os.path.realpath(path)
-    opened, resolved = os.fstat(handle), os.stat(where)
-    return where, (opened.st_dev, opened.st_ino) == (resolved.st_dev, resolved.st_ino)
-
-
-def _is_within(resolved: str, root: str) -> bool:
-    """Whether the resolved local path ``resolved`` is ``root`` or below it."""
-    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
-
-
-CONDITIONAL_SCHEMES = frozenset({"s3", "s3a", "gs", "gcs"})
-"""Object stores with conditional writes (``maintainer.storage.conditional``)."""
-
-OUTSIDE_HINT = (
-    "maintainer only deletes files inside the table's own folders; remove the link by hand if it "
-    "does not belong there"
-)
-
-WriteFence = Callable[[], None]
-"""Raises when writes below a root must stop (the table's lock was lost)."""
-
-_FENCES: dict[str, WriteFence] = {}
-_FENCES_LOCK = threading.Lock()
-
-
-def set_write_fence(root_uri: str, fence: WriteFence) -> None:
-    """Every write and delete this process makes at or below ``root_uri`` (a table's
-    :meth:`Storage.uri`, through any :class:`Storage`) first calls ``fence``, which raises to
-    stop it. The table lock sets one while it is held, so a node that lost its lock cannot
-    write another file into the table. (Spark executors in other processes are not fenced: the
-    files they write are not part of the table until the driver's commit, which is.)"""
-    with _FENCES_LOCK:
-        _FENCES[root_uri.rstrip("/")] = fence
-
-
-def clear_write_fence(root_uri: str, fence: WriteFence) -> None:
-    """Remove ``fence`` from ``root_uri`` (a fence set there since by someone else stays)."""
-    with _FENCES_LOCK:
-        if _FENCES.get(root_uri.rstrip("/")) is fence:
-            del _FENCES[root_uri.rstrip("/")]
-
-
-S3_DEFAULTS: dict[str, Any] = {"allow_delayed_open": True}
-"""A file smaller than one part goes up in a single PUT (pyarrow otherwise opens a multipart
-upload for every file: three requests where one does)."""
+__all__ = [
+    "DEFAULT_LISTING_THREADS",
+    "DirListing",
+    "FileInfo",
+    "Storage",
+    "listing_pool",
+    "paused_gc",
+]
 
 
 class Storage:
@@ -266,8 +88,8 @@ class Storage:
         """Local whole-file writes are flushed to disk (``fsync``) before they are renamed into
         place; off only for scratch tables (``maintainer datagen``), where speed matters more."""
         self._resolved_root: str | None = None  # local: the root with its links resolved, once
-        if _is_local(base_uri):
-            self.base_uri = _local_path(base_uri)
+        if is_local_uri(base_uri):
+            self.base_uri = local_path(base_uri)
             self._fs: pafs.FileSystem = pafs.LocalFileSystem()
             self._root = self.base_uri
         else:
@@ -276,31 +98,7 @@ class Storage:
         self._root = self._root.rstrip("/") or "/"
 
     def _remote_fs(self, uri: str) -> tuple[pafs.FileSystem, str]:
-        """The pyarrow file system of ``uri`` built with the storage options (s3, gs, hdfs, abfs
-        take them: pyarrow's ``S3FileSystem``, ``GcsFileSystem``, ``HadoopFileSystem``,
-        ``AzureFileSystem`` option names);
-        options given for another scheme are an error, never silently dropped."""
-        scheme, _, rest = uri.partition("://")
-        try:
-            if scheme in ("s3", "s3a"):
-                return pafs.S3FileSystem(**{**S3_DEFAULTS, **self.options}), rest
-            if scheme in ("gs", "gcs") and self.options:
-                return pafs.GcsFileSystem(**self.options), rest
-            if scheme == "hdfs" and self.options:
-                return _hadoop_fs(uri, self.options)
-            if scheme in ("abfs", "abfss") and self.options:
-                return _azure_fs(uri, self.options)
-            if self.options:
-                raise ValueError(
-                    f"storage options are not taken for {scheme}:// (only s3, gs, hdfs and abfs)"
-                )
-            filesystem, root = pafs.FileSystem.from_uri(uri)
-            return filesystem, str(root)
-        except (pa.ArrowException, ValueError, OSError, TypeError) as exc:
-            raise StorageError(
-                f"cannot open storage for {uri}: {exc}",
-                hint="check the URI scheme and the storage options of the profile target",
-            ) from exc
+        return remote_filesystem(uri, self.options)
 
     # pickling: executors rebuild the filesystem from the URI and options
     def __getstate__(self) -> dict[str, Any]:
@@ -320,14 +118,7 @@ class Storage:
 
     def check_write_fence(self, path: str) -> None:
         """Raise when a write fence covers ``path`` (see :func:`set_write_fence`)."""
-        if not _FENCES:
-            return
-        target = self.uri(path)
-        with _FENCES_LOCK:
-            fences = [fence for root, fence in _FENCES.items()
-                      if target == root or target.startswith(root + "/")]  # fmt: skip
-        for fence in fences:
-            fence()
+        check_write_fences(self.uri(path))
 
     @property
     def is_local(self) -> bool:
@@ -403,7 +194,7 @@ class Storage:
         if not self.is_local:
             return DirListing.from_arrow(directory, infos)
         listing = DirListing.from_arrow(directory, infos, sized_entries_are_files=True)
-        return _without_linked_dirs(listing, self.full_path(directory))
+        return without_linked_dirs(listing, self.full_path(directory))
 
     def list_dir(self, path: str = "") -> list[FileInfo]:
         """Entries directly under ``path``; an empty list where it does not exist."""
@@ -613,7 +404,7 @@ class Storage:
         folder = os.path.realpath(os.path.dirname(full))
         if os.path.islink(full):
             problem = "it is a symbolic link"
-        elif not _is_within(folder, root):
+        elif not is_within(folder, root):
             problem = f"it resolves to {folder}, outside the table at {root}"
         else:
             return
@@ -734,11 +525,11 @@ class Storage:
         except OSError as exc:
             raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
         try:
-            where, same = _opened_folder_path(handle, full)
+            where, same = opened_folder_path(handle, full)
         except OSError as exc:
             os.close(handle)
             raise StorageError(f"cannot open {self.uri(folder)}: {exc}") from exc
-        if not same or not _is_within(where, root):
+        if not same or not is_within(where, root):
             os.close(handle)
             problem = f"it resolves to {where}, outside the table at {root}"
             raise StorageError(self._outside_message(folder, problem), hint=OUTSIDE_HINT)

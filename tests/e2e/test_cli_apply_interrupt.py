@@ -43,9 +43,9 @@ SLOW = textwrap.dedent(
     import sys, time
     from maintainer.cli import main
     from maintainer.services.base import stop_requested
-    from maintainer.services.clean import execution
+    from maintainer.services.clean import executor
 
-    hook = execution.maybe_fail
+    hook = executor.maybe_fail
 
     def slow(service, point):
         if point == "after_inflight":
@@ -55,7 +55,7 @@ SLOW = textwrap.dedent(
                 time.sleep(0.01)
         hook(service, point)
 
-    execution.maybe_fail = slow
+    executor.maybe_fail = slow
     sys.exit(main(["apply", "--project-dir", sys.argv[1], "--threads", "1", *sys.argv[3:]]))
     """
 )

@@ -12,7 +12,7 @@ import pytest
 
 from maintainer.hudi.hfile import read_hfile
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.metadata.compaction import deltacommits_since_compaction, last_compaction
+from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction, last_compaction
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.services.base import FAULT_ENV
 from tests.support import oracle

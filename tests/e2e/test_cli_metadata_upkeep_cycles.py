@@ -22,7 +22,7 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, TableWriter
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.metadata.compaction import deltacommits_since_compaction
+from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.timeline import Timeline
 from maintainer.services.base import FAULT_ENV

@@ -50,7 +50,7 @@ from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.java_map import hashmap_order
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import encode_avro
-from maintainer.hudi.payloads.write_stat import WriteStat
+from maintainer.hudi.payloads.write_stat import WriteStat, counted_stat
 from maintainer.hudi.timeline_writer import TimelineWriter
 
 OPERATION = "UPSERT_PREPPED"
@@ -201,7 +201,7 @@ def encode_value(record: MetadataRecord, schema: Any) -> bytes:
 
 def write_stat(write: LogFileWrite, instant_time: str) -> WriteStat:
     size = len(write.content)
-    return WriteStat(
+    return counted_stat(
         file_id=write.file_id,
         path=write.path,
         prev_commit=instant_time,
@@ -209,24 +209,13 @@ def write_stat(write: LogFileWrite, instant_time: str) -> WriteStat:
         num_writes=write.record_count,
         num_deletes=write.delete_count,
         num_update_writes=write.record_count,
-        num_inserts=0,
         total_write_bytes=size,
-        total_write_errors=0,
         file_size_in_bytes=size,
-        total_log_records=0,
-        total_log_blocks=0,
-        total_corrupt_log_block=0,
-        total_rollback_blocks=0,
-        total_updated_records_compacted=0,
-        total_log_files_compacted=0,
-        total_log_size_compacted=0,
-        total_log_read_time_ms=0,
         log_version=LOG_VERSION,
         log_offset=0,
         base_file="",
         log_files=(write.name,),
         runtime_stats={"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 0},
-        num_updates=0,
     )
 
 
@@ -292,23 +281,4 @@ def inflight_metadata(writes: Sequence[LogFileWrite]) -> CommitMetadata:
 def _profile_stat(file_id: str, prev_commit: str, updates: int) -> WriteStat:
     """A ``HoodieWriteStat`` as the workload profile sets it: file id, previous commit and update
     count; every other counter at Java's default 0, the rest null."""
-    return WriteStat(
-        file_id=file_id,
-        prev_commit=prev_commit,
-        num_writes=0,
-        num_deletes=0,
-        num_update_writes=updates,
-        num_inserts=0,
-        total_write_bytes=0,
-        total_write_errors=0,
-        file_size_in_bytes=0,
-        total_log_records=0,
-        total_log_blocks=0,
-        total_corrupt_log_block=0,
-        total_rollback_blocks=0,
-        total_updated_records_compacted=0,
-        total_log_files_compacted=0,
-        total_log_size_compacted=0,
-        total_log_read_time_ms=0,
-        num_updates=0,
-    )
+    return counted_stat(file_id=file_id, prev_commit=prev_commit, num_update_writes=updates)

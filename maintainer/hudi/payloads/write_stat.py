@@ -113,3 +113,32 @@ def _json_value(name: str, value: Any) -> Any:
     if name == "recordsStats":
         return {"val": None}
     return None
+
+
+JAVA_ZERO_COUNTERS: dict[str, int] = dict.fromkeys(
+    (
+        "num_writes",
+        "num_deletes",
+        "num_update_writes",
+        "num_inserts",
+        "total_write_bytes",
+        "total_write_errors",
+        "file_size_in_bytes",
+        "total_log_records",
+        "total_log_blocks",
+        "total_corrupt_log_block",
+        "total_rollback_blocks",
+        "total_updated_records_compacted",
+        "total_log_files_compacted",
+        "total_log_size_compacted",
+        "total_log_read_time_ms",
+        "num_updates",
+    ),
+    0,
+)
+"""The counters a Java ``HoodieWriteStat`` starts with at 0 (``long`` fields); the others null."""
+
+
+def counted_stat(**fields: Any) -> WriteStat:
+    """A write stat as Hudi's Java object has it: every counter 0 unless given, the rest null."""
+    return WriteStat(**{**JAVA_ZERO_COUNTERS, **fields})

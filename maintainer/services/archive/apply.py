@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
+from maintainer.hudi.loading import TableState
 from maintainer.hudi.table import load_timeline
-from maintainer.plan.model import ArchiveInstant
-from maintainer.services.archive.node import apply_archive_node
-from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
+from maintainer.plan.model import ArchiveInstant, NodePlan
+from maintainer.project.models import TableSpec
+from maintainer.services.archive.executor import ArchiveOutcome, run_archive
+from maintainer.services.archive.node import (
+    plan_archive_result,
+)
+from maintainer.services.archive.planner import ArchivePlanResult
+from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import summary
+
+SERVICE = "archive"
 
 
 def execute_archive(ctx: NodeContext) -> NodeOutcome:
@@ -44,3 +54,36 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     if gone_before:
         message += f"; {len(gone_before)} already archived before this run (off the active timeline)"
     return NodeOutcome(effects, drifted, message)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveApplied:
+    """What applying an archive node did, and why each approved instant left on the active
+    timeline is not archivable now (the boundary or rule that keeps it)."""
+
+    outcome: ArchiveOutcome
+    refused: Mapping[str, str]
+
+
+def why_kept(current: ArchivePlanResult, timestamp: str) -> str:
+    """Why the current plan keeps an instant active: the first boundary at or before it, else
+    the count rule (keep_min/keep_max commits)."""
+    stops = [b for b in current.boundaries if b.timestamp <= timestamp]
+    if stops:
+        return f"archival now stops before {stops[0].reason}"
+    return f"kept by the current timeline: {current.reasons[0]}" if current.reasons else "kept"
+
+
+def apply_archive_node(
+    table: TableState, spec: TableSpec, node: NodePlan, *, fault: Fault = no_fault
+) -> ArchiveApplied:
+    """Archive the approved instants that are still archivable; the others are drift."""
+    approved = {a.target for a in node.actions_of(ArchiveInstant)}
+    current = plan_archive_result(table, spec)
+    chosen = tuple(i for i in current.instants if i.timestamp in approved)
+    outcome = run_archive(
+        table.storage, table.snapshot.config, replace(current, instants=chosen), fault=fault
+    )
+    taken = {i.timestamp for i in chosen}
+    refused = {t: why_kept(current, t) for t in sorted(approved - taken)}
+    return ArchiveApplied(outcome, refused)

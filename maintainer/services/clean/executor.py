@@ -1,420 +1,200 @@
-"""Apply one approved clean node: never more than the plan.
-
-On the table as it is now (re-read under the table lock):
-1. the metadata table is dropped first when the plan says so (and refused when the table has
-   one the plan did not expect);
-2. pending cleans the plan named (or an interrupted apply of this very plan left) are finished
-   first, re-executing their requested plan as Hudi does; any other pending clean fails the node,
-   and so does a named one whose ``.clean.requested`` is no longer the bytes the plan hashed, or
-   one carrying this plan's id that deletes a file or empties a partition the plan did not
-   approve (the id is no proof; checked before anything is written). Of either, only the files
-   that no clean may delete now (not in a live slice: the latest of its file group, savepointed,
-   needed by a pending compaction or clustering) are deleted; the others are drift;
-3. the new clean deletes the intersection of the approved files and of what the same planner
-   says is deletable now (a savepoint, a restore or a pending compaction created since the plan
-   wins); whatever was dropped is drift, with its reason. The ``.clean.requested`` written is
-   rebuilt from the approved effect and that intersection: byte-identical to the plan's payload
-   when nothing drifted.
+"""Running one clean instant, as Hudi's CleanActionExecutor does: ``.clean.requested`` (the
+plan) -> ``.clean.inflight`` (table version 6: the plan again, as Hudi 0.x writes it; 8+:
+empty) -> the deletes (tasks of whole partitions, Spark tasks in apply) -> the completed
+``clean`` with ``HoodieCleanMetadata`` v2. Every instant file goes through the TimelineWriter.
 """
 
 from __future__ import annotations
 
-import functools
 import posixpath
-from collections.abc import Callable, Mapping
-from dataclasses import replace
-from datetime import datetime
-from typing import Any
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from maintainer.errors import ApplyError, PlanError
-from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
-from maintainer.hudi.timeline import Timeline
+from maintainer.errors import ApplyError
+from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.payloads import (
+    CLEAN_PLAN_VERSION,
+    CleanerPlan,
+    CleanMetadata,
+    CleanPartitionMetadata,
+    decode_cleaner_plan,
+    encode_avro,
+)
 from maintainer.hudi.timeline_writer import TimelineWriter
-from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
-from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
-from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.clean.execution import (
-    BeforeComplete,
-    CleanRun,
-    plan_deletions,
-    read_requested_plan,
-    run_clean_instant,
+from maintainer.services.base import maybe_fail
+from maintainer.services.clean.deletion import (
+    PartitionDeleted,
+    PartitionDeletion,
+    check_deletion,
+    group_by_partition,
+    relative_to_table,
+    run_deletions,
+    table_base,
 )
-from maintainer.services.clean.node import requested_sha256
-from maintainer.services.clean.payload import (
-    approved_deletions,
-    cleaner_plan_for,
-    node_cleaner_plan,
-    partition_of,
-)
-from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
-from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import clean_settings
-from maintainer.services.common.checks import data_file_problem, effect_of
-from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
-from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 
-CurrentPlanner = Callable[[TableState, TableSpec, datetime], CleanPlanResult]
+SERVICE = "clean"
+BeforeComplete = Callable[[Instant, CleanMetadata], object]
+"""Called with the inflight clean and its metadata right before the clean completes."""
+INFLIGHT_COPIES_PLAN_BELOW_VERSION = 8
 
 
-def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanPlanResult:
-    """The same planner on the table as it is now, over every partition the table was opened
-    with (the approved ones), not today's incremental window: the approved files may lie
-    outside it (e.g. once a pending clean was finished, the window starts at its earliest
-    commit to retain), and per partition the rules are the same. The trigger (max_commits) is
-    not asked again: it decided when the clean was scheduled, the plan (as Hudi schedules a
-    clean while another is still pending), and a pending clean this node finishes first would
-    otherwise turn the reviewed deletions into drift."""
-    snapshot = table.snapshot
-    inputs = CleanInputs(
-        timeline=snapshot.timeline,
-        view=table.view,
-        scope=ScanScope(True, "apply re-checks the approved partitions"),
-        savepointed_files=table.view.inputs.savepointed_files,
-        timezone=snapshot.config.timeline_timezone,
-    )
-    settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
-    return plan_clean(inputs, settings, now)
+@dataclass(frozen=True, slots=True)
+class CleanRun:
+    """A clean instant carried out: the completed instant, and what each partition did."""
 
+    instant: Instant
+    results: tuple[PartitionDeleted, ...]
+    extra_metadata: dict[str, str]
 
-class CleanExecutor:
-    def __init__(self, ctx: NodeContext, planner: CurrentPlanner | None = None,
-                 tasks: TaskRunner | None = None) -> None:  # fmt: skip
-        self.ctx = ctx
-        self.planner = planner or recheck_planner
-        self.tasks = tasks or ctx.task_runner()
-        self.effects: dict[str, Any] = {}
-        self.drift: list[Drift] = []
-        self.runs: list[CleanRun] = []
-        self.approved_plan: CleanerPlan | None = None
+    @property
+    def files_deleted(self) -> int:
+        return sum(len(r.deleted) for r in self.results)
 
-    # -- reading ------------------------------------------------------------------------------
-    def open(self) -> TableState:
-        """The table as it is now, listing only the partitions the approved clean touches."""
-        return open_table(self.ctx.table.path, self.ctx.storage_options, self.approved_partitions())
+    @property
+    def failed(self) -> list[str]:
+        return [path for path, _ in self.failures]
 
-    def approved_partitions(self) -> list[str]:
-        """The partitions of the new clean and of the pending cleans the plan finishes."""
-        files, partitions = approved_deletions(self.ctx.node)
-        pending = [path for action in self.pending_approved().values() for path in action.paths]
-        return sorted({partition_of(path) for path in [*files, *pending]} | set(partitions))
-
-    def pending_approved(self) -> dict[str, FinishPendingClean]:
-        """instant time -> each pending clean the plan finishes."""
-        return {a.target: a for a in self.ctx.node.actions_of(FinishPendingClean)}
-
-    def writer(self, table: TableState) -> TimelineWriter:
-        return TimelineWriter(table.storage, table.snapshot.config, self.ctx.clock)
-
-    def sync(self, table: TableState) -> BeforeComplete | None:
-        """``metadata_table: sync``: each clean's metadata deltacommit, before it completes."""
-        if not self.ctx.node.actions_of(SyncMetadataTable):
-            return None
-        return functools.partial(sync_clean, table.storage, clock=self.ctx.clock)
-
-    # -- 1. metadata table ------------------------------------------------------------------------
-    def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files", CLEAN_UPDATES)
-        return self.open() if dropped else table
-
-    # -- 2. pending cleans --------------------------------------------------------------------------
-    def reviewed_requested(self, table: TableState, instant: Instant) -> bytes:
-        """The ``.clean.requested`` of a pending clean the plan finishes, refused unless it is
-        still the bytes the plan hashed."""
-        path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
-        data = table.storage.read_bytes(path)
-        expected = self.pending_approved()[instant.timestamp].sha256
-        if requested_sha256(data) != expected:
-            raise ApplyError(
-                f"the pending clean {instant.timestamp} was changed after the plan was made: "
-                "its plan is not the one reviewed"
-                if expected
-                else f"the plan does not record what the pending clean {instant.timestamp} deletes",
-                where=table.storage.uri(path),
-                hint="nothing was deleted: make the plan again and review what it finishes",
-            )
-        return data
-
-    def own_requested(self, table: TableState, instant: Instant) -> frozenset[str]:
-        """A pending clean that carries this plan's id (an interrupted apply of it, or a forgery):
-        the table-relative paths it deletes, refused unless they are all files this node approved
-        (what apply writes is the approved list, or the part of it still deletable) and the
-        partitions it empties are approved ones. The plan id is no proof: anyone can write it."""
-        path = table.snapshot.timeline.file_path(instant, State.REQUESTED)
-        where = table.storage.uri(path)
-        paths, unapproved = unapproved_deletions(
-            self.ctx.node, table.storage, table.storage.read_bytes(path), where
-        )
-        if unapproved:
-            raise _not_approved(instant, unapproved, where)
-        return paths
-
-    def check_pending(self, table: TableState) -> None:
-        """Before anything is written: each pending clean the plan finishes is as reviewed, and
-        one that says it is this plan's own deletes only what the plan approved."""
-        approved = self.pending_approved()
-        for instant in table.snapshot.timeline.pending_cleans():
-            if instant.timestamp in approved:
-                self.reviewed_requested(table, instant)
-            elif plan_id_of_instant(table.storage, table.snapshot.timeline, instant) == self.ctx.plan_id:
-                self.own_requested(table, instant)
-
-    def finish_own(self, table: TableState, instant: Instant) -> CleanRun:
-        """Finish this plan's own interrupted clean: only its files (all approved, checked) that
-        are still deletable under the current view; the others are drift."""
-        listed = sorted(self.own_requested(table, instant))
-        live = live_files(table.view, table.view.inputs.savepointed_files)
-        self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
-        keep = frozenset(path for path in listed if path not in live)
-        writer = self.writer(table)
-        data = read_requested_plan(writer, instant)
-        return run_clean_instant(writer, data, self.tasks, instant, keep, self.sync(table))
-
-    def finish_reviewed(self, table: TableState, instant: Instant) -> CleanRun:
-        """Finish a pending clean the plan named: only its listed files that are still
-        deletable under the current view; the others are drift."""
-        data = self.reviewed_requested(table, instant)
-        listed = sorted(self.pending_approved()[instant.timestamp].paths)
-        live = live_files(table.view, table.view.inputs.savepointed_files)
-        self.drift += [Drift(path, f"kept: {live[path]}") for path in listed if path in live]
-        keep = frozenset(path for path in listed if path not in live)
-        return run_clean_instant(self.writer(table), data, self.tasks, instant, keep, self.sync(table))
-
-    def finish_pending(self, table: TableState) -> tuple[TableState, bool]:
-        """Finish the pending cleans; True when one was this plan's own (interrupted) clean."""
-        approved = set(self.pending_approved())
-        own = False
-        pending = table.snapshot.timeline.pending_cleans()
-        for instant in pending:
-            carries = plan_id_of_instant(table.storage, table.snapshot.timeline, instant)
-            if instant.timestamp not in approved and carries != self.ctx.plan_id:
-                raise ApplyError(
-                    f"clean {instant.timestamp} is pending in the table and the plan does not finish it",
-                    where=self.ctx.table.path,
-                    hint="it appeared after the plan was made: make the plan again",
-                )
-            own = own or carries == self.ctx.plan_id
-            if instant.timestamp in approved:
-                self.runs.append(self.finish_reviewed(table, instant))
-            else:
-                self.runs.append(self.finish_own(table, instant))
-            approved.discard(instant.timestamp)
-        for gone in sorted(approved):
-            self.drift.append(Drift(gone, "the pending clean was already finished by someone else"))
-        return (self.open() if pending else table), own
-
-    # -- 3. the new clean ---------------------------------------------------------------------------
-    def approved_payload(self) -> bytes | None:
-        names = [name for name in self.ctx.node.payloads if name.endswith(".clean.requested")]
-        if not names:
-            return None
-        stored = self.ctx.payloads.get(names[0])
-        self.approved_plan, rebuilt = node_cleaner_plan(self.ctx.node, self.ctx.storage(), self.ctx.plan_id)
-        if stored != rebuilt:
-            raise PlanError(
-                f"payload {names[0]} does not match the approved plan body",
-                where=str(names[0]),
-                hint="plans are applied exactly as reviewed: make the plan again and review it",
-            )
-        return rebuilt
-
-    def new_clean(self, table: TableState, approved: bytes | None) -> None:
-        if approved is None:
-            return
-        approved_files, approved_partitions = approved_deletions(self.ctx.node)
-        current = self.planner(table, self.ctx.spec, self.ctx.clock())
-        deletable = {f.path for f in current.files} | lost_from_storage(table, approved_files)
-        keep = [path for path in approved_files if path in deletable]
-        self.drift += [Drift(path, drift_reason(table, current, path)) for path in approved_files
-                       if path not in deletable]  # fmt: skip
-        kept_partitions = {partition_of(path) for path in approved_files if path not in deletable}
-        emptied = [p for p in approved_partitions
-                   if p in current.partitions_to_delete and p not in kept_partitions]  # fmt: skip
-        self.drift += [Drift(p, "the partition is no longer emptied by this clean")
-                       for p in approved_partitions if p not in emptied]  # fmt: skip
-        if not keep and not emptied:
-            return
-        effect = self.resolved_effect(current)
-        if (
-            effect is self.ctx.node.effect
-            and len(keep) == len(approved_files)
-            and emptied == approved_partitions
-        ):
-            payload, plan = approved, self.approved_plan  # nothing drifted: the reviewed bytes
-        else:
-            plan = cleaner_plan_for(effect, table.storage, self.ctx.plan_id, keep, emptied)
-            payload = encode_avro(plan)
-        run = run_clean_instant(
-            self.writer(table), payload, self.tasks, before_complete=self.sync(table), plan=plan
-        )
-        self.runs.append(run)
-
-    def resolved_effect(self, current: CleanPlanResult) -> CleanEffect:
-        """The approved effect, with the instants that existed only in the plan's projection
-        (this plan's compaction, whose instant apply took) replaced by the real ones."""
-        effect = effect_of(self.ctx.node, CleanEffect)
-        projected = set(effect.projected_instants)
-        if not projected:
-            return effect
-        resolved = effect
-        ectr = current.earliest_commit_to_retain
-        if effect.earliest_commit_to_retain in projected:
-            resolved = replace(
-                resolved,
-                earliest_commit_to_retain=ectr.timestamp if ectr else None,
-                earliest_commit_to_retain_action=ectr.completed_action.value if ectr else None,
-            )
-        if effect.last_completed_commit in projected:
-            resolved = replace(resolved, last_completed_commit=current.last_completed_commit)
-        pairs = [
-            (effect.earliest_commit_to_retain, resolved.earliest_commit_to_retain),
-            (effect.last_completed_commit, resolved.last_completed_commit),
+    @property
+    def failures(self) -> list[tuple[str, str]]:
+        """(path, why) of each file that could not be deleted."""
+        return [
+            (f"{r.partition}/{name}" if r.partition else name, error)
+            for r in self.results
+            for name, error in r.failed
         ]
-        self.effects["resolved_instants"] = {old: new for old, new in pairs if old in projected and new}
-        return resolved
 
-    # -- the node -----------------------------------------------------------------------------------
-    def execute(self) -> NodeOutcome:
-        approved = self.approved_payload()  # verified before anything is written
-        table = self.open()
-        self.check_pending(table)  # before anything is written
-        table = self.handle_metadata_table(table)
-        table, own_finished = self.finish_pending(table)
-        if not own_finished:
-            self.new_clean(table, approved)
-        return self.outcome()
 
-    def bytes_deleted(self) -> int:
-        """The planned sizes of the files this run deleted (a file a pending clean deleted, not
-        in this plan's list, counts 0: its size was never read)."""
-        sizes = {a.target: a.size for a in self.ctx.node.actions_of(DeleteFile)}
-        return sum(
-            sizes.get(f"{r.partition}/{name}" if r.partition else name, 0)
-            for run in self.runs
-            for r in run.results
-            for name in r.deleted
-            if name not in r.already_gone
+GONE_IS_SUCCESS_FROM_VERSION = 8
+"""Table versions written by Hudi 1.x, which records a file already gone as deleted."""
+
+
+def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[PartitionDeletion]:
+    """The plan's files as checked per-partition deletions (refuses anything not a data file
+    of this table, and bootstrap base files, which maintainer does not clean)."""
+    paths: list[str] = []
+    base = table_base(storage)
+    for partition, infos in (plan.file_paths_to_be_deleted_per_partition or {}).items():
+        for info in infos:
+            if info.is_bootstrap_base_file or not info.file_path:
+                raise ApplyError(
+                    f"the clean plan deletes a bootstrap base file in {partition!r}: not supported",
+                    where=where,
+                    hint="finish this clean with Hudi",
+                )
+            paths.append(relative_to_table(storage, info.file_path, where, base))
+    for partition, names in (plan.files_to_be_deleted_per_partition or {}).items():
+        paths += [f"{partition}/{name}" if partition else name for name in names]
+    deletions = group_by_partition(paths, plan.partitions_to_be_deleted or ())
+    for deletion in deletions:
+        check_deletion(deletion, where)
+    return deletions
+
+
+def keep_only(deletions: Sequence[PartitionDeletion], only: frozenset[str]) -> list[PartitionDeletion]:
+    """The deletions restricted to the table-relative paths in ``only``; a partition that keeps
+    one of its files is not deleted, and one left with nothing to do is dropped."""
+    kept: list[PartitionDeletion] = []
+    for deletion in deletions:
+        names = tuple(n for n in deletion.names if posixpath.join(deletion.partition, n) in only)
+        if names == deletion.names:
+            kept.append(deletion)
+        elif names:
+            kept.append(PartitionDeletion(deletion.partition, names))
+    return kept
+
+
+def _recorded(result: PartitionDeleted, gone_is_success: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(successDeleteFiles, failedDeleteFiles) as Hudi records them: a file already gone is a
+    success in Hudi 1.x (CleanActionExecutor.deleteFileAndGetResult treats FileNotFound as done),
+    a failed delete in 0.14 (its delete returned false)."""
+    failed = tuple(name for name, _ in result.failed)
+    if gone_is_success or not result.already_gone:
+        return result.deleted, failed
+    gone = set(result.already_gone)
+    return tuple(n for n in result.deleted if n not in gone), (*failed, *result.already_gone)
+
+
+def clean_metadata(
+    instant_time: str, plan: CleanerPlan, deletions: Sequence[PartitionDeletion],
+    results: Sequence[PartitionDeleted], millis: int, gone_is_success: bool = True,
+) -> CleanMetadata:  # fmt: skip
+    """HoodieCleanMetadata as CleanerUtils.convertCleanMetadata builds it (an empty
+    ``bootstrapPartitionMetadata`` map, totalFilesDeleted = the successful deletes)."""
+    by_partition = {r.partition: r for r in results}
+    partitions = {}
+    total = 0
+    for deletion in deletions:
+        result = by_partition[deletion.partition]
+        success, failed = _recorded(result, gone_is_success)
+        total += len(success)
+        partitions[deletion.partition] = CleanPartitionMetadata(
+            partition_path=deletion.partition,
+            policy=plan.policy,
+            delete_path_patterns=deletion.names,
+            success_delete_files=success,
+            failed_delete_files=failed,
+            is_partition_deleted=deletion.delete_partition and result.partition_deleted,
         )
-
-    def outcome(self) -> NodeOutcome:
-        failed = [path for run in self.runs for path in run.failed]
-        effects = {
-            **self.effects,
-            "cleans": [run.instant.timestamp for run in self.runs],
-            "files_deleted": sum(run.files_deleted for run in self.runs),
-            "bytes_deleted": self.bytes_deleted(),
-            "partitions_deleted": [
-                r.partition for run in self.runs for r in run.results if r.partition_deleted
-            ],
-            "files_failed": failed,
-        }
-        if failed:
-            failures = [f"{path} ({why})" for run in self.runs for path, why in run.failures]
-            raise ApplyError(
-                f"{len(failed)} file(s) could not be deleted (recorded as failed in the clean): "
-                + "; ".join(failures[:5]),
-                where=self.ctx.table.path,
-                hint="fix what each reason names (storage permissions; a symbolic link, which "
-                "maintainer never deletes through: put the real file there or remove the link by "
-                "hand); the next clean plans them again",
-            )
-        return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
+    ectr = plan.earliest_instant_to_retain
+    return CleanMetadata(
+        start_clean_time=instant_time,
+        time_taken_in_millis=millis,
+        total_files_deleted=total,
+        earliest_commit_to_retain=ectr.timestamp if ectr else "",
+        last_completed_commit_timestamp=plan.last_completed_commit_timestamp,
+        partition_metadata=partitions,
+        version=CLEAN_PLAN_VERSION,
+        bootstrap_partition_metadata={},
+        extra_metadata=dict(plan.extra_metadata) if plan.extra_metadata is not None else None,
+    )
 
 
-def unapproved_deletions(
-    node: NodePlan, storage: Storage, data: bytes, where: str
-) -> tuple[frozenset[str], list[str]]:
-    """(the table-relative paths the clean plan ``data`` deletes, what of it ``node`` did not
-    approve: files it deletes and partitions it empties that the node does not list; an empty
-    plan is not approved either)."""
-    plan = decode_cleaner_plan(data, where)
+def _inflight_content(writer: TimelineWriter, plan_bytes: bytes) -> bytes:
+    return plan_bytes if writer.config.version < INFLIGHT_COPIES_PLAN_BELOW_VERSION else b""
+
+
+def run_clean_instant(
+    writer: TimelineWriter, plan_bytes: bytes, tasks: TaskRunner, pending: Instant | None = None,
+    only: frozenset[str] | None = None, before_complete: BeforeComplete | None = None,
+    plan: CleanerPlan | None = None, instant_time: str | None = None,
+) -> CleanRun:  # fmt: skip
+    """Write (or resume, given a ``pending`` instant) one clean instant and do its deletes
+    (given ``only``, just those of its files: the completed metadata records just them).
+    ``before_complete`` runs right before the clean completes (the metadata table's sync).
+    ``plan``: the plan ``plan_bytes`` encode, when the caller built them from it (decoding the
+    bytes gives an equal plan; tests hold the round trip), saving the decode of a big plan.
+    ``instant_time``: the new clean's time (default: a fresh one from the writer)."""
+    storage = writer.storage
+    where = f"clean plan in {storage.base_uri}"
+    plan = plan if plan is not None else decode_cleaner_plan(plan_bytes, where)
     if plan is None:
-        return frozenset(), ["nothing (it is empty)"]
+        raise ApplyError("the clean plan is empty", where=where, hint="remove the pending clean by hand")
     deletions = plan_deletions(storage, plan, where)
-    files, partitions = approved_deletions(node)
-    paths = frozenset(posixpath.join(d.partition, n) for d in deletions for n in d.names)
-    unapproved = sorted(paths - set(files))
-    unapproved += sorted({d.partition for d in deletions if d.delete_partition} - set(partitions))
-    return paths, unapproved
+    if only is not None:
+        deletions = keep_only(deletions, only)
+    started = time.perf_counter()
+    instant = pending or writer.create_requested(Action.CLEAN, plan_bytes, instant_time=instant_time)
+    with writer.heartbeat(instant.timestamp):
+        maybe_fail(SERVICE, "after_requested")
+        if instant.state is State.REQUESTED:
+            instant = writer.transition_to_inflight(instant, _inflight_content(writer, plan_bytes))
+        maybe_fail(SERVICE, "after_inflight")
+        results = run_deletions(tasks, storage, deletions)
+        maybe_fail(SERVICE, "after_deletes")
+        millis = int((time.perf_counter() - started) * 1000)
+        gone_is_success = writer.config.version >= GONE_IS_SUCCESS_FROM_VERSION
+        metadata = clean_metadata(instant.timestamp, plan, deletions, results, millis, gone_is_success)
+        if before_complete is not None:
+            before_complete(instant, metadata)
+            maybe_fail(SERVICE, "after_metadata_table")
+        completed = writer.complete(instant, encode_avro(metadata))
+    return CleanRun(completed, tuple(results), dict(plan.extra_metadata or {}))
 
 
-def clean_not_written_by_plan(
-    node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant
-) -> str | None:
-    """Why the clean ``instant`` (carrying the plan id) is not one this node's apply wrote:
-    its requested plan deletes what the node did not approve (None: it could be)."""
+def read_requested_plan(writer: TimelineWriter, instant: Instant) -> bytes:
+    timeline = writer.timeline()
     path = timeline.file_path(instant, State.REQUESTED)
-    _, unapproved = unapproved_deletions(node, storage, storage.read_bytes(path), storage.uri(path))
-    return f"it deletes {', '.join(unapproved[:5])}, which the plan does not list" if unapproved else None
-
-
-def _not_approved(instant: Instant, unapproved: list[str], where: str) -> ApplyError:
-    shown = ", ".join(unapproved[:5]) + (f" and {len(unapproved) - 5:,} more" if len(unapproved) > 5 else "")
-    return ApplyError(
-        f"the pending clean {instant.timestamp} carries this plan's id but is not what this plan "
-        f"approved: it deletes {shown}, which the plan does not list",
-        where=where,
-        hint="nothing was deleted: this plan did not write it; find out who did, remove it with "
-        "Hudi (or by hand, with its .inflight), then make the plan again",
-    )
-
-
-def lost_from_storage(table: TableState, approved: list[str]) -> set[str]:
-    """The approved files storage no longer has (their partition listed without them), kept in
-    the clean as Hudi's cleaner keeps a planned file it finds gone: deleting a missing file
-    counts as done (``CleanActionExecutor.deleteFileAndGetResult``), so the clean records it as
-    deleted and its metadata deltacommit tombstones it (a plan listed from the metadata table
-    approves files only that table still lists). Not a savepointed file, nor a path that is not
-    a Hudi data file of this table."""
-    present: dict[str, set[str]] = {}
-    lost: set[str] = set()
-    for path in approved:
-        partition, _, name = path.rpartition("/")
-        listed = table.snapshot.listings.get(partition)
-        if listed is None or data_file_problem(path) is not None:
-            continue
-        names = present.setdefault(partition, {f.name for f in listed})
-        if name not in names and name not in table.view.inputs.savepointed_files:
-            lost.add(path)
-    return lost
-
-
-def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:
-    """Why an approved file is not deleted now: first what is wrong with the path itself (an
-    edited plan: outside the table, not a Hudi data file), then what changed in the table."""
-    problem = data_file_problem(path)
-    if problem is not None:
-        return f"refused: {problem}"
-    partition, _, name = path.rpartition("/")
-    present = {f.name for f in table.snapshot.listings.get(partition, ())}
-    if partition in table.snapshot.listings and name not in present:
-        return "the file is already gone"
-    if name in table.view.inputs.savepointed_files:
-        return f"kept: the file is savepointed (savepoints {', '.join(current.savepoint_times)})"
-    ectr = current.earliest_commit_to_retain
-    return (
-        "kept: no longer deletable under the current timeline (earliest commit to retain now "
-        f"{ectr.timestamp if ectr else 'none'}; a pending compaction, clustering or restore may need it)"
-    )
-
-
-def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
-    cleans = effects["cleans"]
-    text = (
-        f"{effects['files_deleted']} files deleted in {len(cleans)} clean(s)" if cleans else "nothing to do"
-    )
-    return text + (f", {len(drift)} drifted" if drift else "")
-
-
-def execute_clean(ctx: NodeContext) -> NodeOutcome:
-    """The runner's entry point for clean nodes."""
-    return CleanExecutor(ctx).execute()
-
-
-__all__ = ["PLAN_ID_KEY", "CleanExecutor", "CurrentPlanner", "drift_reason", "execute_clean"]
+    return writer.storage.read_bytes(path)

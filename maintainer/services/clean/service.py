@@ -15,7 +15,7 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.clean import node
-from maintainer.services.clean.executor import clean_not_written_by_plan, execute_clean
+from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
 from maintainer.services.common.metadata_sync import clean_writes

@@ -149,6 +149,20 @@ def _projected_scope(spec: CleanSpec, projection: Projection) -> CleanScope:
     return CleanScope(clean_settings(spec), ScanScope(True, reason), None)
 
 
+def whole_table_inputs(table: TableState, why: str, last_clean: LastClean | None = None) -> CleanInputs:
+    """The planner's inputs over every partition ``table``'s view lists (``why``: the scope's
+    reason), with the table's savepointed files and timezone."""
+    snapshot = table.snapshot
+    return CleanInputs(
+        timeline=snapshot.timeline,
+        view=table.view,
+        scope=ScanScope(True, why),
+        savepointed_files=table.view.inputs.savepointed_files,
+        timezone=snapshot.config.timeline_timezone,
+        last_clean=last_clean,
+    )
+
+
 def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
     """The planner's inputs for this table; the view covers only the scanned partitions."""
     tz = table.snapshot.config.timeline_timezone

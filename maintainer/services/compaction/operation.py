@@ -37,7 +37,7 @@ from maintainer.services.compaction.base_merge import SliceMerger
 from maintainer.services.compaction.codec import slice_settings
 from maintainer.services.compaction.log_state import LogState, build_log_state
 from maintainer.storage import Storage
-from maintainer.storage.fs import paused_gc
+from maintainer.storage.gc_pause import paused_gc
 
 NULL_COMMIT = "null"
 """Hudi's ``HoodieWriteStat.NULL_COMMIT``: the ``prevCommit`` of a new base file written without

@@ -17,8 +17,9 @@ from maintainer.plan.model import ArchiveMetadataTable, CleanMetadataTable, Comp
 from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
 from maintainer.services.metadata.archival import run_metadata_archival
 from maintainer.services.metadata.clean import run_metadata_clean
-from maintainer.services.metadata.compaction import decide_compaction, run_compaction
-from maintainer.services.metadata.node import SERVICE, plan_archival, plan_clean, settings_of
+from maintainer.services.metadata.executor import run_compaction
+from maintainer.services.metadata.node import SERVICE
+from maintainer.services.metadata.planner import decide_compaction, plan_archival, plan_clean, settings_of
 from maintainer.storage import Storage
 
 

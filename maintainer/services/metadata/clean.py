@@ -19,7 +19,7 @@ KEEP_LATEST_FILE_VERSIONS ``ceil(data versions * 1.2)`` versions and KEEP_LATEST
 failed-writes policy is the data writer's (EAGER by default, under which a clean rolls nothing
 back: ``CleanerUtils.rollbackFailedWrites``). A plan that deletes nothing is not written
 (``CleanPlanActionExecutor.requestClean``). The metadata table has no metadata table: nothing is
-synced. The instant files are the data clean's (:mod:`maintainer.services.clean.execution`):
+synced. The instant files are the data clean's (:mod:`maintainer.services.clean.executor`):
 ``HoodieCleanerPlan``, an empty inflight file (version 8+), ``HoodieCleanMetadata``.
 
 The planner is the data table's (:func:`maintainer.services.clean.planner.plan_clean`) on the
@@ -46,22 +46,20 @@ from maintainer.hudi.payloads import (
 from maintainer.hudi.timeline import Timeline
 from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.execution import (
+from maintainer.services.clean.executor import (
     CleanRun,
     plan_deletions,
     read_requested_plan,
     run_clean_instant,
 )
 from maintainer.services.clean.planner import (
-    CleanInputs,
     CleanPlanResult,
     FileToDelete,
     live_files,
     plan_clean,
 )
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
-from maintainer.services.clean.scope import ScanScope
-from maintainer.services.clean.state import read_last_clean
+from maintainer.services.clean.state import read_last_clean, whole_table_inputs
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
@@ -153,15 +151,8 @@ def _current(
 ) -> CleanPlanResult:
     """The data clean planner on the metadata table (``trigger`` False: hoodie.clean.max.commits
     is not asked again, as on apply: it decided when the clean was planned)."""
-    snapshot = mdt_state.snapshot
-    inputs = CleanInputs(
-        timeline=snapshot.timeline,
-        view=mdt_state.view,
-        scope=ScanScope(True, "every partition of the metadata table is scanned"),
-        savepointed_files=mdt_state.view.inputs.savepointed_files,
-        timezone=snapshot.config.timeline_timezone,
-        last_clean=read_last_clean(mdt_state.storage, snapshot.timeline),
-    )
+    last_clean = read_last_clean(mdt_state.storage, mdt_state.snapshot.timeline)
+    inputs = whole_table_inputs(mdt_state, "every partition of the metadata table is scanned", last_clean)
     cleaner = settings.cleaner()
     return plan_clean(inputs, cleaner if trigger else replace(cleaner, max_commits=0), now)
 

@@ -1,58 +1,54 @@
 """The metadata node of a plan: the metadata table's own upkeep, in Hudi's order (clean, then
 compaction, then archival of its timeline; ``HoodieBackedTableMetadataWriter.performTableServices``),
-with the settings Hudi's metadata write config derives from the table's own (``clean`` and
-``archive`` blocks, their defaults when the blocks are off)."""
+one action each with what the planner (:mod:`.planner`) found, and the node's effect."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import (
     METADATA_TABLE_PATH,
     Action,
     ArchiveMetadataTable,
     CleanMetadataTable,
+    CompactMetadataTable,
     MetadataEffect,
     NodePlan,
     NodeStatus,
 )
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec, MetadataSpec
+from maintainer.project.services import MetadataSpec
 from maintainer.services.metadata.archival import (
     MetadataArchivalPlan,
-    MetadataArchivalSettings,
-    plan_metadata_archival,
 )
-from maintainer.services.metadata.clean import MetadataCleanPlan, MetadataCleanSettings, plan_metadata_clean
-from maintainer.services.metadata.compaction import compaction_action, decide_compaction
+from maintainer.services.metadata.clean import MetadataCleanPlan
+from maintainer.services.metadata.planner import (
+    CompactionDecision,
+    decide_compaction,
+    plan_archival,
+    plan_clean,
+    settings_of,
+)
 
 SERVICE = "metadata"
 
 
-def settings_of(spec: TableSpec) -> MetadataSpec:
-    return spec.metadata or MetadataSpec()
-
-
-def clean_settings(spec: TableSpec) -> MetadataCleanSettings:
-    return MetadataCleanSettings.derived_from(spec.clean or CleanSpec())
-
-
-def archival_settings(spec: TableSpec) -> MetadataArchivalSettings:
-    return MetadataArchivalSettings.derived_from(
-        spec.archive or ArchiveSpec(), settings_of(spec).compact_max_delta_commits
+def compaction_action(decision: CompactionDecision) -> CompactMetadataTable | None:
+    if decision.instant is None:
+        return None
+    logs = [log for op in decision.operations for log in op.log_files]
+    return CompactMetadataTable(
+        target=METADATA_TABLE_PATH,
+        reason=decision.reason,
+        instant=decision.instant,
+        pending=decision.pending,
+        file_groups=len(decision.operations),
+        log_files=len(logs),
+        log_bytes=sum(log.size for log in logs),
     )
-
-
-def plan_clean(mdt: MetadataTable, spec: TableSpec, now: datetime) -> MetadataCleanPlan:
-    return plan_metadata_clean(mdt.state, clean_settings(spec), now)
-
-
-def plan_archival(mdt: MetadataTable, data_timeline: Timeline, spec: TableSpec) -> MetadataArchivalPlan:
-    return plan_metadata_archival(mdt.state, data_timeline, archival_settings(spec))
 
 
 def latest_log_files(mdt: MetadataTable) -> int:
@@ -66,9 +62,9 @@ def latest_log_files(mdt: MetadataTable) -> int:
 
 def metadata_effect(mdt: MetadataTable, settings: MetadataSpec) -> MetadataEffect:
     timeline = mdt.state.snapshot.timeline
-    last = mc.last_compaction(timeline)
+    last = mcp.last_compaction(timeline)
     return MetadataEffect(
-        deltacommits_since_compaction=mc.deltacommits_since_compaction(timeline),
+        deltacommits_since_compaction=mcp.deltacommits_since_compaction(timeline),
         max_delta_commits=settings.compact_max_delta_commits,
         last_compaction=last.timestamp if last is not None else "",
         active_instants=len(timeline.instants),

@@ -5,28 +5,37 @@ still due (with the fault points of ``MAINTAINER_FAULT_INJECT``) and report the 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from maintainer.errors import PlanError
 from maintainer.hudi.instant import State
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
-from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
+from maintainer.plan.model import (
+    NodePlan,
+    RollbackAction,
+    SyncMetadataTable,
+)
+from maintainer.project.models import TableSpec
+from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.common.rollback_requests import relative_path
-from maintainer.services.rollback.executor import RollbackOutcome
+from maintainer.services.rollback.approval import DroppedPath, intersect
+from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.services.rollback.node import (
-    apply_rollback_node,
+    NEW_ROLLBACKS,
     listed_bytes,
     plan_rollback_result,
     rollback_action,
     rollback_payloads,
+    rollback_plan_of,
 )
 from maintainer.services.rollback.state import completed_rollback_targets
+from maintainer.tasks import IN_PROCESS, TaskRunner
 
 
 def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
@@ -132,3 +141,54 @@ def _deleted_paths(table: TableState, outcomes: Iterable[RollbackOutcome]) -> li
         for partition in outcome.metadata.partition_metadata.values()
         for path in partition.success_delete_files
     ]
+
+
+def approved_rollbacks(
+    node: NodePlan, current: Iterable[PlannedRollback], table_uri: str, table_version: int
+) -> tuple[list[PlannedRollback], list[DroppedPath]]:
+    """Rollbacks due now that the node approved (same target, same kind), and what they drop.
+
+    A new rollback carries out the intersection of the approved requests and those re-derived
+    from the table now (``approval.intersect``): the plan is a request, never authority, so
+    apply deletes nothing the review did not see and nothing the table does not yield for the
+    instant rolled back. A pending rollback is finished with its own plan, from the table."""
+    approved = {(a.target, a.kind): a for a in node.actions_of(RollbackAction)}
+    chosen: list[PlannedRollback] = []
+    dropped: list[DroppedPath] = []
+    for planned in current:
+        action = approved.get((planned.target.timestamp, planned.kind.value))
+        if action is None:
+            continue
+        if planned.kind in NEW_ROLLBACKS:
+            plan, left = intersect(rollback_plan_of(action), planned.plan, table_uri, table_version)
+            chosen.append(replace(planned, plan=plan))
+            dropped += left
+        else:
+            chosen.append(planned)
+    return chosen, dropped
+
+
+def apply_rollback_node(
+    table: TableState,
+    spec: TableSpec,
+    node: NodePlan,
+    now: datetime,
+    *,
+    runner: TaskRunner = IN_PROCESS,
+    fault: Fault = no_fault,
+    sync_metadata: bool = False,
+) -> Sequence[RollbackOutcome]:
+    """Carry out the approved rollbacks that are still due; the others are drift. Every
+    rollback of the node is checked against the table before the first one writes anything;
+    what a rollback drops of its approved paths is in its outcome's ``dropped``."""
+    current = plan_rollback_result(table, spec, now).rollbacks
+    config = table.snapshot.config
+    chosen, dropped = approved_rollbacks(node, current, table.storage.uri(""), config.version)
+    outcomes = []
+    for planned in chosen:
+        outcome = run_rollback(
+            table.storage, config, planned, runner=runner, fault=fault, sync_metadata=sync_metadata
+        )
+        mine = tuple(d for d in dropped if d.target == planned.target.timestamp)
+        outcomes.append(replace(outcome, dropped=mine))
+    return outcomes

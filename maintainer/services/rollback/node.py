@@ -13,8 +13,7 @@ each with only the files both approved and re-derived from the table now (``appr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Iterable
 from datetime import datetime
 
 from maintainer.hudi import payloads
@@ -31,18 +30,14 @@ from maintainer.plan.model import (
 from maintainer.plan.model import RollbackKind as ActionKind
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
-from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.rollback_requests import relative_path
-from maintainer.services.rollback.approval import DroppedPath, intersect
-from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage
-from maintainer.tasks import IN_PROCESS, TaskRunner
 
 SERVICE = "rollback"
-_NEW = (RollbackKind.ROLLBACK,)
+NEW_ROLLBACKS = (RollbackKind.ROLLBACK,)
 _KIND: dict[RollbackKind, ActionKind] = {
     RollbackKind.ROLLBACK: "rollback",
     RollbackKind.FINISH_PENDING_ROLLBACK: "finish_pending_rollback",
@@ -101,7 +96,7 @@ def rollback_action(planned: PlannedRollback, table: str, state: TableState) -> 
     requests = planned.plan.rollback_requests or ()
     deleted = [relative_path(table_uri, p) or p for r in requests for p in r.files_to_be_deleted]
     blocks = [relative_path(table_uri, p) or p for r in requests for p in (r.log_blocks_to_be_deleted or {})]
-    new = planned.kind in _NEW
+    new = planned.kind in NEW_ROLLBACKS
     return RollbackAction(
         kind=_KIND[planned.kind],
         target=planned.target.timestamp,
@@ -160,54 +155,3 @@ def rollback_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[st
         for a in node.actions_of(RollbackAction)
         if a.payload
     }
-
-
-def approved_rollbacks(
-    node: NodePlan, current: Iterable[PlannedRollback], table_uri: str, table_version: int
-) -> tuple[list[PlannedRollback], list[DroppedPath]]:
-    """Rollbacks due now that the node approved (same target, same kind), and what they drop.
-
-    A new rollback carries out the intersection of the approved requests and those re-derived
-    from the table now (``approval.intersect``): the plan is a request, never authority, so
-    apply deletes nothing the review did not see and nothing the table does not yield for the
-    instant rolled back. A pending rollback is finished with its own plan, from the table."""
-    approved = {(a.target, a.kind): a for a in node.actions_of(RollbackAction)}
-    chosen: list[PlannedRollback] = []
-    dropped: list[DroppedPath] = []
-    for planned in current:
-        action = approved.get((planned.target.timestamp, planned.kind.value))
-        if action is None:
-            continue
-        if planned.kind in _NEW:
-            plan, left = intersect(rollback_plan_of(action), planned.plan, table_uri, table_version)
-            chosen.append(replace(planned, plan=plan))
-            dropped += left
-        else:
-            chosen.append(planned)
-    return chosen, dropped
-
-
-def apply_rollback_node(
-    table: TableState,
-    spec: TableSpec,
-    node: NodePlan,
-    now: datetime,
-    *,
-    runner: TaskRunner = IN_PROCESS,
-    fault: Fault = no_fault,
-    sync_metadata: bool = False,
-) -> Sequence[RollbackOutcome]:
-    """Carry out the approved rollbacks that are still due; the others are drift. Every
-    rollback of the node is checked against the table before the first one writes anything;
-    what a rollback drops of its approved paths is in its outcome's ``dropped``."""
-    current = plan_rollback_result(table, spec, now).rollbacks
-    config = table.snapshot.config
-    chosen, dropped = approved_rollbacks(node, current, table.storage.uri(""), config.version)
-    outcomes = []
-    for planned in chosen:
-        outcome = run_rollback(
-            table.storage, config, planned, runner=runner, fault=fault, sync_metadata=sync_metadata
-        )
-        mine = tuple(d for d in dropped if d.target == planned.target.timestamp)
-        outcomes.append(replace(outcome, dropped=mine))
-    return outcomes

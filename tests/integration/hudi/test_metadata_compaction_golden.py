@@ -25,6 +25,7 @@ from maintainer.hudi.hfile import HFile, read_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.records import parsed_schema
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.payloads.container import read_named_container
@@ -75,7 +76,7 @@ class HudiCompaction:
         for name in self.files:
             (metadata / name).unlink()
 
-    def base_file(self, op: mc.FileGroupCompaction) -> tuple[str, bytes] | None:
+    def base_file(self, op: mcp.FileGroupCompaction) -> tuple[str, bytes] | None:
         for name, content in self.files.items():
             if name.startswith(f"{op.partition}/{op.file_id}_"):
                 return name, content
@@ -95,7 +96,7 @@ def _records(hfile: HFile) -> list[tuple[bytes, Any]]:
 
 
 def _ours(
-    mdt: MetadataTable, op: mc.FileGroupCompaction, instant: str, name: str, theirs: HFile
+    mdt: MetadataTable, op: mcp.FileGroupCompaction, instant: str, name: str, theirs: HFile
 ) -> mc.BaseFileWrite | None:
     token = name.split("/")[1][len(op.file_id) + 1 :].rsplit("_", 1)[0]
     info = dict(theirs.file_info)
@@ -112,7 +113,7 @@ def test_the_metadata_compaction_plans_and_writes_what_hudi_did(
     name: str, instant: str, fixture_copy: Callable[[str], FixtureTable]
 ) -> None:
     mdt, hudi = _before_compaction(fixture_copy(name), instant)
-    operations = mc.compaction_operations(mdt.state, instant)
+    operations = mcp.compaction_operations(mdt.state, instant)
 
     ours = {(op.partition, op.file_id): op.operation() for op in operations}
     theirs = {(op["partitionPath"], op["fileId"]): op for op in hudi.plan["operations"]}

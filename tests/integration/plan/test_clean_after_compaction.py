@@ -33,7 +33,8 @@ from maintainer.project.services import (
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
-from maintainer.services.rollback.node import apply_rollback_node, plan_rollback_service
+from maintainer.services.rollback.apply import apply_rollback_node
+from maintainer.services.rollback.node import plan_rollback_service
 from maintainer.services.savepoint.executor import create_savepoint
 from tests.support.compaction import CompactingWriter, schedule_compaction
 from tests.support.plans import clean_effect_of, files_to_delete

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.storage import Storage, fs
+from maintainer.storage import Storage, local
 
 
 def test_deleted_gone_and_refused_are_told_apart(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_folder_resolving_elsewhere_than_the_one_opened_is_refused(
         return str(table / "other") if resolved == str(table / "p") else resolved
 
     monkeypatch.setattr(os.path, "realpath", moved)
-    monkeypatch.setattr(fs, "_PROC_FD", str(tmp_path / "no-proc"))  # where /proc names no descriptor
+    monkeypatch.setattr(local, "_PROC_FD", str(tmp_path / "no-proc"))  # where /proc names no descriptor
     done = Storage(str(table)).delete_many(["p/a.parquet"])
     assert [path for path, _ in done.failed] == ["p/a.parquet"] and (table / "p" / "a.parquet").exists()
 
@@ -110,6 +110,6 @@ def test_a_proc_that_names_no_descriptor_falls_back_to_resolving_the_path(
     (table / "p" / "a.parquet").write_bytes(b"x")
     proc = tmp_path / "proc-fd"
     proc.mkdir()  # a folder, but with no entry per descriptor
-    monkeypatch.setattr(fs, "_PROC_FD", str(proc))
+    monkeypatch.setattr(local, "_PROC_FD", str(proc))
     done = Storage(str(table)).delete_many(["p/a.parquet"])
     assert done.deleted == ["p/a.parquet"] and not (table / "p" / "a.parquet").exists()

@@ -156,7 +156,7 @@ def test_unknown_scheme_is_a_storage_error() -> None:
 def test_paused_gc_is_reentrant_and_restores_the_collector() -> None:
     import gc
 
-    from maintainer.storage.fs import paused_gc
+    from maintainer.storage.gc_pause import paused_gc
 
     assert gc.isenabled()
     with paused_gc():
@@ -183,7 +183,7 @@ def test_objects_built_while_paused_leave_the_young_generations_and_cycles_are_s
     import gc
     import weakref
 
-    from maintainer.storage.fs import paused_gc
+    from maintainer.storage.gc_pause import paused_gc
 
     with paused_gc():
         built = [_Node() for _ in range(5000)]

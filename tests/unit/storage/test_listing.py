@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.fs as pafs
 import pytest
 
-from maintainer.storage import FileInfo, Storage, fs
-from maintainer.storage.fs import listing_pool
+from maintainer.storage import FileInfo, Storage, fs, threads
 from maintainer.storage.listing import DirListing, Listings
+from maintainer.storage.threads import listing_pool
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_a_few_local_folders_are_listed_in_the_calling_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "many"
-    folders = [f"p={index:02d}" for index in range(fs.LOCAL_LISTED_IN_THREAD + 1)]
+    folders = [f"p={index:02d}" for index in range(threads.LOCAL_LISTED_IN_THREAD + 1)]
     for folder in folders:
         (root / folder).mkdir(parents=True)
         (root / folder / "a.parquet").write_bytes(b"1")

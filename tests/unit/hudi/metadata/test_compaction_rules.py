@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from maintainer.hudi.metadata.compaction import (
+from maintainer.hudi.metadata.compaction_merge import is_deleted, java_merge_order
+from maintainer.hudi.metadata.compaction_plan import (
     compaction_instant_time,
     deltacommits_since_compaction,
     evaluate_trigger,
-    is_deleted,
-    java_merge_order,
 )
 from maintainer.hudi.metadata.updates.java_map import java_spread
 from maintainer.hudi.timeline import Timeline

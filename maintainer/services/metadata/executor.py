@@ -1,0 +1,43 @@
+"""The metadata node's executor for the compaction (the clean and the archival run through
+:mod:`.clean` and :mod:`.archival`, on the data services' executors): schedule it (or take the
+pending one) and run it through :mod:`maintainer.hudi.metadata.compaction`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from maintainer.clock import Clock, utc_now
+from maintainer.hudi.instant import Action
+from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata.commit import hfile_style
+from maintainer.hudi.metadata.schema import metadata_schemas
+from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.services.metadata.planner import CompactionDecision
+
+
+def run_compaction(
+    mdt: MetadataTable,
+    decision: CompactionDecision,
+    clock: Clock = utc_now,
+    fault: Callable[[str], None] | None = None,
+) -> mc.MetadataCompaction | None:
+    """Carry out ``decision`` (taken on ``mdt`` as read now); None when it has nothing to do."""
+    if decision.instant is None:
+        return None
+    schemas = metadata_schemas(mdt.storage, mdt.state.snapshot.timeline)
+    created = int(clock().timestamp() * 1000)
+    settings = mc.base_file_settings(mdt, hfile_style(mdt), schemas.block_schema, created)
+    if decision.pending:
+        entry = mdt.state.snapshot.timeline.entry(decision.instant, Action.COMPACTION)
+        assert entry is not None
+        requested = entry.instant
+    else:
+        scheduled = mc.schedule_compaction(mdt, decision.instant, clock)
+        if scheduled is None:
+            return None
+        requested = scheduled
+        if fault is not None:
+            fault("metadata_after_requested")
+    return mc.execute_compaction(
+        mdt, requested, settings, schemas.commit_schema, clock, fault, decision.pending
+    )
