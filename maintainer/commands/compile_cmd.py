@@ -1,42 +1,41 @@
 """``maintainer compile``: write target/manifest.json, the resolved specs and the graph.
 
-The file is shaped like dbt's manifest.json (its JSON Schema is ``schemas/manifest_json.v1.json``):
-
-- ``metadata``: ``maintainer_schema_version`` (the schema's URL), ``maintainer_version``,
-  ``generated_at`` (UTC, ISO-8601 with ``Z``), ``invocation_id`` (a uuid4), ``project_name``,
-  ``profile``, ``target``, ``threads`` and the manifest files read;
-- ``nodes``: by ``unique_id`` (``table.<project>.<table>.<service>``), each selected node with
-  its ``name``, ``table``, ``service``, ``tags``, ``original_file_path`` and ``depends_on.nodes``
-  (the unique ids it waits for among the selected nodes);
-- ``tables``: by name, each selected table's resolved ``spec``, the ``sources`` of its values and
-  its ``checksum`` (``{name: sha256, checksum}``, see ``maintainer.graph.state``), which
-  ``--state DIR`` compares for ``state:modified``;
-- ``graph``: the selected graph as ``maintainer graph --format json`` prints it.
+The file is a :class:`~maintainer.graph.manifest.CompiledManifest` (shaped like dbt's
+manifest.json; its fields are described there and its JSON Schema, generated from it, is
+``schemas/manifest_json.v1.json``): metadata, nodes by unique_id, tables by name (resolved spec,
+sources, checksum for ``--state``) and the graph.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import click
+import networkx as nx
 from rich.markup import escape
 
 from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.console import stdout
 from maintainer.errors import MaintainerError
-from maintainer.graph import NodeId, to_json
+from maintainer.graph import NodeId
+from maintainer.graph.formats import graph_record
+from maintainer.graph.manifest import (
+    MANIFEST_JSON,
+    MANIFEST_SCHEMA_VERSION,
+    CompiledManifest,
+    DependsOn,
+    ManifestMetadata,
+    ManifestNode,
+    ManifestTable,
+    dump_record,
+    manifest_text,
+)
 from maintainer.graph.state import checksum_entry
+from maintainer.project.loader import Project
 from maintainer.secrets import redact_tree
-
-MANIFEST_JSON = "manifest.json"
-MANIFEST_SCHEMA_FILE = "manifest_json.v1.json"
-MANIFEST_SCHEMA_VERSION = "https://maintainer.dev/schemas/manifest_json/v1.json"
-"""``metadata.maintainer_schema_version``: names schemas/manifest_json.v1.json (its ``$id``)."""
 
 
 @click.command("compile")
@@ -66,57 +65,54 @@ def unique_id(project_name: str, node: NodeId) -> str:
     return f"table.{project_name}.{node.table}.{node.service}"
 
 
-def compiled_manifest(loaded: LoadedProject) -> dict[str, Any]:
+def compiled_manifest(loaded: LoadedProject) -> CompiledManifest:
     project = loaded.project
     name = project.config.name
-    names = sorted({node.table for node in loaded.selected})
     graph = loaded.selected_graph()
-    return {
-        "metadata": {
-            "maintainer_schema_version": MANIFEST_SCHEMA_VERSION,
-            "maintainer_version": __version__,
-            "generated_at": datetime.now(timezone.utc)
-            .isoformat(timespec="microseconds")
-            .replace("+00:00", "Z"),
-            "invocation_id": str(uuid.uuid4()),
-            "project_name": name,
-            "project": name,
-            "profile": project.target.profile,
-            "target": project.target.name,
-            "threads": loaded.threads,
-            "manifests": list(project.manifests),
-        },
-        "nodes": {
-            unique_id(name, node): {
-                "unique_id": unique_id(name, node),
-                "name": str(node),
-                "table": node.table,
-                "service": node.service,
-                "block": graph.nodes[node]["block"],
-                "mor_only": graph.nodes[node]["mor_only"],
-                "tags": list(graph.nodes[node]["tags"]),
-                "original_file_path": graph.nodes[node]["manifest"],
-                "depends_on": {"nodes": sorted(unique_id(name, up) for up in graph.predecessors(node))},
-            }
-            for node in loaded.selected_order()
-        },
-        "tables": {
-            table: {
-                "spec": project.table(table).model_dump(mode="json"),
-                "sources": project.sources(table),
-                "checksum": checksum_entry(project.table(table)),
-            }
-            for table in names
-        },
-        "graph": to_json(graph),
-    }
+    return CompiledManifest(
+        metadata=ManifestMetadata(
+            maintainer_schema_version=MANIFEST_SCHEMA_VERSION,
+            maintainer_version=__version__,
+            generated_at=datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z"),
+            invocation_id=str(uuid.uuid4()),
+            project_name=name,
+            project=name,
+            profile=project.target.profile,
+            target=project.target.name,
+            threads=loaded.threads,
+            manifests=tuple(project.manifests),
+        ),
+        nodes={unique_id(name, node): _node(name, graph, node) for node in loaded.selected_order()},
+        tables={table: _table(project, table) for table in sorted({node.table for node in loaded.selected})},
+        graph=graph_record(graph),
+    )
+
+
+def _node(project_name: str, graph: nx.DiGraph, node: NodeId) -> ManifestNode:
+    attributes = graph.nodes[node]
+    return ManifestNode(
+        unique_id=unique_id(project_name, node),
+        name=str(node),
+        table=node.table,
+        service=node.service,
+        block=attributes["block"],
+        mor_only=attributes["mor_only"],
+        tags=tuple(attributes["tags"]),
+        original_file_path=attributes["manifest"],
+        depends_on=DependsOn(tuple(sorted(unique_id(project_name, up) for up in graph.predecessors(node)))),
+    )
+
+
+def _table(project: Project, table: str) -> ManifestTable:
+    spec = project.table(table)
+    return ManifestTable(spec.model_dump(mode="json"), project.sources(table), checksum_entry(spec))
 
 
 def write_compiled(loaded: LoadedProject, path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        manifest = redact_tree(compiled_manifest(loaded))
-        path.write_text(json.dumps(manifest, sort_keys=True) + "\n", encoding="utf-8")
+        manifest = redact_tree(dump_record(compiled_manifest(loaded)))
+        path.write_text(manifest_text(manifest), encoding="utf-8")
     except OSError as exc:
         raise MaintainerError(
             f"cannot write {path}: {exc}",

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,14 @@ from typing import Any
 from maintainer import __version__
 from maintainer.commands.options import CommonOptions, LoadedProject
 from maintainer.errors import MaintainerError
+from maintainer.graph.manifest import (
+    Applied,
+    Baseline,
+    ManifestMetadata,
+    ManifestTable,
+    parse_baseline,
+    parse_compiled,
+)
 from maintainer.logs import fields, get_logger
 from maintainer.planning.changes import compare_specs
 from maintainer.planning.review import Provenance, ReviewContext
@@ -28,13 +35,11 @@ from maintainer.project.loader import Project
 from maintainer.runner.results import RunResults
 from maintainer.runner.state_backend import (
     RUNS_DIR,
-    Applied,
     StateBackend,
     failed_tables,
     run_id,
     table_figures,
 )
-from maintainer.secrets import redact_tree
 from maintainer.storage.limits import loads_bounded, read_local_capped
 
 log = get_logger(__name__)
@@ -89,7 +94,7 @@ def current_sources(loaded: LoadedProject) -> dict[str, dict[str, str]]:
 _STATE_HINT = "it is written by maintainer (compile, apply): delete it or write it again"
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _read_bytes(path: Path) -> bytes | None:
     """A state file (at most MAX_STATE_BYTES, bounded JSON); None where it is missing."""
     try:
         raw = read_local_capped(
@@ -99,31 +104,25 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return None
     except OSError as exc:
         raise MaintainerError(f"cannot read {path}: {exc}", where=str(path), hint=_STATE_HINT) from exc
-    data = loads_bounded(raw, what=path.name, where=str(path), error=MaintainerError, hint=_STATE_HINT)
-    return data if isinstance(data, dict) else None
+    loads_bounded(raw, what=path.name, where=str(path), error=MaintainerError, hint=_STATE_HINT)
+    return raw
 
 
-def specs_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    return _entries(manifest, "spec")
+def _read_baseline(path: Path) -> Baseline | None:
+    """``--state DIR``'s manifest.json (compiled, or an applied state); None where it is missing."""
+    raw = _read_bytes(path)
+    if raw is None:
+        return None
+    return parse_baseline(raw, what=path.name, where=str(path), error=MaintainerError, hint=_STATE_HINT)
 
 
-def sources_of(manifest: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """Where each table's values were written, as kept in a manifest.json (``{}`` if not)."""
-    return {
-        table: {str(k): str(v) for k, v in sources.items()}
-        for table, sources in _entries(manifest, "sources").items()
-    }
+def specs_of(baseline: Baseline) -> dict[str, dict[str, Any]]:
+    return {name: dict(table.spec) for name, table in baseline.tables.items()}
 
 
-def _entries(manifest: Mapping[str, Any], field: str) -> dict[str, dict[str, Any]]:
-    tables = manifest.get("tables")
-    if not isinstance(tables, Mapping):
-        return {}
-    return {
-        str(name): dict(entry[field])
-        for name, entry in tables.items()
-        if isinstance(entry, Mapping) and isinstance(entry.get(field), Mapping)
-    }
+def sources_of(baseline: Baseline) -> dict[str, dict[str, str]]:
+    """Where each table's values were written, as kept in a manifest.json."""
+    return {name: dict(table.sources) for name, table in baseline.tables.items()}
 
 
 def state_backend(project: Project) -> StateBackend:
@@ -131,24 +130,16 @@ def state_backend(project: Project) -> StateBackend:
     return StateBackend.at(project.state_location, project.target.settings.storage_options)
 
 
-def _baseline(loaded: LoadedProject, options: CommonOptions) -> tuple[str, dict[str, Any]] | None:
+def _baseline(loaded: LoadedProject, options: CommonOptions) -> tuple[str, Baseline] | None:
     """(how to name it, its manifest): --state, else the last applied state if there is one."""
     if options.state is not None:
-        manifest = _read_json(options.state / MANIFEST_FILE)
+        manifest = _read_baseline(options.state / MANIFEST_FILE)
         return None if manifest is None else (f"--state {options.state}", manifest)
-    backend = state_backend(loaded.project)
-    state = backend.read_manifest()
+    state = state_backend(loaded.project).read_manifest()
     if state is None:
         return None
-    recorded = state.get("applied")
-    applied: Mapping[str, Any] = recorded if isinstance(recorded, Mapping) else {}
-    plan_id, when = str(applied.get("plan_id", ""))[:12], applied.get("applied_at")
-    name = (
-        f"the last applied plan {plan_id}" + (f" ({when})" if when else "")
-        if plan_id
-        else backend.manifest_uri
-    )
-    return name, state
+    applied = state.applied
+    return f"the last applied plan {applied.plan_id[:12]} ({applied.applied_at})", state
 
 
 def review_context(loaded: LoadedProject, options: CommonOptions, now: datetime) -> ReviewContext:
@@ -196,7 +187,7 @@ def keep_applied_state(
     try:
         backend.record_run(run, run_results, table_figures(results.nodes))
         tables, metadata = _applied_tables(plan_dir, failed_tables(results.nodes))
-        if not tables:
+        if not tables or metadata is None:
             return f"run {run} recorded in {backend.where(RUNS_DIR)}; no table's applied state changed"
         update = backend.keep_applied(tables, Applied(results.plan_id, results.finished_at, run), metadata)
     except MaintainerError as exc:
@@ -210,19 +201,21 @@ def keep_applied_state(
     return f"applied state of {len(update.tables)} table(s) kept in {update.uri} (run {run}{retried})"
 
 
-def _applied_tables(plan_dir: Path, failed: set[str]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+def _applied_tables(
+    plan_dir: Path, failed: set[str]
+) -> tuple[dict[str, ManifestTable], ManifestMetadata | None]:
     """The plan's manifest.json tables that no failed node belongs to, and its metadata."""
+    path = plan_dir / MANIFEST_FILE
     try:
-        planned = _read_json(plan_dir / MANIFEST_FILE)
+        raw = _read_bytes(path)
+        planned = None if raw is None else parse_compiled(
+            raw, what=path.name, where=str(path), error=MaintainerError,
+            hint="the plan directory's manifest.json is written by `maintainer plan`: plan again",
+        )  # fmt: skip
     except MaintainerError as exc:
         log.warning(f"{exc}; the last applied state is not updated", extra=fields(event="state_not_kept"))
-        return {}, {}
-    if planned is None or not isinstance(planned.get("tables"), Mapping):
-        return {}, {}
-    tables = {
-        str(name): dict(redact_tree(entry))
-        for name, entry in planned["tables"].items()
-        if name not in failed and isinstance(entry, Mapping)
-    }
-    metadata = planned.get("metadata")
-    return tables, dict(redact_tree(metadata)) if isinstance(metadata, Mapping) else {}
+        return {}, None
+    if planned is None:
+        return {}, None
+    tables = {name: table for name, table in planned.tables.items() if name not in failed}
+    return tables, planned.metadata

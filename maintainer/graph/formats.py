@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
 from maintainer.graph.build import NodeId, node_sort_key, topological_order
+from maintainer.graph.manifest import EdgeKind, GraphEdge, GraphJson, GraphNode, graph_adapter
 
 FORMATS = ("mermaid", "dot", "json")
 
@@ -63,20 +64,26 @@ def to_dot(graph: nx.DiGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(graph: nx.DiGraph) -> dict[str, Any]:
-    return {
-        "nodes": [
-            {
-                "id": str(node),
-                "table": node.table,
-                "service": node.service,
-                "block": graph.nodes[node]["block"],
-                "mor_only": graph.nodes[node]["mor_only"],
-                "manifest": graph.nodes[node]["manifest"],
-                "tags": list(graph.nodes[node]["tags"]),
-            }
+def graph_record(graph: nx.DiGraph) -> GraphJson:
+    """The graph as manifest.json keeps it (and ``--format json`` prints it)."""
+    return GraphJson(
+        nodes=tuple(
+            GraphNode(
+                id=str(node),
+                table=node.table,
+                service=node.service,
+                block=graph.nodes[node]["block"],
+                mor_only=graph.nodes[node]["mor_only"],
+                manifest=graph.nodes[node]["manifest"],
+                tags=tuple(graph.nodes[node]["tags"]),
+            )
             for node in sorted(graph, key=node_sort_key)
-        ],
-        "edges": [{"from": str(u), "to": str(v), "kind": kind} for u, v, kind in _edges(graph)],
-        "order": [str(node) for node in topological_order(graph)],
-    }
+        ),
+        edges=tuple(GraphEdge(str(u), str(v), cast(EdgeKind, kind)) for u, v, kind in _edges(graph)),
+        order=tuple(str(node) for node in topological_order(graph)),
+    )
+
+
+def to_json(graph: nx.DiGraph) -> dict[str, Any]:
+    data: dict[str, Any] = graph_adapter().dump_python(graph_record(graph), mode="json", by_alias=True)
+    return data

@@ -15,13 +15,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from maintainer.errors import UsageError
+from maintainer.graph.manifest import CHECKSUM_NAME, MANIFEST_JSON, Checksum, parse_baseline
 from maintainer.project.models import TableSpec
 
-STATE_MANIFEST = "manifest.json"
-CHECKSUM_NAME = "sha256"
+STATE_MANIFEST = MANIFEST_JSON
 STATE_VALUES = ("modified", "new", "unmodified", "old")
 LOCATION_FIELDS = frozenset({"manifest", "line"})
 """TableSpec fields that say where a table is written, not what it is: not in the checksum."""
@@ -34,9 +33,9 @@ def table_checksum(spec: TableSpec) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def checksum_entry(spec: TableSpec) -> dict[str, str]:
+def checksum_entry(spec: TableSpec) -> Checksum:
     """The ``checksum`` of a table in manifest.json, shaped as dbt's."""
-    return {"name": CHECKSUM_NAME, "checksum": table_checksum(spec)}
+    return Checksum(CHECKSUM_NAME, table_checksum(spec))
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,37 +56,23 @@ class StateComparison:
 
 
 def read_state(state_dir: Path | str, current: Mapping[str, str]) -> StateComparison:
-    """``state_dir/manifest.json`` compared with ``current`` (table name -> checksum)."""
+    """``state_dir/manifest.json`` (compiled, or an applied state) compared with ``current``
+    (table name -> checksum); a file not in the shape this maintainer writes is refused."""
     path = Path(state_dir) / STATE_MANIFEST
     hint = "point --state at the folder of a manifest.json written by `maintainer compile` (e.g. target/)"
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise UsageError(f"--state: {path} does not exist", where=str(path), hint=hint) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UsageError(f"--state: cannot read {path}: {exc}", where=str(path), hint=hint) from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--state: {path} is not valid JSON: {exc}", where=str(path), hint=hint) from None
-    return StateComparison(str(path), _previous_checksums(data, path), dict(current))
-
-
-def _previous_checksums(data: Any, path: Path) -> dict[str, str]:
-    tables = data.get("tables") if isinstance(data, dict) else None
-    if not isinstance(tables, dict):
-        raise UsageError(
-            f"--state: {path} is not a maintainer manifest.json (no 'tables' mapping)",
-            where=str(path),
-            hint="write it with `maintainer compile` (target/manifest.json)",
-        )
-    checksums: dict[str, str] = {}
-    for name, table in tables.items():
-        entry = table.get("checksum") if isinstance(table, dict) else None
-        checksum = entry.get("checksum") if isinstance(entry, dict) else None
-        if not isinstance(checksum, str) or (isinstance(entry, dict) and entry.get("name") != CHECKSUM_NAME):
-            raise UsageError(
-                f"--state: table '{name}' in {path} has no {CHECKSUM_NAME} checksum",
-                where=str(path),
-                hint="the manifest.json comes from an older maintainer: compile it again with this version",
-            )
-        checksums[str(name)] = checksum
-    return checksums
+    baseline = parse_baseline(
+        raw,
+        what=f"--state: {path}",
+        where=str(path),
+        error=UsageError,
+        hint="write it again with `maintainer compile --output` (or point --state at a state "
+        "folder's last_applied/) with this version",
+    )
+    previous = {name: table.checksum.checksum for name, table in baseline.tables.items()}
+    return StateComparison(str(path), previous, dict(current))

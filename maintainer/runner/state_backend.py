@@ -8,8 +8,11 @@ project's ``target_path``: a local folder or an object-store prefix (``s3://buck
 * ``last_applied/manifest.json``: one JSON object with ``tables`` by name (each the table's
   entry of the applied plan's ``manifest.json``: ``spec``, ``sources``, ``checksum``, plus
   ``applied``: the plan id, when and in which run) and ``applied`` (the newest apply). The
-  path and shape ``target/last_applied/`` had before the backend existed, so a folder kept by an
-  older maintainer is read as it is (with its ``applied.json``), and ``--state DIR`` takes it.
+  path ``target/last_applied/`` had before the backend existed, so a folder kept by an older
+  maintainer (a compiled manifest.json and its ``applied.json``) is read, each of its tables as
+  kept by that last apply, and ``--state DIR`` takes it. The file is an
+  :class:`~maintainer.graph.manifest.AppliedState`, read strictly: a field missing, unknown or of
+  the wrong type is a :class:`~maintainer.errors.StorageError` naming it.
 * ``runs/<run id>/run_results.json``: each apply's run_results.json, as written to the target
   folder; ``runs/<run id>/tables.json``: per table, its nodes' statuses, the drift count and
   the effects summed (``files_deleted``, ``bytes_deleted``, ``slices_compacted``; a list, such as
@@ -44,7 +47,20 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from maintainer.graph.manifest import (
+    Applied,
+    AppliedState,
+    AppliedTable,
+    Baseline,
+    ManifestMetadata,
+    ManifestTable,
+    dump_record,
+    legacy_state,
+    parse_baseline,
+    parse_legacy_applied,
+)
 from maintainer.runner.results import NodeResult, NodeRunStatus
+from maintainer.secrets import redact_tree
 from maintainer.storage import ConditionalStore, Storage, conditional_store
 
 MANIFEST_PATH = "last_applied/manifest.json"
@@ -63,19 +79,6 @@ _HINT = (
 
 
 @dataclass(frozen=True, slots=True)
-class Applied:
-    """One apply, as the state records it for each table it kept."""
-
-    plan_id: str
-    applied_at: str
-    """UTC, ISO-8601 with milliseconds and Z (sorts as text)."""
-    run_id: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"plan_id": self.plan_id, "applied_at": self.applied_at, "run_id": self.run_id}
-
-
-@dataclass(frozen=True, slots=True)
 class StateUpdate:
     """What an update wrote: the object, how many writes it took and the tables it kept."""
 
@@ -90,32 +93,22 @@ def run_id(finished_at: str, invocation_id: str) -> str:
     return f"{digits}Z-{invocation_id}"
 
 
-def _applied_at(entry: Any) -> str:
-    applied = entry.get("applied") if isinstance(entry, Mapping) else None
-    when = applied.get("applied_at") if isinstance(applied, Mapping) else None
-    return when if isinstance(when, str) else ""
-
-
 def merge_state(
-    kept: Mapping[str, Any] | None,
-    tables: Mapping[str, Mapping[str, Any]],
+    kept: AppliedState | None,
+    tables: Mapping[str, ManifestTable],
     applied: Applied,
-    metadata: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    metadata: ManifestMetadata,
+) -> AppliedState:
     """``kept`` (the state read, or None) with ``tables`` of this apply merged table by table:
     each replaces its entry unless that entry is from an apply that finished later."""
-    kept = kept or {}
-    merged = dict(kept["tables"]) if isinstance(kept.get("tables"), Mapping) else {}
-    for name, entry in tables.items():
-        if _applied_at(merged.get(name)) > applied.applied_at:
+    merged = dict(kept.tables) if kept else {}
+    for name, table in tables.items():
+        if name in merged and merged[name].applied.applied_at > applied.applied_at:
             continue  # a later apply already kept this table: it stays
-        merged[name] = {**entry, "applied": applied.to_json()}
-    newest = applied.applied_at >= _applied_at(kept)
-    return {
-        "metadata": dict(metadata or {}) if newest else kept.get("metadata", dict(metadata or {})),
-        "tables": dict(sorted(merged.items())),
-        "applied": applied.to_json() if newest else kept["applied"],
-    }
+        merged[name] = AppliedTable.of(table, applied)
+    if kept is not None and kept.applied.applied_at > applied.applied_at:
+        return AppliedState(kept.metadata, dict(sorted(merged.items())), kept.applied)
+    return AppliedState(metadata, dict(sorted(merged.items())), applied)
 
 
 def table_figures(nodes: Sequence[NodeResult]) -> dict[str, dict[str, Any]]:
@@ -144,17 +137,12 @@ def failed_tables(nodes: Sequence[NodeResult]) -> set[str]:
     return {node.id.partition(".")[0] for node in nodes if node.status in unfinished}
 
 
-def _decode(data: bytes, uri: str) -> dict[str, Any]:
+def _decode(data: bytes, uri: str) -> Baseline:
+    """The state as written (an applied state), or as an older maintainer kept it (the
+    applied plans' manifest.json, merged)."""
     if len(data) > MAX_STATE_BYTES:
         raise StorageError(f"{uri} is larger than {MAX_STATE_BYTES} bytes", where=uri, hint=_HINT)
-    try:
-        decoded = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StorageError(f"the state {uri} is not valid JSON: {exc}", where=uri, hint=_HINT) from None
-    if not isinstance(decoded, dict) or not isinstance(decoded.get("tables", {}), dict):
-        raise StorageError(f"the state {uri} is not a maintainer manifest (no 'tables' mapping)", where=uri,
-                           hint=_HINT)  # fmt: skip
-    return decoded
+    return parse_baseline(data, what=f"the state {uri}", where=uri, error=StorageError, hint=_HINT)
 
 
 def _encode(data: Mapping[str, Any]) -> bytes:
@@ -193,32 +181,36 @@ class StateBackend:
     def manifest_uri(self) -> str:
         return self.where(MANIFEST_PATH)
 
-    def read_manifest(self) -> dict[str, Any] | None:
+    def read_manifest(self) -> AppliedState | None:
         """The last applied state, or None when nothing was applied yet. A state kept by an
-        older maintainer gets its ``applied`` from the ``applied.json`` beside it."""
+        older maintainer (a manifest.json without ``applied``) gets it from ``applied.json``."""
         found = self.store.read_versioned(MANIFEST_PATH)
-        if found is None:
-            return None
-        state = _decode(found.data, self.manifest_uri)
-        if "applied" not in state:
-            legacy = self._legacy_applied()
-            if legacy:
-                state["applied"] = legacy
-        return state
+        return None if found is None else self._state(found.data)
 
-    def _legacy_applied(self) -> dict[str, Any] | None:
-        try:
-            found = self.store.read_versioned(LEGACY_APPLIED_PATH)
-            data = json.loads(found.data.decode("utf-8")) if found else None
-        except (StorageError, UnicodeDecodeError, json.JSONDecodeError):
-            return None
-        return data if isinstance(data, dict) else None
+    def _state(self, data: bytes) -> AppliedState:
+        state = _decode(data, self.manifest_uri)
+        if isinstance(state, AppliedState):
+            return state
+        return legacy_state(state, self._legacy_applied())
+
+    def _legacy_applied(self) -> Applied:
+        uri = self.where(LEGACY_APPLIED_PATH)
+        found = self.store.read_versioned(LEGACY_APPLIED_PATH)
+        if found is None:
+            raise StorageError(
+                f"the state {self.manifest_uri} was kept by an older maintainer, and the "
+                f"{uri} that said which plan it applied is missing",
+                where=uri,
+                hint=_HINT,
+            )
+        return parse_legacy_applied(found.data, what=f"the state {uri}", where=uri, error=StorageError,
+                                    hint=_HINT)  # fmt: skip
 
     def keep_applied(
         self,
-        tables: Mapping[str, Mapping[str, Any]],
+        tables: Mapping[str, ManifestTable],
         applied: Applied,
-        metadata: Mapping[str, Any] | None = None,
+        metadata: ManifestMetadata,
     ) -> StateUpdate:
         """Merge ``tables`` (name -> the applied plan's manifest entry) into the state."""
         uri = self.manifest_uri
@@ -241,13 +233,13 @@ class StateBackend:
         )
 
     def _write_merged(
-        self, tables: Mapping[str, Mapping[str, Any]], applied: Applied, metadata: Mapping[str, Any] | None
+        self, tables: Mapping[str, ManifestTable], applied: Applied, metadata: ManifestMetadata
     ) -> None:
         """One read, merge and conditional write; a server that ignores the condition is caught
         once per endpoint and process (:mod:`maintainer.storage.conditional`)."""
         found = self.store.read_versioned(MANIFEST_PATH)
-        kept = _decode(found.data, self.manifest_uri) if found else None
-        data = _encode(merge_state(kept, tables, applied, metadata))
+        kept = self._state(found.data) if found else None
+        data = _encode(redact_tree(dump_record(merge_state(kept, tables, applied, metadata))))
         if found is None:
             self.store.create_if_absent(MANIFEST_PATH, data)
             self.store.verify_refuses_create(MANIFEST_PATH, data)

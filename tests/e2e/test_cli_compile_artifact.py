@@ -1,5 +1,6 @@
 """``maintainer compile`` writes a dbt-shaped target/manifest.json that validates against
-schemas/manifest_json.v1.json."""
+schemas/manifest_json.v1.json, byte for byte as the format v1 was written before the file had a
+model (tests/e2e/expected/manifest_json_v1.json)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,33 @@ from typing import Any
 import jsonschema
 import pytest
 
+from maintainer.catalog import SERVICE_ORDER
 from maintainer.cli import main
-from maintainer.commands.compile_cmd import MANIFEST_SCHEMA_FILE, MANIFEST_SCHEMA_VERSION
+from maintainer.graph.manifest import MANIFEST_SCHEMA_FILE, MANIFEST_SCHEMA_VERSION
 from maintainer.graph.state import table_checksum
 from maintainer.project import load_project
 from tests.unit.project.projects import write_project
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / MANIFEST_SCHEMA_FILE
+EXPECTED_V1 = Path(__file__).resolve().parent / "expected" / "manifest_json_v1.json"
+"""The manifest.json of EVERY_SERVICE as the hand-built writer wrote it (before the model), with
+its three per-run values replaced by placeholders (VARYING)."""
+VARYING = ("generated_at", "invocation_id", "maintainer_version")
+EVERY_SERVICE = """\
+    version: 1
+    tables:
+      - name: raw
+        path: /lake/raw
+        tags: [bronze]
+        archive: {keep_min_commits: 12, keep_max_commits: 20}
+        rollback: {min_age: 1h}
+      - name: orders
+        path: /lake/orders
+        depends_on: [raw]
+        compaction: {trigger: {max_delta_commits: 3}}
+        savepoints: {instants: ['20260101000000000']}
+        metadata: {compact_max_delta_commits: 4}
+    """
 LAKE = """\
     version: 1
     tables:
@@ -78,6 +99,21 @@ def test_manifest_json_is_dbt_shaped_and_valid(project: Path) -> None:
     assert manifest["tables"]["raw"]["checksum"] == {"name": "sha256", "checksum": table_checksum(spec)}
     assert manifest["tables"]["raw"]["spec"]["archive"] is not None
     assert manifest["graph"]["order"][0] == "raw.clean"
+
+
+def test_the_file_is_byte_for_byte_what_format_v1_wrote(project: Path) -> None:
+    """Every service, tags, depends_on, sources and checksums: the model writes the same bytes
+    as the hand-built dict it replaced (only the per-run values differ, and are masked)."""
+    every = write_project(project.parent / "every", {"tables/lake.yml": EVERY_SERVICE})
+    assert main(["compile", "--project-dir", str(every)]) == 0
+    text = (every / "target" / "manifest.json").read_text(encoding="utf-8")
+    metadata = json.loads(text)["metadata"]
+    for field in VARYING:
+        assert text.count(json.dumps(metadata[field])) == 1
+        text = text.replace(json.dumps(metadata[field]), json.dumps(f"<{field}>"))
+    assert text == EXPECTED_V1.read_text(encoding="utf-8")
+    services = {node["service"] for node in json.loads(text)["nodes"].values()}
+    assert services == set(SERVICE_ORDER)
 
 
 def test_checksums_are_stable_and_each_compile_has_its_own_invocation(project: Path) -> None:

@@ -12,7 +12,9 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.graph.manifest import dump_record
 from maintainer.services.base import FAULT_ENV
+from tests.unit.graph.manifests import compiled
 from tests.unit.project.projects import write_project
 
 
@@ -107,7 +109,8 @@ def test_plan_md_has_no_empty_cells_for_a_new_table_nor_an_empty_risk_column(
     )
     state = isolated / "state"
     state.mkdir()
-    (state / "manifest.json").write_text(json.dumps({"tables": {}}))  # t was not maintained then
+    no_table = dump_record(compiled([]))  # a manifest.json compiled when t was not maintained
+    (state / "manifest.json").write_text(json.dumps(no_table))
     assert main(["plan", "--project-dir", str(project), "--state", str(state)]) == 0
     markdown = (project / "target" / "plan" / "plan.md").read_text()
     assert (

@@ -173,7 +173,14 @@ def test_state_errors(project: Path, capsys: pytest.CaptureFixture[str], tmp_pat
     assert f"{wrong / 'manifest.json'} is not a maintainer manifest.json" in message
     (wrong / "manifest.json").write_text('{"tables": {"raw": {"spec": {}}}}')
     message = fails(capsys, project, "ls", "-s", "state:new", "--state", str(wrong))
-    assert "table 'raw'" in message and "has no sha256 checksum" in message and "compile it again" in message
+    assert "tables.raw.checksum: missing" in message and "tables.raw.sources: missing" in message
+    assert "write it again with `maintainer compile --output`" in message
+    assert main(["compile", "--project-dir", str(project), "--output", str(wrong / "manifest.json")]) == 0
+    compiled = json.loads((wrong / "manifest.json").read_text())
+    compiled["tables"]["raw"]["checksum"]["algorithm"] = "md5"  # a field no maintainer writes
+    (wrong / "manifest.json").write_text(json.dumps(compiled))
+    message = fails(capsys, project, "ls", "-s", "state:new", "--state", str(wrong))
+    assert "tables.raw.checksum.algorithm: unknown field" in message
 
 
 def test_selectors_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -107,7 +107,12 @@ def test_the_last_applied_folder_of_an_older_maintainer_is_the_baseline(tmp_path
     assert project.cli("apply", "--auto-approve", "--select", "a") == 0  # merged into the old file
     state = state_of(project.root / "target")
     assert sorted(state["tables"]) == ["a", "b"] and "applied" in state["tables"]["a"]
-    assert "applied" not in state["tables"]["b"]  # as the older maintainer kept it
+    # b as the older maintainer kept it, recorded as applied by its last apply (which had no run id)
+    assert state["tables"]["b"]["applied"] == {
+        "plan_id": "0123456789abcdef",
+        "applied_at": "2026-01-01T00:00:00.000Z",
+        "run_id": "",
+    }
 
 
 def test_state_dir_still_names_the_baseline(tmp_path: Path) -> None:
@@ -191,3 +196,38 @@ def test_a_table_with_a_failed_node_keeps_its_previous_entry(tmp_path: Path) -> 
     assert after["a"]["spec"]["clean"]["commits_retained"] == 2
     figures = json.loads((shared / "runs" / "20990101000001000Z-inv" / "tables.json").read_text())
     assert figures["b"]["nodes"] == {"clean": "error"}
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda state: state["tables"]["a"].pop("applied"), "tables.a.applied: missing"),
+        (lambda state: state["tables"]["a"]["checksum"].update(checksum=7), "tables.a.checksum.checksum"),
+        (lambda state: state.update(owner="me"), "owner: unknown field"),
+    ],
+    ids=["missing-field", "wrong-type", "unknown-field"],
+)
+def test_a_tampered_state_is_named_field_by_field_and_refuses_the_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: Any, problem: str
+) -> None:
+    """Read strictly, not with defaults: the plan warns naming the field and lists no changes,
+    the apply stops before any table is touched and the state file stays as it was."""
+    shared = tmp_path / "shared-state"
+    project = state_project(tmp_path, str(shared))
+    assert project.cli("apply", "--auto-approve", "--select", "a") == 0
+    state = state_of(shared)
+    edit(state)
+    (shared / "last_applied" / "manifest.json").write_text(json.dumps(state))
+    tampered = (shared / "last_applied" / "manifest.json").read_text()
+    before = table_files(tmp_path)
+    capsys.readouterr()
+    assert project.cli("plan") == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "is not a maintainer manifest.json" in err and problem in err and "the plan lists no manifest" in err
+    )
+    assert project.cli("apply", "--auto-approve", "--select", "b") == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "the applied state cannot be kept" in err and problem in err and "delete it" in err
+    assert table_files(tmp_path) == before
+    assert (shared / "last_applied" / "manifest.json").read_text() == tampered

@@ -12,10 +12,13 @@ from typing import Any
 
 import pytest
 
-from maintainer.runner.state_backend import MANIFEST_PATH, Applied, StateBackend
+from maintainer.graph.manifest import Applied
+from maintainer.runner.state_backend import MANIFEST_PATH, StateBackend
 from maintainer.storage import conditional as conditional_module
 from tests.support.s3_server import S3Endpoint
 from tests.support.state_projects import StateProject, state_project
+from tests.unit.graph.manifests import metadata, table
+from tests.unit.graph.specs import spec
 
 pytestmark = pytest.mark.servers
 
@@ -109,7 +112,8 @@ def test_state_updates_racing_on_one_object_are_each_merged(
         start.wait()
         try:
             applied = Applied(f"plan-{n}", f"2026-11-28T00:00:0{n}.000Z", f"run-{n}")
-            attempts[n] = backend.keep_applied({f"t{n}": {"spec": {"n": n}}}, applied).attempts
+            entry = table(spec(f"t{n}"))
+            attempts[n] = backend.keep_applied({f"t{n}": entry}, applied, metadata()).attempts
         except BaseException as exc:  # reported below
             failures.append(exc)
 

@@ -11,9 +11,11 @@ import pytest
 
 from maintainer.errors import ManifestError, UsageError
 from maintainer.graph import build_graph, select_nodes
+from maintainer.graph.manifest import Applied, Checksum, dump_record
 from maintainer.graph.select import SelectionContext
 from maintainer.graph.state import StateComparison, checksum_entry, read_state, table_checksum
 from maintainer.project.selectors import load_selectors
+from tests.unit.graph.manifests import applied_state, compiled
 from tests.unit.graph.specs import spec
 
 SPECS = [
@@ -38,7 +40,7 @@ def test_checksum_ignores_where_a_table_is_written_but_not_what_it_is() -> None:
     base = spec("orders")
     assert table_checksum(base) == table_checksum(base.model_copy(update={"manifest": "x.yml", "line": 9}))
     assert table_checksum(base) != table_checksum(base.model_copy(update={"tags": ("new",)}))
-    assert checksum_entry(base) == {"name": "sha256", "checksum": table_checksum(base)}
+    assert checksum_entry(base) == Checksum("sha256", table_checksum(base))
 
 
 def test_state_methods(graph: nx.DiGraph) -> None:
@@ -63,14 +65,19 @@ def test_state_without_state_dir_is_a_usage_error(graph: nx.DiGraph) -> None:
 
 
 def test_read_state(tmp_path: Path) -> None:
+    """--state DIR takes a compiled manifest.json or an applied state, and refuses anything else."""
+    raw, orders = spec("raw"), spec("orders")
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"tables": {"raw": {"checksum": {"name": "sha256", "checksum": "a"}}}}))
-    assert read_state(tmp_path, {"raw": "a"}).tables("unmodified") == {"raw"}
+    manifest.write_text(json.dumps(dump_record(compiled([raw, orders]))))
+    current = {"raw": table_checksum(raw), "orders": "changed"}
+    assert read_state(tmp_path, current).tables("unmodified") == {"raw"}
+    manifest.write_text(json.dumps(dump_record(applied_state([raw], Applied("p", "2026", "r")))))
+    assert read_state(tmp_path, current).tables("new") == {"orders"}
 
     for text, message in [
         ("{", "is not valid JSON"),
-        ("[]", "is not a maintainer manifest.json"),
-        ('{"tables": {"raw": {"spec": {}}}}', "has no sha256 checksum"),
+        ("[]", "is not a maintainer manifest.json: the file: Input should be an object"),
+        ('{"tables": {"raw": {"spec": {}}}}', "tables.raw.checksum: missing"),
     ]:
         manifest.write_text(text)
         with pytest.raises(UsageError, match=message) as caught:

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from maintainer.errors import StateConflictError, StorageError
+from maintainer.graph.manifest import Applied, ManifestTable, dump_record
+from maintainer.project import CleanSpec
 from maintainer.runner.results import NodeResult, NodeRunStatus
 from maintainer.runner.state_backend import (
     MANIFEST_PATH,
     STATE_WRITE_ATTEMPTS,
-    Applied,
     StateBackend,
     failed_tables,
     merge_state,
@@ -26,17 +27,19 @@ from maintainer.runner.state_backend import (
 )
 from maintainer.storage import Storage
 from maintainer.storage.conditional import GcsConditionalStore, LocalConditionalStore
+from tests.unit.graph.manifests import compiled, metadata, table
+from tests.unit.graph.specs import spec
 from tests.unit.storage.test_conditional import FakeGcsClient, FakeGcsError
 
 EARLY = Applied("plan-early", "2026-11-28T01:00:00.000Z", "run-early")
 LATE = Applied("plan-late", "2026-11-28T02:00:00.000Z", "run-late")
 
 
-def entry(retained: int) -> dict[str, Any]:
-    return {
-        "spec": {"clean": {"commits_retained": retained}},
-        "checksum": {"name": "sha256", "checksum": "x"},
-    }
+META = metadata()
+
+
+def entry(retained: int, name: str = "t") -> ManifestTable:
+    return table(spec(name).model_copy(update={"clean": CleanSpec(commits_retained=retained)}))
 
 
 def kept(root: Path) -> dict[str, Any]:
@@ -45,24 +48,26 @@ def kept(root: Path) -> dict[str, Any]:
 
 
 def test_merge_keeps_every_other_table_and_the_later_apply_of_a_table() -> None:
-    first = merge_state(None, {"a": entry(3), "b": entry(3)}, LATE, {"project": "p"})
-    assert first["applied"] == LATE.to_json() and first["metadata"] == {"project": "p"}
-    second = merge_state(first, {"b": entry(5), "c": entry(5)}, EARLY)  # finished before LATE
-    assert sorted(second["tables"]) == ["a", "b", "c"]
-    assert second["tables"]["b"]["spec"] == entry(3)["spec"]  # LATE's entry of b stays
-    assert second["tables"]["c"]["applied"] == EARLY.to_json()
-    assert second["applied"] == LATE.to_json() and second["metadata"] == {"project": "p"}
+    first = merge_state(None, {"a": entry(3), "b": entry(3)}, LATE, metadata("late"))
+    assert first.applied == LATE and first.metadata == metadata("late")
+    second = merge_state(
+        first, {"b": entry(5), "c": entry(5)}, EARLY, metadata("early")
+    )  # finished before LATE
+    assert sorted(second.tables) == ["a", "b", "c"]
+    assert second.tables["b"].spec == entry(3).spec  # LATE's entry of b stays
+    assert second.tables["c"].applied == EARLY
+    assert second.applied == LATE and second.metadata == metadata("late")
 
 
 def test_partial_applies_leave_every_table_in_the_state(tmp_path: Path) -> None:
     backend = StateBackend.at(str(tmp_path))
     assert backend.read_manifest() is None
-    assert backend.keep_applied({"a": entry(3)}, EARLY).attempts == 1
-    assert backend.keep_applied({"b": entry(3)}, LATE).attempts == 1
+    assert backend.keep_applied({"a": entry(3)}, EARLY, META).attempts == 1
+    assert backend.keep_applied({"b": entry(3)}, LATE, META).attempts == 1
     state = backend.read_manifest()
-    assert state is not None and sorted(state["tables"]) == ["a", "b"]
-    assert state["tables"]["a"]["applied"]["plan_id"] == "plan-early"
-    assert state["applied"]["plan_id"] == "plan-late"
+    assert state is not None and sorted(state.tables) == ["a", "b"]
+    assert state.tables["a"].applied.plan_id == "plan-early"
+    assert state.applied.plan_id == "plan-late"
 
 
 class RacedStore(LocalConditionalStore):
@@ -76,7 +81,7 @@ class RacedStore(LocalConditionalStore):
     def _race(self) -> None:
         if self.raced < self.races:
             self.raced += 1
-            self.other.keep_applied({f"other{self.raced}": entry(self.raced)}, EARLY)
+            self.other.keep_applied({f"other{self.raced}": entry(self.raced)}, EARLY, META)
 
     def create_if_absent(self, path: str, data: bytes) -> str:
         self._race()
@@ -91,7 +96,7 @@ def test_a_refused_write_reads_and_merges_again(tmp_path: Path) -> None:
     other = StateBackend.at(str(tmp_path))
     storage = Storage(str(tmp_path))
     backend = StateBackend(storage, RacedStore(storage, other, races=2), sleep=lambda _: None)
-    update = backend.keep_applied({"mine": entry(1)}, LATE)
+    update = backend.keep_applied({"mine": entry(1)}, LATE, META)
     assert update.attempts == 3  # refused twice: the other apply created, then replaced it
     assert sorted(kept(tmp_path)["tables"]) == ["mine", "other1", "other2"]
 
@@ -103,7 +108,7 @@ def test_a_state_that_keeps_changing_fails_naming_the_object(tmp_path: Path) -> 
         storage, RacedStore(storage, other, races=STATE_WRITE_ATTEMPTS), sleep=lambda _: None
     )
     with pytest.raises(StateConflictError, match="kept changing under this apply") as raised:
-        backend.keep_applied({"mine": entry(1)}, LATE)
+        backend.keep_applied({"mine": entry(1)}, LATE, META)
     assert raised.value.where == str(tmp_path / MANIFEST_PATH)
     assert "mine" not in kept(tmp_path)["tables"]  # nothing half-written: the others' tables are all there
     assert len(kept(tmp_path)["tables"]) == STATE_WRITE_ATTEMPTS
@@ -126,7 +131,7 @@ class RacedGcsStore(GcsConditionalStore):
     def _upload(self, path: str, data: bytes, generation: int, doing: str) -> str:
         if path == MANIFEST_PATH and self.raced < self.races:
             self.raced += 1
-            self.other.keep_applied({f"other{self.raced}": entry(self.raced)}, EARLY)
+            self.other.keep_applied({f"other{self.raced}": entry(self.raced)}, EARLY, META)
         return super()._upload(path, data, generation, doing)
 
 
@@ -135,16 +140,16 @@ def test_on_gcs_a_write_refused_by_its_generation_is_merged_again() -> None:
     other = StateBackend(gcs_storage(), GcsConditionalStore(gcs_storage(), client, (FakeGcsError,)))
     backend = StateBackend(gcs_storage(), RacedGcsStore(client, other, races=2), sleep=lambda _: None)
     assert backend.manifest_uri == "gs://bucket/state/last_applied/manifest.json"
-    update = backend.keep_applied({"mine": entry(1)}, LATE)
+    update = backend.keep_applied({"mine": entry(1)}, LATE, META)
     assert update.attempts == 3
     state = other.read_manifest()
-    assert state is not None and sorted(state["tables"]) == ["mine", "other1", "other2"]
+    assert state is not None and sorted(state.tables) == ["mine", "other1", "other2"]
 
 
 def _apply_tables(root: str, names: list[str], applied_at: str) -> None:
     backend = StateBackend.at(root)
     for name in names:
-        backend.keep_applied({name: entry(1)}, Applied(f"plan-{name}", applied_at, f"run-{name}"))
+        backend.keep_applied({name: entry(1)}, Applied(f"plan-{name}", applied_at, f"run-{name}"), META)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork start method")
@@ -167,14 +172,46 @@ def test_applies_racing_in_processes_lose_no_table(tmp_path: Path) -> None:
 def test_the_layout_of_an_older_maintainer_is_read_and_merged(tmp_path: Path) -> None:
     folder = tmp_path / "last_applied"
     folder.mkdir()
-    old = {"metadata": {"project": "p"}, "nodes": {}, "tables": {"a": entry(3)}}
+    old = dump_record(compiled([spec("a")], project="p"))  # the applied plan's manifest.json, as it was
     (folder / "manifest.json").write_text(json.dumps(old))
     (folder / "applied.json").write_text(json.dumps({"plan_id": "old-plan", "applied_at": "then"}))
     backend = StateBackend.at(str(tmp_path))
     state = backend.read_manifest()
-    assert state is not None and state["applied"]["plan_id"] == "old-plan" and "a" in state["tables"]
-    backend.keep_applied({"b": entry(2)}, LATE)
+    assert state is not None and state.applied == Applied("old-plan", "then", "") and "a" in state.tables
+    backend.keep_applied({"b": entry(2)}, LATE, META)
     assert sorted(kept(tmp_path)["tables"]) == ["a", "b"]
+
+
+def test_an_older_layout_without_its_applied_json_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "last_applied").mkdir()
+    (tmp_path / MANIFEST_PATH).write_text(json.dumps(dump_record(compiled([spec("a")]))))
+    with pytest.raises(
+        StorageError, match=r"applied\.json that said which plan it applied is missing"
+    ) as raised:
+        StateBackend.at(str(tmp_path)).read_manifest()
+    assert raised.value.hint is not None and "delete it" in raised.value.hint
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda s: s["tables"]["a"].pop("applied"), "tables.a.applied: missing"),
+        (lambda s: s["applied"].update(run_id=7), "applied.run_id: Input should be a valid string"),
+        (lambda s: s["tables"]["a"].update(extra=1), "tables.a.extra: unknown field"),
+    ],
+)
+def test_a_state_out_of_shape_is_an_error_naming_the_field_and_is_not_overwritten(
+    tmp_path: Path, edit: Any, problem: str
+) -> None:
+    backend = StateBackend.at(str(tmp_path))
+    backend.keep_applied({"a": entry(1, "a")}, EARLY, META)
+    state = kept(tmp_path)
+    edit(state)
+    (tmp_path / MANIFEST_PATH).write_text(json.dumps(state))
+    with pytest.raises(StorageError, match=r"is not a maintainer manifest\.json") as raised:
+        backend.keep_applied({"b": entry(2)}, LATE, META)
+    assert problem in raised.value.message and raised.value.where == str(tmp_path / MANIFEST_PATH)
+    assert json.loads((tmp_path / MANIFEST_PATH).read_text()) == state
 
 
 def test_an_unreadable_state_is_an_error_and_is_not_overwritten(tmp_path: Path) -> None:
@@ -182,7 +219,7 @@ def test_an_unreadable_state_is_an_error_and_is_not_overwritten(tmp_path: Path) 
     (tmp_path / MANIFEST_PATH).write_text("{not json")
     backend = StateBackend.at(str(tmp_path))
     with pytest.raises(StorageError, match="is not valid JSON") as raised:
-        backend.keep_applied({"b": entry(2)}, LATE)
+        backend.keep_applied({"b": entry(2)}, LATE, META)
     assert raised.value.hint is not None and "delete it" in raised.value.hint
     assert (tmp_path / MANIFEST_PATH).read_text() == "{not json"
 
