@@ -39,7 +39,8 @@ from typing import Any
 
 from listing import add_layout_arguments, bare_listing, best_of, generate, model_load
 
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import (
     ActionInstant,
     CleanerPlan,
@@ -50,7 +51,6 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.table import load_config
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec

@@ -33,9 +33,9 @@ import pyarrow.parquet as pq
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.deflate_threads import process_threads
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.parquet_gzip import GzipPagesSink, page_compressor
+from maintainer.hudi.parquet.deflate_threads import process_threads
+from maintainer.hudi.parquet.gzip import GzipPagesSink, page_compressor
 from maintainer.hudi.payloads import WriteStat
 from maintainer.plan.model.compaction import CompactSlice as PlannedOperation
 from maintainer.services.compaction.codec import configured_settings

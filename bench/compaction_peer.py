@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from compaction import Measured, compact, generate_table, mb, warm_up_imports
 
-from maintainer.hudi import basefile
+from maintainer.hudi.parquet import basefile
 from maintainer.tasks import ThreadPoolRunner
 
 BLOOM = b"org.apache.hudi.bloomfilter"

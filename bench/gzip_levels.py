@@ -24,8 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from maintainer.hudi import parquet_gzip
-from maintainer.hudi.parquet_gzip import Compressor, GzipPagesSink
+from maintainer.hudi.parquet import gzip as parquet_gzip
+from maintainer.hudi.parquet.gzip import Compressor, GzipPagesSink
 
 LIBDEFLATE_LEVELS = range(1, 10)
 

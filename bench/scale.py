@@ -40,7 +40,7 @@ from pathlib import Path
 
 from listing import bare_listing
 
-from maintainer.hudi.properties import format_java_properties, table_checksum
+from maintainer.hudi.config.properties import format_java_properties, table_checksum
 from maintainer.storage.threads import DEFAULT_LISTING_THREADS
 
 PEAK_FILE_ENV = "MAINTAINER_BENCH_PEAK_FILE"

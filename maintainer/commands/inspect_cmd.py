@@ -14,14 +14,14 @@ from rich.tree import Tree
 from maintainer.commands.options import table_storage_options
 from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
+from maintainer.hudi.file_groups.integrity import find_interrupted_completions
 from maintainer.hudi.inspection import describe
-from maintainer.hudi.integrity import find_interrupted_completions
+from maintainer.hudi.instants.time_travel import as_of_instant, check_time_travel
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import LogBlock
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.inspection import describe_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
-from maintainer.hudi.time_travel import as_of_instant, check_time_travel
 
 
 @click.command("inspect")

@@ -15,9 +15,9 @@ import pyarrow.compute as pc
 
 from maintainer.datagen.workload import DATA_SCHEMA, OP_COLUMN, ORDERING_FIELD, RECORD_KEY_FIELD, Op
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, with_meta_fields
-from maintainer.hudi.filenames import BaseFileName, MarkerType
+from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerType
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, with_meta_fields
 from maintainer.hudi.payloads import WriteStat
 from maintainer.hudi.reader import read_base_file
 from maintainer.storage import Storage

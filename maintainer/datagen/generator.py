@@ -19,12 +19,12 @@ from maintainer.datagen.layout import TableLayout, avro_schema, create_table, pa
 from maintainer.datagen.metadata_table import create_metadata_table, sync_commit
 from maintainer.datagen.workload import PARTITION_FIELD, CommitWork, Workload, WorkloadSpec
 from maintainer.hudi import payloads
-from maintainer.hudi.filenames import MarkerName
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.file_groups.filenames import MarkerName
+from maintainer.hudi.instants.instant import Action, Instant
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner, ThreadPoolRunner
 

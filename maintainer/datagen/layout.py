@@ -9,14 +9,14 @@ from datetime import datetime, timezone
 import pyarrow as pa
 
 from maintainer.datagen.workload import DATA_SCHEMA, ORDERING_FIELD, PARTITION_FIELD, RECORD_KEY_FIELD
-from maintainer.hudi.properties import (
+from maintainer.hudi.config.properties import (
     PROPERTIES_FILE,
     TableConfig,
     format_java_properties,
     table_checksum,
     table_config_from_properties,
 )
-from maintainer.hudi.timeline_layout import TimelineLayout
+from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.storage import Storage
 
 MERGE_STRATEGY_EVENT_TIME = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"

@@ -15,9 +15,14 @@ import fastavro
 
 from maintainer.clock import Clock
 from maintainer.hudi import payloads
-from maintainer.hudi.bloom import DEFAULT_CONFIG, BloomFilterBuilder
+from maintainer.hudi.config.properties import (
+    format_java_properties,
+    table_checksum,
+    table_config_from_properties,
+)
 from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.logformat.writer import delete_block
 from maintainer.hudi.metadata.commit import commit_to_metadata_table
 from maintainer.hudi.metadata.partitions import ALL_PARTITIONS_KEY, FILES, RecordType
@@ -26,14 +31,9 @@ from maintainer.hudi.metadata.records import MetadataRecord, parsed_schema
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.commit import files_records
 from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
+from maintainer.hudi.parquet.bloom import DEFAULT_CONFIG, BloomFilterBuilder
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.properties import (
-    format_java_properties,
-    table_checksum,
-    table_config_from_properties,
-)
 from maintainer.hudi.table import METADATA_TABLE_DIR
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
 
 BOOTSTRAP = "00000000000000000"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.hudi.filemodel import FileGroup
-from maintainer.hudi.fsview import FileSystemView
+from maintainer.hudi.file_groups.filemodel import FileGroup
+from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.table import TableSnapshot
 
 

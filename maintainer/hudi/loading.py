@@ -8,19 +8,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from maintainer.hudi.fsview import FileSystemView, build_view, view_as_of
-from maintainer.hudi.integrity import (
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.file_groups.fsview import FileSystemView, build_view, view_as_of
+from maintainer.hudi.file_groups.integrity import (
     CommittedSize,
     InterruptedCompletion,
     verify_newest_on_storage,
     verify_table,
     without_interrupted,
 )
+from maintainer.hudi.file_groups.view_inputs import load_view_inputs
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.projection import Projection
-from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot, load_snapshot
-from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.view_inputs import load_view_inputs
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 
@@ -66,7 +66,7 @@ def read_table_state(
 ) -> TableState:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
-    CorruptTableError (:mod:`maintainer.hudi.integrity`) for damaged instant or data files, so
+    CorruptTableError (:mod:`maintainer.hudi.file_groups.integrity`) for damaged instant or data files, so
     that neither planning nor apply relies on them; ``verify=False`` skips that check, for
     commands that only look at a table (``inspect`` shows a damaged table as it is). A table
     service's completion cut short is read as inflight (``TableState.interrupted``). ``listed``

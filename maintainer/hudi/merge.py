@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from maintainer.hudi.properties import MergeMode, TableConfig
+from maintainer.hudi.config.properties import MergeMode, TableConfig
 
 RECORD_KEY_COLUMN = "_hoodie_record_key"
 META_COLUMNS = (

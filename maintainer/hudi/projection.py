@@ -8,9 +8,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
-from maintainer.hudi.instant import Action, Instant, State, format_instant_time, parse_instant_time
-from maintainer.hudi.timeline import Timeline, TimelineEntry
-from maintainer.hudi.timeline_layout import TimelineLayout
+from maintainer.hudi.instants.instant import Action, Instant, State, format_instant_time, parse_instant_time
+from maintainer.hudi.instants.layout import TimelineLayout
+from maintainer.hudi.instants.timeline import Timeline, TimelineEntry
 from maintainer.storage import FileInfo
 from maintainer.storage.listing import Listings
 

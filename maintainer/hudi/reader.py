@@ -15,13 +15,13 @@ import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
-from maintainer.hudi.filemodel import FileSlice
-from maintainer.hudi.fsview import FileSystemView
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.file_groups.filemodel import FileSlice
+from maintainer.hudi.file_groups.fsview import FileSystemView
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.merge import META_COLUMNS, LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
-from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table_schema import conform, table_arrow_schema
-from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
 

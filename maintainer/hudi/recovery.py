@@ -2,8 +2,9 @@
 (under the table lock, so that no other maintainer writer is under way):
 
 * ``hoodie.properties`` recovered from its backup, or a stale backup deleted, as Hudi's
-  ``HoodieTableConfig.recover`` does (:mod:`maintainer.hudi.properties_update`);
-* each table service's completion cut short (:class:`maintainer.hudi.integrity.InterruptedCompletion`):
+  ``HoodieTableConfig.recover`` does (:mod:`maintainer.hudi.config.properties_update`);
+* each table service's completion cut short
+  (:class:`maintainer.hudi.file_groups.integrity.InterruptedCompletion`):
   its completed file is deleted, so the instant is inflight again and its service completes it;
 * temporary files of atomic writes killed mid-write (:mod:`maintainer.storage.atomic`) deleted
   from the table's metadata folders (elsewhere every reader ignores them).
@@ -11,10 +12,10 @@
 
 from __future__ import annotations
 
-from maintainer.hudi.heartbeat import HEARTBEAT_DIR
-from maintainer.hudi.integrity import find_interrupted_completions
-from maintainer.hudi.java_properties import PROPERTIES_FILE
-from maintainer.hudi.properties_update import recover_properties
+from maintainer.hudi.config.java_properties import PROPERTIES_FILE
+from maintainer.hudi.config.properties_update import recover_properties
+from maintainer.hudi.file_groups.integrity import find_interrupted_completions
+from maintainer.hudi.instants.heartbeat import HEARTBEAT_DIR
 from maintainer.hudi.table import METADATA_TABLE_DIR, PROPERTIES_BACKUP, load_config, load_timeline
 from maintainer.storage import Storage
 

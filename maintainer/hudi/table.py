@@ -11,10 +11,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from maintainer.errors import CorruptFileError, StorageError, TableFormatError
-from maintainer.hudi.archived import ArchivedCompletionTimes
-from maintainer.hudi.filenames import PARTITION_METADATA_PREFIX, is_junk
-from maintainer.hudi.properties import PROPERTIES_FILE, TableConfig, parse_table_config, read_properties_file
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.config.properties import (
+    PROPERTIES_FILE,
+    TableConfig,
+    parse_table_config,
+    read_properties_file,
+)
+from maintainer.hudi.file_groups.filenames import PARTITION_METADATA_PREFIX, is_junk
+from maintainer.hudi.instants.archived import ArchivedCompletionTimes
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.storage import FileInfo, Storage
 from maintainer.storage.listing import DirListing, Listings
 
@@ -87,7 +92,7 @@ def load_config(storage: Storage) -> TableConfig:
     """Read ``hoodie.properties``; where it is missing or corrupt (empty, cut short, checksum
     mismatch) read ``hoodie.properties.backup``, as Hudi's ``ConfigUtils.fetchConfigs`` does when
     an update was cut short (never written here: the config then says why, in
-    ``properties_problem``, and :mod:`maintainer.hudi.integrity` refuses to maintain the table
+    ``properties_problem``, and :mod:`maintainer.hudi.file_groups.integrity` refuses to maintain the table
     until it is recovered)."""
     problem: CorruptFileError | None = None
     if storage.exists(PROPERTIES_FILE):

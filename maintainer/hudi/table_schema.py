@@ -8,11 +8,11 @@ import pyarrow as pa
 
 from maintainer.errors import MaintainerError
 from maintainer.hudi import payloads
-from maintainer.hudi.basefile import with_meta_fields
-from maintainer.hudi.instant import State
+from maintainer.hudi.instants.instant import State
+from maintainer.hudi.instants.timeline import read_instant_file
 from maintainer.hudi.logformat import arrow_schema
+from maintainer.hudi.parquet.basefile import with_meta_fields
 from maintainer.hudi.table import TableSnapshot
-from maintainer.hudi.timeline import read_instant_file
 from maintainer.storage import Storage
 
 

@@ -17,12 +17,13 @@ from typing import Any
 
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
-from maintainer.hudi.integrity import CorruptTableError
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.file_groups.integrity import CorruptTableError
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.files import metadata_file_listing, metadata_listings
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import (
     MetadataTableInfo,
     TableSnapshot,
@@ -31,7 +32,6 @@ from maintainer.hudi.table import (
     load_snapshot,
     load_timeline,
 )
-from maintainer.hudi.timeline import Timeline
 from maintainer.logs import fields, get_logger
 from maintainer.plan.canonical import compute_plan_id
 from maintainer.plan.model import (

@@ -22,8 +22,8 @@ import posixpath
 from dataclasses import replace
 from datetime import datetime
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName
-from maintainer.hudi.instant import format_instant_time, parse_instant_time, wall_clock_in_timezone
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
+from maintainer.hudi.instants.instant import format_instant_time, parse_instant_time, wall_clock_in_timezone
 from maintainer.hudi.loading import TableState
 from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.plan.model.archive import ArchiveInstant

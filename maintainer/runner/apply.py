@@ -25,10 +25,10 @@ import networkx as nx
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
-from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.hudi.timeline import Timeline
 from maintainer.logs import fields, get_logger
 from maintainer.plan.artifact import SavedPlan, plan_key
 from maintainer.plan.model import NodePlan, NodeStatus, TablePlan

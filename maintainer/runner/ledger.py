@@ -34,7 +34,7 @@ from typing import Any
 
 from maintainer.catalog import SERVICES
 from maintainer.errors import CorruptFileError, FileExistsInStorageError, PlanError, StorageError
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
 from maintainer.secrets import redact_tree
 from maintainer.storage import Storage
 from maintainer.storage.limits import MAX_RECORD_BYTES, loads_bounded, read_capped

@@ -25,10 +25,10 @@ from pydantic import ConfigDict
 from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
-from maintainer.hudi.instant import Instant
+from maintainer.hudi.instants.instant import Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, SyncMetadataTable, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.spark.tasks import SparkRunner

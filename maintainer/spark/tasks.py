@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 
 from maintainer.errors import ApplyError
-from maintainer.hudi.deflate_threads import set_process_cores
+from maintainer.hudi.parquet.deflate_threads import set_process_cores
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -45,7 +45,7 @@ more per run on a warm local session)."""
 def _use_task_cores() -> None:
     """This Python worker has the cores Spark gave its task (``spark.task.cpus``), not the
     machine's: the task's base files deflate their pages on them alone (see
-    :mod:`maintainer.hudi.deflate_threads`)."""
+    :mod:`maintainer.hudi.parquet.deflate_threads`)."""
     from pyspark import TaskContext
 
     context = TaskContext.get()

@@ -17,11 +17,11 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect
 from maintainer.runner.lock import TableLock, read_lock
 from maintainer.services.base import FAULT_ENV

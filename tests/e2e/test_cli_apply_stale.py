@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from maintainer.clock import utc_now
-from maintainer.hudi.instant import format_instant_time
+from maintainer.hudi.instants.instant import format_instant_time
 from tests.support.metadata_tables import Project, local_cow_project
 
 SERVICES = "compaction: {enabled: false}\narchive: {enabled: false}\nclean: {policy: keep_latest_file_versions, file_versions_retained: 1}"  # noqa: E501

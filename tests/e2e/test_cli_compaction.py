@@ -16,7 +16,7 @@ import fastavro
 import pytest
 
 from maintainer.cli import main
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY

@@ -18,7 +18,7 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import State
+from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import open_table
 from maintainer.plan.model import FinishPendingClean
 from maintainer.services.base import FAULT_ENV

@@ -21,8 +21,8 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.filenames import LogFileName
-from maintainer.hudi.instant import Instant
+from maintainer.hudi.file_groups.filenames import LogFileName
+from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import open_table
 
 pytestmark = pytest.mark.spark

@@ -17,7 +17,7 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
-from maintainer.hudi.filenames import BaseFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.plan.artifact import PAYLOAD_DIR, PAYLOAD_HASHES_FIELD, sha256_hex
 from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id, pretty_json
 from maintainer.plan.model import RollbackAction

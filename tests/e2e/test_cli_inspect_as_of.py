@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.table import load_config
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.executor import run_archive
 from maintainer.services.archive.planner import plan_archive

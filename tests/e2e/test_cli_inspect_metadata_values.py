@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.cli import main
-from maintainer.hudi import bloom
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.secondary_index import split_key
+from maintainer.hudi.parquet import bloom
 from tests.support.fixtures import FixtureTable, base_files
 from tests.support.metadata_edit import (
     add_bloom_filters_partition,

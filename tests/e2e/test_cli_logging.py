@@ -96,7 +96,7 @@ def test_a_host_handler_receives_apply_records_with_their_fields_and_secrets_mas
     assert attr(runs[0], "plan_id") and attr(runs[0], "service") == "clean"
     written = by_event["instant_written"]  # the timeline writer: every state of the clean's instant
     assert {attr(r, "data")["state"] for r in written} >= {"REQUESTED", "INFLIGHT", "COMPLETED"}
-    assert all(r.name == "maintainer.hudi.timeline_writer" and attr(r, "instant") for r in written)
+    assert all(r.name == "maintainer.hudi.instants.writer" and attr(r, "instant") for r in written)
     (unmatched,) = by_event["unmatched_selection"]  # the selection names the secret: masked
     assert unmatched.levelno == logging.WARNING and SECRET not in unmatched.getMessage()
     assert "*****" in unmatched.getMessage()

@@ -20,7 +20,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.executor import run_archive

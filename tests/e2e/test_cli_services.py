@@ -15,10 +15,10 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_cleaner_plan
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan

@@ -33,7 +33,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_clean_metadata
 from maintainer.runner.lock import LOCK_PATH, LockRecord

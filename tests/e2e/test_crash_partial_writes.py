@@ -34,7 +34,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.heartbeat import HEARTBEAT_DIR
+from maintainer.hudi.instants.heartbeat import HEARTBEAT_DIR
 from maintainer.storage.atomic import PARTIAL_WRITE_ENV, is_temp_name
 from tests.e2e.test_crash_campaign import META, live_lock, pending_maintenance
 from tests.support import oracle

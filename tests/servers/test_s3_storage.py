@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import CorruptFileError, StorageError
-from maintainer.hudi.java_properties import format_java_properties
-from maintainer.hudi.properties_update import modify_properties
+from maintainer.hudi.config.java_properties import format_java_properties
+from maintainer.hudi.config.properties_update import modify_properties
 from maintainer.hudi.table import load_config
 from maintainer.services.compaction.operation import BaseFileReader
 from maintainer.storage import Storage

@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import fastavro
 
-from maintainer.hudi.filenames import is_data_file_name
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.file_groups.filenames import is_data_file_name
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import open_table
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from maintainer.datagen.generator import LOCAL_WRITERS
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CompactSlice
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from maintainer.hudi.hfile import HFileCell, read_hfile, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
@@ -27,7 +28,6 @@ from maintainer.hudi.metadata.updates.parquet_stats import read_parquet_footer
 from maintainer.hudi.metadata.writer import encode_value, hfile_block
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
 from maintainer.hudi.payloads.decode import encode_avro
-from maintainer.hudi.timeline_writer import TimelineWriter
 
 Edit = Callable[[str, MetadataRecord], MetadataRecord | None]
 """(key, record) -> the record to write instead (None: leave the record out)."""

@@ -1,4 +1,4 @@
-"""Names of new log files (uses :class:`maintainer.hudi.filenames.LogFileName`).
+"""Names of new log files (uses :class:`maintainer.hudi.file_groups.filenames.LogFileName`).
 
 * table version 6: appends go to the file slice's log named by the slice's **base instant**;
   a new file (rollover, rollback block, a different writer) takes the next version
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from maintainer.hudi.filenames import LogFileName
+from maintainer.hudi.file_groups.filenames import LogFileName
 
 FIRST_LOG_VERSION = 1
 

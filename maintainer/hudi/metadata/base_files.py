@@ -23,8 +23,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
-from maintainer.hudi import bloom
-from maintainer.hudi.filenames import BaseFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.findings import IndexFinding, data_file
 from maintainer.hudi.metadata.records import MetadataRecord
@@ -34,6 +33,7 @@ from maintainer.hudi.metadata.updates.parquet_stats import footer_ranges, read_p
 from maintainer.hudi.metadata.updates.ranges import ColumnRange
 from maintainer.hudi.metadata.updates.stored import stored_range
 from maintainer.hudi.metadata.updates.values import ValueMeta, Wrapped
+from maintainer.hudi.parquet import bloom
 from maintainer.storage import Storage
 
 FileListing = Mapping[str, Mapping[str, int]]

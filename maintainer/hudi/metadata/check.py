@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
-from maintainer.hudi.instant import State
-from maintainer.hudi.integrity import Finding
+from maintainer.hudi.file_groups.integrity import Finding
+from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files
 from maintainer.hudi.metadata.column_stats import (

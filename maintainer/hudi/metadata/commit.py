@@ -18,7 +18,7 @@ from collections.abc import Callable
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import TimelineWriteError
 from maintainer.hudi.hfile import HFileStyle, read_hfile
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table

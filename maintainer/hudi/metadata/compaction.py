@@ -37,14 +37,15 @@ from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
-from maintainer.hudi.bloom import BloomFilterConfig, build_bloom_filter
 from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
-from maintainer.hudi.instant import (
+from maintainer.hudi.instants.instant import (
     Action,
     Instant,
     State,
 )
+from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.metadata.compaction_merge import MergeCounts, merged_records
 from maintainer.hudi.metadata.compaction_plan import (
     FileGroupCompaction,
@@ -58,11 +59,10 @@ from maintainer.hudi.metadata.records import (
 )
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.writer import encode_value
+from maintainer.hudi.parquet.bloom import BloomFilterConfig, build_bloom_filter
 from maintainer.hudi.payloads import CommitMetadata, WriteStat, encode_avro
 from maintainer.hudi.payloads.decode import decode_compaction_plan
 from maintainer.hudi.payloads.write_stat import counted_stat
-from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
 
 COMPACT_OPERATION = "COMPACT"

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.filemodel import BaseFile, FileGroup, LogFile
-from maintainer.hudi.instant import (
+from maintainer.hudi.file_groups.filemodel import BaseFile, FileGroup, LogFile
+from maintainer.hudi.instants.instant import (
     Action,
     Instant,
     format_instant_time,
     parse_instant_time,
 )
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_IO_MB,
@@ -29,7 +30,6 @@ from maintainer.hudi.payloads.compaction import (
     CompactionOperation,
     CompactionPlan,
 )
-from maintainer.hudi.timeline import Timeline
 
 DEFAULT_MAX_DELTA_COMMITS = 10
 """``hoodie.metadata.compact.max.delta.commits``."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata.partitions import ALL_PARTITIONS_KEY, FILES, NON_PARTITIONED_KEY
 from maintainer.hudi.metadata.records import live_files
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.timeline import Timeline
 from maintainer.storage.columns import Names, OptionalInts
 from maintainer.storage.fs import FileInfo
 from maintainer.storage.listing import DirListing, Listings

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata.check import IndexComparison, MetadataCheck
 from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction
 from maintainer.hudi.metadata.record_index import RecordIndexCheck
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.timeline import Timeline
 
 
 def describe_metadata_table(

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads.container import read_container
 from maintainer.hudi.payloads.decode import decode_rollback_metadata, decode_rollback_plan
-from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
 SOLO_COMMIT_TIMESTAMP = "00000000000000"

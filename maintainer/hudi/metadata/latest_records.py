@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from maintainer.hudi.filemodel import FileSlice
+from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.merge import RECORD_KEY_COLUMN

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads.decode import decode_commit_metadata
-from maintainer.hudi.timeline import Timeline
 from maintainer.storage import Storage
 
 _META_FIELDS = "".join(

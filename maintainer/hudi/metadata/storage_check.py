@@ -5,7 +5,7 @@ committed with (a base HFile at exactly that size).
 A deleted or cut log file of the metadata table is read by Hudi as "no such records": a record
 index that misses keys, column statistics that describe nothing. The metadata table is read
 with ``verify=False`` (a damaged one is shown as it is), so this is where it is judged. The
-sizes are those of :mod:`maintainer.hudi.integrity` applied to the metadata table's timeline
+sizes are those of :mod:`maintainer.hudi.file_groups.integrity` applied to the metadata table's timeline
 and listing; files of earlier slices (a clean may have deleted them) are not expected.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName
-from maintainer.hudi.integrity import CommittedSize, Finding, inspect_table
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
+from maintainer.hudi.file_groups.integrity import CommittedSize, Finding, inspect_table
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.table import METADATA_TABLE_DIR
 

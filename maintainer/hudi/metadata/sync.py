@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata.instants import SOLO_COMMIT_TIMESTAMP
-from maintainer.hudi.timeline import Timeline
 
 SYNCED_ACTIONS = frozenset(
     {

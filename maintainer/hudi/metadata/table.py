@@ -13,10 +13,10 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
-from maintainer.hudi.filemodel import FileGroup, FileSlice, LogFile
+from maintainer.hudi.file_groups.filemodel import FileGroup, FileSlice, LogFile
 from maintainer.hudi.hfile import HFileCell, read_hfile
 from maintainer.hudi.hfile.reader import read_cells_with_prefixes, read_file_info
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.logformat.delete_block import block_deletes
 from maintainer.hudi.logformat.model import BlockType, LogBlock

@@ -31,10 +31,11 @@ import fastavro
 
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import TimelineWriteError
-from maintainer.hudi.filemodel import FileGroup
+from maintainer.hudi.file_groups.filemodel import FileGroup
 from maintainer.hudi.hfile import HFileCell, HFileStyle, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.logformat.binary import frame_block
 from maintainer.hudi.logformat.delete_block import (
     DeleteRecord,
@@ -51,7 +52,6 @@ from maintainer.hudi.metadata.updates.java_map import hashmap_order
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import encode_avro
 from maintainer.hudi.payloads.write_stat import WriteStat, counted_stat
-from maintainer.hudi.timeline_writer import TimelineWriter
 
 OPERATION = "UPSERT_PREPPED"
 SCHEMA_FILE_INFO = b"schema"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 
-from maintainer.hudi.properties import TableConfig
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.plan.model.nodes import TableFingerprint
 
 

@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action, Instant, State, parse_instant_file_name
+from maintainer.hudi.instants.instant import Action, Instant, State, parse_instant_file_name
+from maintainer.hudi.instants.timeline import TimelineEntry
 from maintainer.hudi.payloads import ArchivedMetaEntry, LSMTimelineInstant
-from maintainer.hudi.timeline import TimelineEntry
 
 ReadFile = Callable[[str], tuple[bytes, str]]
 """Instant file name -> (its bytes, where it is, for messages)."""

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from maintainer.hudi.archived import archived_instants
-from maintainer.hudi.instant import State
-from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.instants.archived import archived_instants
+from maintainer.hudi.instants.instant import State
+from maintainer.hudi.instants.timeline import TimelineEntry
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
-from maintainer.hudi.timeline import TimelineEntry
 from maintainer.services.archive import lsm, v6_log
 from maintainer.services.archive.entries import archived_meta_entries, lsm_timeline_instant
 from maintainer.services.archive.planner import ArchivePlanResult

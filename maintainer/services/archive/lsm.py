@@ -5,7 +5,7 @@
 * ``manifest_<N>``: the valid data files, Jackson-pretty JSON ``{"files":[{"fileName","fileLen"}]}``;
 * ``_version_``: the latest manifest version N.
 
-This module writes it; the read side lives in :mod:`maintainer.hudi.archived` (the file-system
+This module writes it; the read side lives in :mod:`maintainer.hudi.instants.archived` (the file-system
 view reads completion times of archived instants from it).
 
 An archival adds one level-0 file, then a new manifest listing it with the previous files, then
@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.archived import (
+from maintainer.hudi.instants.archived import (
     MANIFEST_PREFIX,
     VERSION_FILE,
     ManifestFile,

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import WRITE_ACTIONS, Action, Instant
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.instant import WRITE_ACTIONS, Action, Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import ArchiveSpec
 
 

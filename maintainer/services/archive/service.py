@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.archive import node

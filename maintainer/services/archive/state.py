@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from maintainer.hudi.archived import archived_instants
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.archived import archived_instants
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.table import METADATA_TABLE_DIR, load_config, load_timeline
 from maintainer.project.services import CompactionSpec

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from maintainer.errors import CorruptFileError
-from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN, LogFileName
+from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN, LogFileName
 from maintainer.hudi.logformat import (
     BlockMetadata,
     BlockType,

@@ -16,7 +16,7 @@ from functools import partial
 from typing import NamedTuple
 
 from maintainer.errors import ApplyError, StorageError
-from maintainer.hudi.filenames import is_data_file_name, is_partition_metadata
+from maintainer.hudi.file_groups.filenames import is_data_file_name, is_partition_metadata
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.errors import ApplyError
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import (
     CLEAN_PLAN_VERSION,
     CleanerPlan,
@@ -21,7 +22,6 @@ from maintainer.hudi.payloads import (
     decode_cleaner_plan,
     encode_avro,
 )
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import maybe_fail
 from maintainer.services.clean.deletion import (
     PartitionDeleted,

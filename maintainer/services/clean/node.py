@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.plan.model import (
     Action,

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import attrgetter
 
-from maintainer.hudi.filemodel import BaseFile, FileGroup, FileSlice, LogFile
-from maintainer.hudi.fsview import FileSystemView, PendingOperation
-from maintainer.hudi.instant import Instant
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.file_groups.filemodel import BaseFile, FileGroup, FileSlice, LogFile
+from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
+from maintainer.hudi.instants.instant import Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
 from maintainer.services.clean.scope import LastClean, ScanScope
 

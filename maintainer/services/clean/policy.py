@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
 
-from maintainer.hudi.instant import Instant, format_instant_time, wall_clock_in_timezone
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.instant import Instant, format_instant_time, wall_clock_in_timezone
+from maintainer.hudi.instants.timeline import Timeline
 
 
 class CleanPolicy(str, Enum):

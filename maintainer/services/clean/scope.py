@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import Instant
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.instant import Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 
 

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.catalog import BY_NAME
-from maintainer.hudi.instant import Instant
+from maintainer.hudi.instants.instant import Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import DeleteFile, DeletePartition, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from maintainer.hudi import payloads
-from maintainer.hudi.fsview import FileSystemView, build_view
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.file_groups.fsview import FileSystemView, build_view
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.timeline import Timeline, read_instant_file
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.projection import Projection
-from maintainer.hudi.timeline import Timeline, read_instant_file
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY

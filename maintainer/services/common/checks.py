@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import TypeVar
 
 from maintainer.errors import CorruptFileError, MaintainerError, PlanError
-from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
-from maintainer.hudi.instant import is_instant_time, parse_instant_file_name
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
+from maintainer.hudi.instants.instant import is_instant_time, parse_instant_file_name
 from maintainer.hudi.metadata.partitions import metadata_partition
 from maintainer.plan.model import (
     METADATA_TABLE_PATH,

@@ -7,7 +7,7 @@ taken before it (their older file versions may be gone), so both services read i
 from __future__ import annotations
 
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import State
+from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
 
 

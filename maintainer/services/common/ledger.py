@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.integrity import completion_problem, is_interruptible
+from maintainer.hudi.file_groups.integrity import completion_problem, is_interruptible
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.timeline import Timeline, TimelineEntry
 from maintainer.hudi.payloads import (
     decode_clean_metadata,
     decode_cleaner_plan,
     decode_commit_metadata,
     decode_compaction_plan,
 )
-from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.storage import Storage
 
 PLAN_ID_KEY = "maintainer.plan_id"
@@ -78,7 +78,7 @@ def _plan_id_and_completion(
     """The plan id an instant carries (from its completed file when that decodes, else from
     its requested plan; None for instants maintainer did not write), and whether it is
     completed: a table service's completed file that does not decode beside its inflight file
-    is a completion cut short (:func:`maintainer.hudi.integrity.is_interruptible`), not done."""
+    is a completion cut short (:func:`maintainer.hudi.file_groups.integrity.is_interruptible`), not done."""
     entry = timeline.entry(instant.timestamp, instant.action)
     if entry is None:
         return None, False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.filenames import MarkerName, MarkerType
+from maintainer.hudi.file_groups.filenames import MarkerName, MarkerType
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.storage import Storage
 

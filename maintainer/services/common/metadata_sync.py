@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from maintainer.clock import Clock, utc_now
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, metadata_log_files, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
@@ -28,7 +29,6 @@ from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.table import load_config
 from maintainer.hudi.table_schema import latest_avro_schema
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import SyncMetadataTable
 from maintainer.services.common.rollback_instant import (
     InstantRollback,

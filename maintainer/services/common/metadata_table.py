@@ -2,7 +2,7 @@
 
 First ``hoodie.properties`` forgets the metadata partitions (so no reader or writer trusts a
 metadata table from then on), through Hudi's backup protocol
-(:mod:`maintainer.hudi.properties_update`: write ``hoodie.properties.backup``, replace
+(:mod:`maintainer.hudi.config.properties_update`: write ``hoodie.properties.backup``, replace
 ``hoodie.properties`` in one atomic step, checksum included, verify it, delete the backup).
 Then the ``.hoodie/metadata`` folder goes. A writer with the metadata table enabled builds a
 fresh one from the file system.
@@ -16,17 +16,17 @@ from typing import Any
 
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError
-from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.metadata.fitness import open_fit_for_sync
-from maintainer.hudi.metadata.partitions import FILES
-from maintainer.hudi.properties import (
+from maintainer.hudi.config.properties import (
     PROPERTIES_FILE,
     format_java_properties,
     parse_java_properties,
     read_properties_file,
     table_checksum,
 )
-from maintainer.hudi.properties_update import modify_properties, recover_properties
+from maintainer.hudi.config.properties_update import modify_properties, recover_properties
+from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.metadata.fitness import open_fit_for_sync
+from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.table import METADATA_TABLE_DIR
 from maintainer.plan.model import DropMetadataTable, SyncMetadataTable
 from maintainer.services.base import NodeContext
@@ -67,7 +67,7 @@ def _rendered(now: datetime) -> Callable[[Mapping[str, str]], bytes]:
 
 def rewrite_properties(storage: Storage, updated: dict[str, str], now: datetime) -> None:
     """Replace the properties by ``updated`` through Hudi's backup protocol
-    (:func:`maintainer.hudi.properties_update.modify_properties`)."""
+    (:func:`maintainer.hudi.config.properties_update.modify_properties`)."""
     modify_properties(storage, lambda _current: updated, _rendered(now))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.payloads import RollbackRequest
 
 LOCAL_SCHEME = "file:"

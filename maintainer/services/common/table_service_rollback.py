@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi import payloads
-from maintainer.hudi.filenames import BaseFileName, MarkerType
-from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerType
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
-from maintainer.hudi.properties import TableConfig
 from maintainer.hudi.table import load_timeline
-from maintainer.hudi.timeline import Timeline
 from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.markers import read_markers
 from maintainer.services.common.rollback_instant import InstantRollback, RolledBackInstant, roll_back_instant

@@ -21,13 +21,13 @@ from typing import Any
 
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
-from maintainer.hudi.basefile import ParquetSettings
-from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.instants.layout import TimelineLayout
+from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.properties import TableConfig
-from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.timeline_layout import TimelineLayout
-from maintainer.hudi.timeline_writer import TimelineWriter
+from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.plan.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome

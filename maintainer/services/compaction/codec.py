@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from maintainer.errors import ApplyError
-from maintainer.hudi.basefile import HUDI_CODEC_LEVELS, ParquetSettings
-from maintainer.hudi.properties import TableConfig
+from maintainer.hudi.config.properties import TableConfig
+from maintainer.hudi.parquet.basefile import HUDI_CODEC_LEVELS, ParquetSettings
 from maintainer.project.services import parse_parquet_compression
 
 CODEC_PROPERTY = "hoodie.parquet.compression.codec"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from maintainer.hudi import payloads
+from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.properties import TableConfig
 
 COMPACT_OPERATION = "COMPACT"
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Instant, State
-from maintainer.hudi.integrity import verify_compaction_reads
+from maintainer.hudi.file_groups.integrity import verify_compaction_reads
+from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import CompactionPlan
 from maintainer.plan.model import CompactSlice

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from maintainer.hudi.instant import Instant, State
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import (
     Action,
     CompactionEffect,

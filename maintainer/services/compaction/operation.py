@@ -25,14 +25,14 @@ import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
-from maintainer.hudi.filenames import BaseFileName, MarkerName, MarkerType
+from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerName, MarkerType
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.logformat import BlockType, LogBlock
 from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
 from maintainer.hudi.payloads import WriteStat
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.hudi.table_schema import conform
-from maintainer.hudi.timeline import Timeline
 from maintainer.services.compaction.base_merge import SliceMerger
 from maintainer.services.compaction.codec import slice_settings
 from maintainer.services.compaction.log_state import LogState, build_log_state

@@ -17,19 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from maintainer.hudi.filemodel import FileGroup, LogFile
-from maintainer.hudi.fsview import FileSystemView, PendingOperation
-from maintainer.hudi.instant import (
+from maintainer.hudi.config.properties import MergeMode, TableConfig
+from maintainer.hudi.file_groups.filemodel import FileGroup, LogFile
+from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
+from maintainer.hudi.instants.instant import (
     COMMIT_ACTIONS,
     Action,
     format_instant_time,
     parse_instant_time,
     wall_clock_in_timezone,
 )
+from maintainer.hudi.instants.layout import TimelineLayout
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.properties import MergeMode, TableConfig
-from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.timeline_layout import TimelineLayout
 from maintainer.plan.model import CompactSlice, SliceFile
 from maintainer.services.compaction.model import (
     CompactionPlanResult,

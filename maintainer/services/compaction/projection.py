@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from maintainer.hudi.filemodel import FileSlice
-from maintainer.hudi.fsview import ViewInputs, rebuild_partitions
-from maintainer.hudi.instant import Action
+from maintainer.hudi.file_groups.filemodel import FileSlice
+from maintainer.hudi.file_groups.fsview import ViewInputs, rebuild_partitions
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.timeline import Timeline, TimelineEntry
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import (
     Projection,
@@ -26,7 +27,6 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
-from maintainer.hudi.timeline import Timeline, TimelineEntry
 from maintainer.plan.model import ExecutePendingCompaction, NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.instant import Action, Instant, parse_instant_time
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.instant import Action, Instant, parse_instant_time
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.compaction.settings import CompactionSettings, TriggerStrategy
 
 _COMMIT_TIMELINE = {1: frozenset({Action.COMMIT, Action.REPLACE_COMMIT}), 2: frozenset({Action.COMMIT})}

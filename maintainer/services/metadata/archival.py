@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.timeline import Timeline
 from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.executor import ArchiveOutcome, run_archive
 from maintainer.services.archive.planner import ArchiveInputs, ArchivePlanResult, Boundary, plan_archive

@@ -34,7 +34,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from maintainer.clock import Clock, utc_now
-from maintainer.hudi.instant import Action, Instant
+from maintainer.hudi.instants.instant import Action, Instant
+from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.payloads import (
     ActionInstant,
@@ -43,8 +45,6 @@ from maintainer.hudi.payloads import (
     decode_cleaner_plan,
     encode_avro,
 )
-from maintainer.hudi.timeline import Timeline
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.executor import (
     CleanRun,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from maintainer.clock import Clock, utc_now
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.metadata import compaction as mc
 from maintainer.hudi.metadata.commit import hfile_style
 from maintainer.hudi.metadata.record_schema import metadata_schemas

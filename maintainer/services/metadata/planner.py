@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from maintainer.hudi.instant import Instant, State, format_instant_time, wall_clock_in_timezone
+from maintainer.hudi.instants.instant import Instant, State, format_instant_time, wall_clock_in_timezone
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.payloads.decode import decode_compaction_plan
-from maintainer.hudi.timeline import Timeline
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec, MetadataSpec
 from maintainer.services.metadata.archival import (

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.errors import PlanError
-from maintainer.hudi.instant import State
+from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.plan.model import (
     NodePlan,

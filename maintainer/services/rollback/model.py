@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from maintainer.hudi.filemodel import BaseFile, LogFile
-from maintainer.hudi.instant import Instant
+from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
+from maintainer.hudi.instants.instant import Instant
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import RollbackPlan
-from maintainer.hudi.timeline import Timeline
 from maintainer.services.common.markers import Marker
 
 

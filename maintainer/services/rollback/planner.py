@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from maintainer.hudi.instant import (
+from maintainer.hudi.instants.instant import (
     TABLE_SERVICE_ACTIONS,
     WRITE_ACTIONS,
     Action,

@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from maintainer.hudi.filenames import DEFAULT_WRITE_TOKEN
-from maintainer.hudi.fsview import rebuild_partitions
-from maintainer.hudi.instant import Action
+from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN
+from maintainer.hudi.file_groups.fsview import rebuild_partitions
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.naming import next_log_file_v6
 from maintainer.hudi.logformat.writer import rollback_command_block
@@ -33,7 +34,6 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
-from maintainer.hudi.timeline import Timeline
 from maintainer.plan.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
 from maintainer.services.common.rollback_requests import relative_path
 from maintainer.storage import FileInfo

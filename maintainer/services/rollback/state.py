@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from maintainer.hudi import payloads
-from maintainer.hudi.filemodel import BaseFile, LogFile
-from maintainer.hudi.filenames import MarkerType
-from maintainer.hudi.fsview import FileSystemView
-from maintainer.hudi.instant import (
+from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
+from maintainer.hudi.file_groups.filenames import MarkerType
+from maintainer.hudi.file_groups.fsview import FileSystemView
+from maintainer.hudi.instants.instant import (
     WRITE_ACTIONS,
     Action,
     Instant,

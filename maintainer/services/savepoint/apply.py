@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from maintainer.hudi.instant import Instant
+from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan
 from maintainer.project.models import TableSpec

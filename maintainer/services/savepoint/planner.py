@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from maintainer.hudi.instant import Action, instant_time_to_epoch_ms
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.instant import Action, instant_time_to_epoch_ms
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import SavepointsSpec
 
 

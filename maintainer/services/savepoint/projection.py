@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from maintainer.hudi.fsview import FileSystemView
-from maintainer.hudi.instant import Action
+from maintainer.hudi.file_groups.fsview import FileSystemView
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import Projection, completed_entry, with_entries
 from maintainer.plan.model import NodePlan, NodeStatus

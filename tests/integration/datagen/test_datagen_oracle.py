@@ -10,7 +10,7 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
-from maintainer.hudi.instant import State
+from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.hudi import basefile, bloom, thrift_compact
+from maintainer.hudi.parquet import basefile, bloom, thrift_compact
 from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, base_files, fixture_names

@@ -11,7 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.hudi import basefile, parquet_gzip
+from maintainer.hudi.parquet import basefile
+from maintainer.hudi.parquet import gzip as parquet_gzip
 from maintainer.storage import Storage
 
 pytestmark = pytest.mark.spark

@@ -10,7 +10,7 @@ import pytest
 
 from maintainer.errors import CorruptFileError
 from maintainer.hudi import payloads
-from maintainer.hudi.integrity import inspect_table
+from maintainer.hudi.file_groups.integrity import inspect_table
 from maintainer.hudi.payloads.commit_sizes import decode_committed_files
 from maintainer.hudi.table import load_snapshot
 from maintainer.storage import Storage

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.logformat import (
     BlockType,
     LogBlock,

@@ -28,10 +28,10 @@ from typing import Any, cast
 import fastavro
 import pytest
 
-from maintainer.hudi.filemodel import FileSlice
-from maintainer.hudi.fsview import FileSystemView, ViewInputs, build_view, view_as_of
-from maintainer.hudi.instant import Action
-from maintainer.hudi.properties import parse_table_config, table_checksum
+from maintainer.hudi.config.properties import parse_table_config, table_checksum
+from maintainer.hudi.file_groups.filemodel import FileSlice
+from maintainer.hudi.file_groups.fsview import FileSystemView, ViewInputs, build_view, view_as_of
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table import TableSnapshot, load_snapshot
 from maintainer.storage import Storage
 from tests.support import oracle
@@ -216,12 +216,13 @@ def test_file_slices_as_of_every_commit_match_hudi(
 def test_replaced_file_groups_of_the_model_agree_with_the_test(
     fixture_table: Callable[[str], FixtureTable],
 ) -> None:
-    """Once maintainer.hudi.view_inputs decodes replacecommits, it must find what the test finds."""
+    """Once maintainer.hudi.file_groups.view_inputs decodes replacecommits, it must find what the
+    test finds."""
     try:
         from maintainer.hudi import payloads
-        from maintainer.hudi.view_inputs import load_view_inputs
+        from maintainer.hudi.file_groups.view_inputs import load_view_inputs
     except ImportError as exc:
-        pytest.skip(f"maintainer.hudi.view_inputs is not importable yet: {exc}")
+        pytest.skip(f"maintainer.hudi.file_groups.view_inputs is not importable yet: {exc}")
     if not hasattr(payloads, "decode_commit_metadata"):
         pytest.skip("maintainer.hudi.payloads does not decode commit metadata yet")
     checked = 0

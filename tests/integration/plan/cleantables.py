@@ -10,7 +10,8 @@ from pathlib import Path
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import (
     ActionInstant,
     CleanerPlan,
@@ -20,7 +21,6 @@ from maintainer.hudi.payloads import (
     encode_avro,
 )
 from maintainer.hudi.table import load_config
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.storage import Storage
 
 COMMIT_SUFFIXES = (".commit", ".deltacommit", ".replacecommit")

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from maintainer.hudi import fsview
+from maintainer.hudi.file_groups import fsview
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger

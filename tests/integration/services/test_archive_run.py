@@ -17,7 +17,8 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi import archived, payloads
+from maintainer.hudi import payloads
+from maintainer.hudi.instants import archived
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
 from maintainer.project.services import ArchiveSpec, CompactionSpec

@@ -16,12 +16,12 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError
 from maintainer.graph import NodeId
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.config.properties import parse_java_properties
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
-from maintainer.hudi.properties import parse_java_properties
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
 from maintainer.plan.model import DeleteFile, FinishPendingClean
 from maintainer.planning.builder import TableRequest, build_plan

@@ -17,9 +17,9 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import (
     CompactionEffect,
     CompactSlice,

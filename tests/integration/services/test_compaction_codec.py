@@ -14,9 +14,9 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi import basefile
-from maintainer.hudi.basefile import ParquetSettings, file_codec
 from maintainer.hudi.loading import open_table
+from maintainer.hudi.parquet import basefile
+from maintainer.hudi.parquet.basefile import ParquetSettings, file_codec
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext

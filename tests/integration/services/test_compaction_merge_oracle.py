@@ -18,15 +18,15 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.layout import avro_schema
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import logformat, payloads
-from maintainer.hudi.basefile import with_meta_fields
-from maintainer.hudi.filemodel import FileSlice
-from maintainer.hudi.instant import Action
+from maintainer.hudi.config.properties import PROPERTIES_FILE, parse_java_properties
+from maintainer.hudi.file_groups.filemodel import FileSlice
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
+from maintainer.hudi.parquet.basefile import with_meta_fields
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.properties import PROPERTIES_FILE, parse_java_properties
 from maintainer.hudi.reader import read_base_file
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.common.metadata_table import rewrite_properties
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan

@@ -15,10 +15,10 @@ from typing import Any
 import fastavro
 import pytest
 
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import CompactionPlan
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.common.rollback_requests import absolute_path
 from maintainer.services.compaction.executor import rollback_inflight, run_compaction

@@ -14,7 +14,7 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table

@@ -16,12 +16,12 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
-from maintainer.hudi.filemodel import BaseFile
-from maintainer.hudi.filenames import BaseFileName
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.file_groups.filemodel import BaseFile
+from maintainer.hudi.file_groups.filenames import BaseFileName
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.services import RollbackSpec
 from maintainer.services.common.rollback_requests import relative_path
 from maintainer.services.common.table_service_rollback import rollback_table_service

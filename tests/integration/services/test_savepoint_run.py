@@ -15,7 +15,7 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.executor import create_savepoint, delete_savepoint

@@ -13,7 +13,7 @@ import fastavro
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.project.models import TableSpec

@@ -55,7 +55,7 @@ def test_each_item_runs_in_a_task_of_its_own_whichever_way_items_travel(
 
 
 def cores_of_task(value: int) -> int:
-    from maintainer.hudi.deflate_threads import process_threads
+    from maintainer.hudi.parquet.deflate_threads import process_threads
 
     return process_threads().cores
 

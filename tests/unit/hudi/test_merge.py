@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.merge import (
     LogDeletes,
     LogItem,
@@ -12,7 +13,6 @@ from maintainer.hudi.merge import (
     format_record_key,
     merge_file_slice,
 )
-from maintainer.hudi.properties import MergeMode
 
 SCHEMA = pa.schema([("_hoodie_record_key", pa.string()), ("ts", pa.int64()), ("v", pa.string())])
 EVENT = MergeRules(MergeMode.EVENT_TIME_ORDERING, "ts", ("k",), True)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from maintainer.errors import CorruptFileError, TableFormatError, UnsupportedTableError
-from maintainer.hudi.fsview import build_view
-from maintainer.hudi.instant import Action, State
-from maintainer.hudi.properties import format_java_properties, table_checksum
+from maintainer.hudi.config.properties import format_java_properties, table_checksum
+from maintainer.hudi.file_groups.fsview import build_view
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.table import (
     discover_partitions,
     load_config,

@@ -11,11 +11,11 @@ import pytest
 
 from maintainer.graph import NodeId
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action
-from maintainer.hudi.integrity import CorruptTableError, Finding
+from maintainer.hudi.file_groups.integrity import CorruptTableError, Finding
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.hudi.integrity import newest_commit_files
+from maintainer.hudi.file_groups.integrity import newest_commit_files
 from maintainer.hudi.loading import open_table
 from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.planning import builder

@@ -11,7 +11,8 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import PlanError
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import (
     CleanerPlan,
@@ -21,7 +22,6 @@ from maintainer.hudi.payloads import (
     encode_avro,
     encode_commit_metadata_json,
 )
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.runner.ledger import (
     SERVICE_ACTIONS,
     NodeRecord,

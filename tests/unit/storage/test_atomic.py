@@ -12,8 +12,8 @@ import pyarrow.fs as pafs
 import pytest
 
 from maintainer.errors import FileExistsInStorageError
-from maintainer.hudi.filenames import BaseFileName, LogFileName
-from maintainer.hudi.instant import parse_instant_file_name
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
+from maintainer.hudi.instants.instant import parse_instant_file_name
 from maintainer.storage import Storage, atomic, fs
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
-from maintainer.hudi.filenames import BaseFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.updates.build import (
     KeyedRecord,

@@ -19,8 +19,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from maintainer.errors import UnsupportedTableError
-from maintainer.hudi import bloom
-from maintainer.hudi.filenames import BaseFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.updates.build import (
@@ -44,6 +43,7 @@ from maintainer.hudi.metadata.updates.partition_stats import (
     wrapper_hints,
 )
 from maintainer.hudi.metadata.updates.ranges import ColumnRange
+from maintainer.hudi.parquet import bloom
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.write_stat import WriteStat
 from maintainer.storage import Storage

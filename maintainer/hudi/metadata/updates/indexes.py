@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
+from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.metadata.partitions import MetadataPartitionKind, metadata_partition
 from maintainer.hudi.metadata.updates.schema_types import column_metas, default_columns
 from maintainer.hudi.metadata.updates.values import IndexVersion, ValueMeta
-from maintainer.hudi.properties import TableConfig
 from maintainer.storage import Storage
 from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, loads_bounded, read_capped
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 
-from maintainer.hudi.filemodel import FileGroup, FileSlice
-from maintainer.hudi.fsview import FileSystemView
+from maintainer.hudi.file_groups.filemodel import FileGroup, FileSlice
+from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.payloads.write_stat import WriteStat
 
 

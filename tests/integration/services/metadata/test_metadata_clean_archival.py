@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.hudi import payloads
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table

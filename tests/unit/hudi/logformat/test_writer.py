@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
-from maintainer.hudi.filenames import LogFileName
+from maintainer.hudi.file_groups.filenames import LogFileName
 from maintainer.hudi.logformat import (
     BlockType,
     HeaderKey,

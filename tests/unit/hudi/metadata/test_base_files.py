@@ -10,7 +10,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.hudi import bloom
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files, range_differences
 from maintainer.hudi.metadata.findings import REBUILD_HINT
@@ -20,6 +19,7 @@ from maintainer.hudi.metadata.updates.indexes import TableIndexes
 from maintainer.hudi.metadata.updates.parquet_stats import read_parquet_ranges
 from maintainer.hudi.metadata.updates.ranges import ColumnRange
 from maintainer.hudi.metadata.updates.values import IndexVersion, ValueMeta, ValueType, Wrapped
+from maintainer.hudi.parquet import bloom
 from maintainer.storage import Storage
 
 PARTITION = "region=us"

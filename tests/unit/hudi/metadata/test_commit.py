@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata.compaction_merge import is_deleted, java_merge_order
 from maintainer.hudi.metadata.compaction_plan import (
     compaction_instant_time,
@@ -10,7 +11,6 @@ from maintainer.hudi.metadata.compaction_plan import (
     evaluate_trigger,
 )
 from maintainer.hudi.metadata.updates.java_map import java_spread
-from maintainer.hudi.timeline import Timeline
 
 
 def _timeline(*names: str) -> Timeline:

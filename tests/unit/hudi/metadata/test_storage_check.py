@@ -3,7 +3,7 @@ latest slice (its newest committed base file and the log files committed after i
 
 from __future__ import annotations
 
-from maintainer.hudi.integrity import CommittedSize
+from maintainer.hudi.file_groups.integrity import CommittedSize
 from maintainer.hudi.metadata.storage_check import latest_slice_files
 
 OLD_BASE = "files/files-0000-0_0-5-4_00000000000000000.hfile"

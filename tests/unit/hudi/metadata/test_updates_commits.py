@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.records import parsed_schema
 from maintainer.hudi.metadata.table import open_metadata_table

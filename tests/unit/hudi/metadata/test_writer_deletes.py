@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.hudi.instant import Action, Instant, State
+from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import block_deletes
 from maintainer.hudi.logformat.model import BlockType, HeaderKey

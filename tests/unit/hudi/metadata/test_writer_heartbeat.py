@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from maintainer.errors import StorageError
-from maintainer.hudi.heartbeat import heartbeat_path
+from maintainer.hudi.instants.heartbeat import heartbeat_path
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table
 from maintainer.hudi.metadata.files import metadata_file_listing

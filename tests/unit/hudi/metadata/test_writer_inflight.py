@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.hudi.filemodel import FileGroup
+from maintainer.hudi.file_groups.filemodel import FileGroup
 from maintainer.hudi.hfile import read_hfile
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import block_deletes

@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import cast
 
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
-from maintainer.hudi.timeline import Timeline
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.archive.state import compaction_max_delta_commits

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs, build_view
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, live_files, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window

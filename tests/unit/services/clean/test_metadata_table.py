@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from maintainer.hudi.properties import parse_java_properties, parse_table_config, table_checksum
+from maintainer.hudi.config.properties import parse_java_properties, parse_table_config, table_checksum
 from maintainer.services.common.metadata_table import drop_metadata_table
 from maintainer.storage import Storage
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.hudi.instant import Action
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ReplaceCommitMetadata, encode_commit_metadata_json
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.hudi.timeline_writer import TimelineWriter
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
@@ -153,10 +153,10 @@ def test_plan_on_a_fully_listed_table_keeps_to_the_incremental_partitions(tmp_pa
 
 
 def test_plan_lists_window_partitions_the_opened_table_lacks(tmp_path: Path) -> None:
-    from maintainer.hudi.fsview import build_view
+    from maintainer.hudi.file_groups.fsview import build_view
+    from maintainer.hudi.file_groups.view_inputs import load_view_inputs
     from maintainer.hudi.loading import TableState
     from maintainer.hudi.table import load_snapshot
-    from maintainer.hudi.view_inputs import load_view_inputs
 
     root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
     commits = ct.completed_commits(root)

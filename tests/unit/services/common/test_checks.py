@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from maintainer.hudi.filenames import BaseFileName, LogFileName, is_data_file_name
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.plan.model.archive import ArchiveInstant
 from maintainer.services.common.checks import relative_path_problem, state_file_checks
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.merge import MergeRules
-from maintainer.hudi.properties import MergeMode
 
 KEY_TS_AVRO = json.dumps({
     "type": "record", "name": "r", "fields": [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from maintainer.datagen.layout import TableLayout, table_properties
-from maintainer.hudi.fsview import ViewInputs, build_view
-from maintainer.hudi.properties import TableConfig, table_config_from_properties
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.config.properties import TableConfig, table_config_from_properties
+from maintainer.hudi.file_groups.fsview import ViewInputs, build_view
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.compaction.planner import CompactionInputs
 from maintainer.storage import FileInfo
 

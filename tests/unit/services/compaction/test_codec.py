@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from maintainer.errors import ApplyError
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
 from maintainer.project.services import CompactionSpec, parse_parquet_compression
 from maintainer.services.compaction.codec import (
     CODEC_PROPERTY,

@@ -12,7 +12,7 @@ import pytest
 
 from maintainer.errors import StorageError, UnsupportedTableError
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
 from maintainer.services.compaction.operation import (
     BaseFileReader,
     CommittedInstants,

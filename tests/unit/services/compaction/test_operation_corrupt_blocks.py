@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.hudi import logformat
-from maintainer.hudi.basefile import BaseFileTarget, BaseFileWriter
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter
 from maintainer.services.compaction.operation import compact_slice
 from maintainer.storage import Storage
 from tests.unit.services.compaction.test_operation import AVRO, WITH_META, record, task, write_log

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from maintainer.hudi.fsview import PendingOperation, ViewInputs
-from maintainer.hudi.properties import MergeMode
+from maintainer.hudi.config.properties import MergeMode
+from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.planner import (
     find_operations,

@@ -5,8 +5,8 @@ from the archived timeline."""
 
 from __future__ import annotations
 
-from maintainer.hudi.fsview import build_view
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.file_groups.fsview import build_view
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.compaction.planner import CompactionInputs, find_operations
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from maintainer.storage import FileInfo

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from maintainer.hudi.fsview import PendingOperation, ViewInputs, build_view
-from maintainer.hudi.instant import Action, State
+from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs, build_view
+from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import projected_instant_time
 from maintainer.hudi.table import MetadataTableInfo, TableSnapshot

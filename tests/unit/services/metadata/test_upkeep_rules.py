@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.clean.policy import CleanPolicy

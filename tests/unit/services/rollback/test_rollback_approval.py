@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from maintainer.hudi import payloads
-from maintainer.hudi.filenames import BaseFileName, LogFileName
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.services.rollback.approval import (
     NOT_DATA,

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from maintainer.hudi.filemodel import BaseFile, LogFile
-from maintainer.hudi.instant import Action, Instant, State
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
+from maintainer.hudi.instants.instant import Action, Instant, State
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import RollbackSpec
 from maintainer.services.common.table_service_rollback import (
     planned_table_service_rollback,

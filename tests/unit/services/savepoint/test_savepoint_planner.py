@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from maintainer.hudi.timeline import Timeline
+from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import RollingSavepoints, SavepointsSpec
 from maintainer.services.savepoint.planner import (
     SavepointInputs,

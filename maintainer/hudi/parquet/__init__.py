@@ -1,0 +1,1 @@
+"""Parquet base files: reading, writing (gzip pages, thrift footers), record-key bloom filters."""
