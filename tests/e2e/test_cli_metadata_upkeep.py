@@ -5,6 +5,7 @@ before (through the metadata table, and without it) and ``--check-metadata`` pas
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction, last_compaction
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.services.base import FAULT_ENV
+from tests.e2e.test_cli_hardening_plan import rewrite_plan
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable
 from tests.support.metadata_tables import MOR_V9, SETTINGS, TRIPS_V8, Project, assert_metadata_in_step
@@ -125,3 +127,45 @@ def test_a_table_without_a_metadata_table_has_no_metadata_node(
     project = make_project(path, f"{OFF}\nmetadata: {{}}")
     assert project.cli("plan") == 0
     assert "t.metadata" not in project.nodes()
+
+
+def _edited_with_clean(project: Project, files: list[str]) -> None:
+    """The plan edited as an attacker would (plan id recomputed): the metadata node also asks to
+    clean ``files`` of the metadata table."""
+    data = json.loads((project.root / "target" / "plan" / "plan.json").read_text())
+    (node,) = [n for t in data["tables"] for n in t["nodes"] if n["service"] == "metadata"]
+    clean = {"kind": "clean_metadata_table", "target": ".hoodie/metadata", "reason": "edited", "files": files}
+    node["actions"].insert(0, {**clean, "pending": []})
+    rewrite_plan(project.root, data)
+
+
+def test_an_edited_plan_never_cleans_a_live_metadata_file(
+    make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    """A plan is a request: the clean re-derived at apply keeps every file of a live slice, so
+    an added ``clean_metadata_table`` of the latest base HFile and log file deletes nothing."""
+    path = fixture_copy(MOR_V9).path
+    rows = oracle.snapshot_rows(path)
+    project = make_project(path, f"{OFF}\nmetadata: {{compact_max_delta_commits: 1}}")
+    assert project.cli("plan") == 0
+    metadata = path / ".hoodie" / "metadata"
+    live = [max(metadata.glob("files/*.hfile")), max(metadata.glob("files/.files-*"))]
+    _edited_with_clean(project, [p.relative_to(metadata).as_posix() for p in live])
+    assert project.cli("apply") == 2  # applied, with the edited deletions as drift
+    assert all(p.exists() for p in live)
+    assert_metadata_in_step(path)
+    assert oracle.snapshot_rows(path) == rows
+
+
+def test_an_edited_plan_with_a_path_out_of_the_metadata_table_is_refused_before_any_write(
+    make_project: Callable[[Path, str], Project], fixture_copy: Callable[[str], FixtureTable]
+) -> None:
+    path = fixture_copy(MOR_V9).path
+    project = make_project(path, f"{OFF}\nmetadata: {{compact_max_delta_commits: 1}}")
+    assert project.cli("plan") == 0
+    before = sorted(p.name for p in (path / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir())
+    _edited_with_clean(project, ["../hoodie.properties"])
+    assert project.cli("apply") == 1
+    assert (path / ".hoodie" / "hoodie.properties").exists()
+    after = sorted(p.name for p in (path / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir())
+    assert after == before
