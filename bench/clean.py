@@ -39,6 +39,7 @@ from typing import Any
 
 from listing import add_layout_arguments, bare_listing, best_of, generate, model_load
 
+from maintainer.artifact.model import CleanEffect, DeleteFile, NodePlan
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import (
@@ -51,7 +52,6 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.hudi.table import load_config
-from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -27,10 +27,10 @@ from typing import Any
 import networkx as nx
 import pyarrow.fs as pafs
 
+from maintainer.artifact.directory import read_plan, write_plan
+from maintainer.artifact.model import DeleteFile
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
-from maintainer.plan.artifact import read_plan, write_plan
-from maintainer.plan.model import DeleteFile
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.profiles import SparkSettings

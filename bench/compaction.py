@@ -31,13 +31,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from maintainer.artifact.model.compaction import CompactSlice as PlannedOperation
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.parquet.deflate_threads import process_threads
 from maintainer.hudi.parquet.gzip import GzipPagesSink, page_compressor
 from maintainer.hudi.payloads import WriteStat
-from maintainer.plan.model.compaction import CompactSlice as PlannedOperation
 from maintainer.services.compaction.codec import configured_settings
 from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan

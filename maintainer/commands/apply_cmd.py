@@ -17,21 +17,21 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from maintainer.artifact.directory import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
+from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
 from maintainer.commands.console_log import log_event
 from maintainer.commands.interrupts import Interrupts
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
 from maintainer.commands.progress import NodeProgress
-from maintainer.commands.review import check_state, keep_applied_state, review_context
+from maintainer.commands.provenance import check_state, keep_applied_state, review_context
 from maintainer.console import summary
 from maintainer.diagnostics.checks import CheckStatus
 from maintainer.diagnostics.spark_checks import check_spark_premises
 from maintainer.errors import ApplyError, ManifestError, PlanAlreadyAppliedError, StorageError, UsageError
 from maintainer.graph import NodeId
 from maintainer.logs import fields, get_logger
-from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
-from maintainer.plan.model import NodeStatus
 from maintainer.planning.stricter import Recheck
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
 from maintainer.runner.engine import runs_on_spark

@@ -9,19 +9,19 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
+from maintainer.artifact.directory import plan_key, read_plan
 from maintainer.clock import utc_now
 from maintainer.commands.apply_cmd import run as run_plan
 from maintainer.commands.init_cmd import create_project
 from maintainer.commands.options import CommonOptions, LoadedProject, load_from_options
 from maintainer.commands.plan_cmd import PLAN_DIR, make_plan, save
-from maintainer.commands.review import review_context
+from maintainer.commands.provenance import review_context
 from maintainer.console import stdout
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, write_expected
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.errors import UsageError
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.reader import read_table
-from maintainer.plan.artifact import plan_key, read_plan
 from maintainer.planning.terminal import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results

@@ -15,7 +15,7 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ManifestError
 from maintainer.project.loader import PROJECT_FILE
-from maintainer.project.schema import write_schemas
+from maintainer.project.project_schema import write_schemas
 
 TEMPLATE_DIR_NAME = "project_template"
 TEMPLATE_LAKE_ROOT = "/tmp/maintainer-lake"

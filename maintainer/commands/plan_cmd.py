@@ -14,18 +14,18 @@ from pathlib import Path
 import click
 
 from maintainer import __version__
+from maintainer.artifact.directory import plan_key, write_plan
+from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
 from maintainer.commands.compile_cmd import write_compiled
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.progress import TableProgress
-from maintainer.commands.review import MANIFEST_FILE, review_context
+from maintainer.commands.provenance import MANIFEST_FILE, review_context
 from maintainer.console import settings, stdout, summary
 from maintainer.errors import MaintainerError
 from maintainer.logs import fields, get_logger
-from maintainer.plan.artifact import plan_key, write_plan
-from maintainer.plan.model import NodeStatus
 from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
-from maintainer.planning.review import ReviewContext
+from maintainer.planning.review_context import ReviewContext
 from maintainer.planning.terminal import render_markdown, render_text, summary_line
 from maintainer.units import count
 

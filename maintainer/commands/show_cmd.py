@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from maintainer.artifact.directory import plan_key, read_meta, read_plan
 from maintainer.console import print_warning, stdout
-from maintainer.plan.artifact import plan_key, read_meta, read_plan
-from maintainer.planning.review import ReviewContext
+from maintainer.planning.review_context import ReviewContext
 from maintainer.planning.terminal import render
 
 DEFAULT_PLAN_DIR = "target/plan"

@@ -15,6 +15,17 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from maintainer.artifact.canonical import compute_plan_id
+from maintainer.artifact.model import (
+    METADATA_TABLE_PATH,
+    DropMetadataTable,
+    NodePlan,
+    NodeStatus,
+    Plan,
+    TableFingerprint,
+    TablePlan,
+)
+from maintainer.artifact.model.fingerprint import table_fingerprint
 from maintainer.errors import MaintainerError
 from maintainer.graph import NodeId
 from maintainer.hudi.config.properties import TableConfig
@@ -33,17 +44,6 @@ from maintainer.hudi.table import (
     load_timeline,
 )
 from maintainer.logs import fields, get_logger
-from maintainer.plan.canonical import compute_plan_id
-from maintainer.plan.model import (
-    METADATA_TABLE_PATH,
-    DropMetadataTable,
-    NodePlan,
-    NodeStatus,
-    Plan,
-    TableFingerprint,
-    TablePlan,
-)
-from maintainer.plan.model.fingerprint import table_fingerprint
 from maintainer.planning.gates import gated
 from maintainer.planning.metadata_policy import (
     refuse_reason,

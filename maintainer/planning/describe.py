@@ -7,8 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from maintainer.catalog import ACTION_LABELS
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     Action,
     CompactionEffect,
     DeleteFile,
@@ -18,6 +17,7 @@ from maintainer.plan.model import (
     RollbackEffect,
     TablePlan,
 )
+from maintainer.catalog import ACTION_LABELS
 from maintainer.planning.risks import Risk, RiskLevel, node_risks
 from maintainer.units import human_bytes
 

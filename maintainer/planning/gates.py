@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from maintainer.plan.model import NodePlan, NodeStatus
-from maintainer.plan.model.clean import DeleteFile
-from maintainer.plan.model.compaction import CompactionEffect, CompactSlice
+from maintainer.artifact.model import NodePlan, NodeStatus
+from maintainer.artifact.model.clean import DeleteFile
+from maintainer.artifact.model.compaction import CompactionEffect, CompactSlice
 from maintainer.project import TableSpec
 from maintainer.project.gates import GatesSpec
 from maintainer.units import human_bytes

@@ -18,8 +18,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from maintainer.artifact.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.console import printable
-from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.planning.changes import KIND_ORDER, TABLES_NAMED, ChangeGroup, ChangeKind
 from maintainer.planning.describe import (
     TableFigures,
@@ -31,7 +31,7 @@ from maintainer.planning.describe import (
     summary_line,
     table_figures,
 )
-from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.review_context import Provenance, ReviewContext
 from maintainer.planning.risks import RiskLevel, high_risks, node_risks
 from maintainer.units import human_bytes
 

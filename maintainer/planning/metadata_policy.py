@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.hudi.metadata.fitness import SYNC_FROM_VERSION
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.table import MetadataTableInfo
-from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.services.base import TableService
 
 

@@ -22,12 +22,12 @@ import posixpath
 from dataclasses import replace
 from datetime import datetime
 
+from maintainer.artifact.model import NodePlan, NodeStatus
+from maintainer.artifact.model.archive import ArchiveInstant
+from maintainer.artifact.model.clean import DeleteFile
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.instants.instant import format_instant_time, parse_instant_time, wall_clock_in_timezone
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import NodePlan, NodeStatus
-from maintainer.plan.model.archive import ArchiveInstant
-from maintainer.plan.model.clean import DeleteFile
 from maintainer.project import TableSpec
 from maintainer.project.readers import ReaderSpec
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     ArchiveInstant,
     CleanEffect,
     DeleteFile,

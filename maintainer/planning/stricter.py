@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from maintainer.artifact.model import DropMetadataTable, NodePlan, NodeStatus, TablePlan
 from maintainer.catalog import BY_NAME
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.plan.model import DropMetadataTable, NodePlan, NodeStatus, TablePlan
 from maintainer.planning.gates import gated
 from maintainer.planning.readers import reader_checked
 from maintainer.project.models import TableSpec

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from maintainer.artifact.canonical import PLAN_ID_FIELD, pretty_json
+from maintainer.artifact.directory import PAYLOAD_HASHES_FIELD, sha256_hex
+from maintainer.artifact.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.console import printable
-from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, sha256_hex
-from maintainer.plan.canonical import PLAN_ID_FIELD, pretty_json
-from maintainer.plan.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.planning.changes import ChangeGroup, table_range
 from maintainer.planning.describe import (
     file_lines,
@@ -31,7 +31,7 @@ from maintainer.planning.describe import (
     table_title,
 )
 from maintainer.planning.markdown import render_markdown
-from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.review_context import Provenance, ReviewContext
 from maintainer.planning.risks import high_risks, node_risks
 
 FILES_SHOWN = 3

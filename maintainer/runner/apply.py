@@ -22,6 +22,8 @@ from typing import Any
 
 import networkx as nx
 
+from maintainer.artifact.directory import SavedPlan, plan_key
+from maintainer.artifact.model import NodePlan, NodeStatus, TablePlan
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
 from maintainer.graph import NodeId, restrict
@@ -30,8 +32,6 @@ from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.recovery import recover_interrupted_writes
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.logs import fields, get_logger
-from maintainer.plan.artifact import SavedPlan, plan_key
-from maintainer.plan.model import NodePlan, NodeStatus, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.runner.dag import EventSink, walk
 from maintainer.runner.engine import runs_on_spark

@@ -6,7 +6,7 @@ bench/clean.py measures both). A plan whose nodes all run in process never start
 
 from __future__ import annotations
 
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     CompactSlice,
     DeleteFile,
     ExecutePendingCompaction,

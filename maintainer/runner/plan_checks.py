@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from maintainer.artifact.directory import PLAN_FILE, SavedPlan
+from maintainer.artifact.model import NodePlan, NodeStatus, TablePlan
 from maintainer.errors import PlanError
-from maintainer.plan.artifact import PLAN_FILE, SavedPlan
-from maintainer.plan.model import NodePlan, NodeStatus, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage

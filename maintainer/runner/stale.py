@@ -10,15 +10,15 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from maintainer.artifact.directory import SavedPlan
+from maintainer.artifact.model import NodeStatus, RollbackAction, TableFingerprint, TablePlan
+from maintainer.artifact.model.fingerprint import table_fingerprint
 from maintainer.errors import MaintainerError, PlanError
 from maintainer.hudi.file_groups.integrity import find_interrupted_completions, without_interrupted
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import decode_rollback_metadata, decode_rollback_plan
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.plan.artifact import SavedPlan
-from maintainer.plan.model import NodeStatus, RollbackAction, TableFingerprint, TablePlan
-from maintainer.plan.model.fingerprint import table_fingerprint
 from maintainer.storage import Storage
 
 SHOWN = 5

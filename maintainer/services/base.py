@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import ConfigDict
 
+from maintainer.artifact.model import NodePlan, SyncMetadataTable, TablePlan
 from maintainer.catalog import ServiceDescriptor
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
@@ -29,7 +30,6 @@ from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.plan.model import NodePlan, SyncMetadataTable, TablePlan
 from maintainer.project.models import TableSpec
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.model import CleanEffect
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
@@ -22,7 +23,6 @@ from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
-from maintainer.plan.model import CleanEffect
 from maintainer.runner.lock import TableLock, read_lock
 from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY
@@ -232,7 +232,7 @@ def test_a_tampered_plan_is_refused(one_table: Project, capsys: pytest.CaptureFi
 def test_a_payload_that_does_not_match_the_plan_body_is_refused(
     one_table: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, read_plan, sha256_hex
+    from maintainer.artifact.directory import PAYLOAD_HASHES_FIELD, read_plan, sha256_hex
     from maintainer.services.clean.payload import cleaner_plan_bytes
 
     plan_file = one_table.plan_dir / "plan.json"

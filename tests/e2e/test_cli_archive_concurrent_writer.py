@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.model import CompactSlice, NodePlan
 from maintainer.cli import main
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import CompactSlice, NodePlan
 from maintainer.services.base import FAULT_ENV
 from tests.support import artifacts, oracle
 from tests.support.clean_checks import data_files

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.artifact.model import FinishPendingClean
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import FinishPendingClean
 from maintainer.services.base import FAULT_ENV
 from tests.support import artifacts, oracle
 

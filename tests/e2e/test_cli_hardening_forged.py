@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.artifact.directory import PLAN_KEY_ENV
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import open_table
-from maintainer.plan.artifact import PLAN_KEY_ENV
 from maintainer.runner.ledger import record_path
 from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY

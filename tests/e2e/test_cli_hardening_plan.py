@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.canonical import compute_plan_id
+from maintainer.artifact.directory import PLAN_KEY_ENV, SIGNATURE_FIELD
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.lock import StorageLockData
-from maintainer.plan.artifact import PLAN_KEY_ENV, SIGNATURE_FIELD
-from maintainer.plan.canonical import compute_plan_id
 from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, Owner, TableLock, process_scope, read_lock
 from maintainer.services.base import FAULT_ENV

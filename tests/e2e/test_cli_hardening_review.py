@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
+from maintainer.artifact.canonical import canonical_body, compute_plan_id
+from maintainer.artifact.directory import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SIGNATURE_FIELD, sha256_hex
+from maintainer.artifact.model import read_body_json
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.plan.artifact import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SIGNATURE_FIELD, sha256_hex
-from maintainer.plan.canonical import canonical_body, compute_plan_id
-from maintainer.plan.model import read_body_json
 from maintainer.planning.markdown import ZWSP
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage

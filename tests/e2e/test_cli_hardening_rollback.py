@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from pydantic import TypeAdapter
 
+from maintainer.artifact.canonical import PLAN_ID_FIELD, compute_plan_id, pretty_json
+from maintainer.artifact.directory import PAYLOAD_DIR, PAYLOAD_HASHES_FIELD, sha256_hex
+from maintainer.artifact.model import RollbackAction
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filenames import BaseFileName
-from maintainer.plan.artifact import PAYLOAD_DIR, PAYLOAD_HASHES_FIELD, sha256_hex
-from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id, pretty_json
-from maintainer.plan.model import RollbackAction
 from maintainer.services.rollback.node import rollback_plan_of
 from tests.support import oracle
 
@@ -47,7 +47,7 @@ def instant_of(path: str) -> str:
 
 def tamper(plan_dir: Path, extra_deletes: list[str]) -> None:
     """Add ``extra_deletes`` to the rollback's first request, then recompute the rollback payload,
-    its hash and the plan id exactly as maintainer/plan/artifact.py does."""
+    its hash and the plan id exactly as maintainer/artifact/directory.py does."""
     plan_file = plan_dir / "plan.json"
     data = json.loads(plan_file.read_text())
     (node,) = [n for t in data["tables"] for n in t["nodes"] if n["service"] == "rollback"]

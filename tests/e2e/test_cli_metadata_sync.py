@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.canonical import compute_plan_id
+from maintainer.artifact.directory import SIGNATURE_FIELD
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.payloads import decode_clean_metadata
-from maintainer.plan.artifact import SIGNATURE_FIELD
-from maintainer.plan.canonical import compute_plan_id
 from maintainer.services.base import FAULT_ENV
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names

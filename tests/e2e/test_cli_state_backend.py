@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.commands.review import keep_applied_state
+from maintainer.commands.provenance import keep_applied_state
 from maintainer.errors import StorageError
 from maintainer.project.loader import load_project
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults

@@ -10,10 +10,10 @@ from typing import Any
 
 import jsonschema
 
-from maintainer.plan.artifact import PLAN_FILE, SavedPlan, read_plan
-from maintainer.plan.schema import PLAN_SCHEMA_FILE
+from maintainer.artifact.directory import PLAN_FILE, SavedPlan, read_plan
+from maintainer.artifact.plan_schema import PLAN_SCHEMA_FILE
 from maintainer.runner.results import RUN_RESULTS_FILE
-from maintainer.runner.schema import RUN_RESULTS_SCHEMA_FILE
+from maintainer.runner.results_schema import RUN_RESULTS_SCHEMA_FILE
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 

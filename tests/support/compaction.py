@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TypeVar
 
+from maintainer.artifact.model import CompactSlice
 from maintainer.datagen.generator import LOCAL_WRITERS
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
-from maintainer.plan.model import CompactSlice
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger
 from maintainer.services.compaction.executor import run_compaction

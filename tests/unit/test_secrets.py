@@ -61,7 +61,7 @@ def test_the_artifact_writers_mask_what_an_error_quoted(
 ) -> None:
     """run_results.json, plan.md, plan_meta.json and a ledger record keep no secret an error
     message (e.g. a storage error quoting an endpoint) carried into them."""
-    from maintainer.plan.artifact import META_FILE, REVIEW_FILE, write_plan
+    from maintainer.artifact.directory import META_FILE, REVIEW_FILE, write_plan
     from maintainer.runner.ledger import NodeRecord
     from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults, write_run_results
     from tests.support.plans import plan, table_plan

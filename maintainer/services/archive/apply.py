@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from maintainer.artifact.model import ArchiveInstant, NodePlan
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.table import load_timeline
-from maintainer.plan.model import ArchiveInstant, NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.archive.executor import ArchiveOutcome, run_archive
 from maintainer.services.archive.node import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.planner import ArchivePlanResult, plan_archive

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.plan.model import ArchiveInstant, NodePlan
+from maintainer.artifact.model import ArchiveInstant, NodePlan
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     instant_check,

@@ -26,13 +26,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from maintainer.artifact.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
-from maintainer.plan.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome

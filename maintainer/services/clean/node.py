@@ -7,10 +7,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from maintainer.hudi import payloads
-from maintainer.hudi.instants.instant import Instant, State
-from maintainer.hudi.loading import TableState
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     Action,
     CleanEffect,
     DeleteFile,
@@ -19,6 +16,9 @@ from maintainer.plan.model import (
     NodePlan,
     NodeStatus,
 )
+from maintainer.hudi import payloads
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.clean.payload import node_cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanPlanResult, FileToDelete

@@ -9,8 +9,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 
+from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, NodePlan
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
-from maintainer.plan.model import CleanEffect, DeleteFile, DeletePartition, NodePlan
 from maintainer.services.common.checks import effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage

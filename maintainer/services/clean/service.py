@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
+from maintainer.artifact.model import (
+    DeleteFile,
+    DeletePartition,
+    FinishPendingClean,
+    NodePlan,
+    SyncMetadataTable,
+)
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.plan.model import DeleteFile, DeletePartition, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults

@@ -8,11 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import TypeVar
 
-from maintainer.errors import CorruptFileError, MaintainerError, PlanError
-from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
-from maintainer.hudi.instants.instant import is_instant_time, parse_instant_file_name
-from maintainer.hudi.metadata.partitions import metadata_partition
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     METADATA_TABLE_PATH,
     Action,
     ArchiveInstant,
@@ -20,6 +16,10 @@ from maintainer.plan.model import (
     NodePlan,
     SyncMetadataTable,
 )
+from maintainer.errors import CorruptFileError, MaintainerError, PlanError
+from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
+from maintainer.hudi.instants.instant import is_instant_time, parse_instant_file_name
+from maintainer.hudi.metadata.partitions import metadata_partition
 from maintainer.services.base import Check
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from maintainer.artifact.model import SyncMetadataTable
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -29,7 +30,6 @@ from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.table import load_config
 from maintainer.hudi.table_schema import latest_avro_schema
-from maintainer.plan.model import SyncMetadataTable
 from maintainer.services.common.rollback_instant import (
     InstantRollback,
     RolledBackInstant,

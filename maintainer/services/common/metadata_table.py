@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from maintainer.artifact.model import DropMetadataTable, SyncMetadataTable
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError
 from maintainer.hudi.config.properties import (
@@ -28,7 +29,6 @@ from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.table import METADATA_TABLE_DIR
-from maintainer.plan.model import DropMetadataTable, SyncMetadataTable
 from maintainer.services.base import NodeContext
 from maintainer.storage import Storage
 

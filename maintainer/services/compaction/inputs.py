@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from maintainer.artifact.model import CompactSlice
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.integrity import verify_compaction_reads
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import CompactionPlan
-from maintainer.plan.model import CompactSlice
 
 
 def _in_partition(partition: str, name: str) -> str:

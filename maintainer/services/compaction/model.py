@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from maintainer.artifact.model import CompactSlice, SliceFile
 from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_IO_MB,
     METRIC_TOTAL_IO_READ_MB,
@@ -13,7 +14,6 @@ from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_LOG_FILES,
     METRIC_TOTAL_LOG_FILES_SIZE,
 )
-from maintainer.plan.model import CompactSlice, SliceFile
 from maintainer.services.compaction.settings import MB
 from maintainer.services.compaction.trigger import TriggerDecision
 

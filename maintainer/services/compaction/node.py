@@ -12,10 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from maintainer.hudi.instants.instant import Instant, State
-from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     Action,
     CompactionEffect,
     CompactSlice,
@@ -25,6 +22,9 @@ from maintainer.plan.model import (
     SkippedSliceRecord,
     slice_target,
 )
+from maintainer.hudi.instants.instant import Instant, State
+from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec
 from maintainer.services.compaction.inputs import verify_inputs

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from maintainer.artifact.model import CompactSlice
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
-from maintainer.plan.model import CompactSlice
 from maintainer.services.common.ledger import PLAN_ID_KEY
 
 METRICS_ORDER = (

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from maintainer.artifact.model import CompactSlice, SliceFile
 from maintainer.hudi.config.properties import MergeMode, TableConfig
 from maintainer.hudi.file_groups.filemodel import FileGroup, LogFile
 from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
@@ -30,7 +31,6 @@ from maintainer.hudi.instants.instant import (
 from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import CompactSlice, SliceFile
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
     OperationsFound,

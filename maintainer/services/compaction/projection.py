@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from maintainer.artifact.model import ExecutePendingCompaction, NodePlan, NodeStatus
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.file_groups.fsview import ViewInputs, rebuild_partitions
 from maintainer.hudi.instants.instant import Action
@@ -27,7 +28,6 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
-from maintainer.plan.model import ExecutePendingCompaction, NodePlan, NodeStatus
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo
 

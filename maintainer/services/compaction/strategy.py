@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from maintainer.plan.model import CompactSlice
+from maintainer.artifact.model import CompactSlice
 from maintainer.services.compaction.model import SkippedSlice
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from maintainer.units import human_bytes

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.metadata import compaction_plan as mcp
-from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     METADATA_TABLE_PATH,
     Action,
     ArchiveMetadataTable,
@@ -19,6 +16,9 @@ from maintainer.plan.model import (
     NodePlan,
     NodeStatus,
 )
+from maintainer.hudi.loading import TableState
+from maintainer.hudi.metadata import compaction_plan as mcp
+from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import MetadataSpec
 from maintainer.services.metadata.archival import (

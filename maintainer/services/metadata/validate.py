@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     METADATA_TABLE_PATH,
     ArchiveMetadataTable,
     CleanMetadataTable,

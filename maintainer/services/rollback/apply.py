@@ -10,14 +10,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from maintainer.errors import PlanError
-from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import TableState
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     NodePlan,
     RollbackAction,
     SyncMetadataTable,
 )
+from maintainer.errors import PlanError
+from maintainer.hudi.instants.instant import State
+from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
 from maintainer.services.common.metadata_table import open_for_apply

@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from maintainer.hudi import payloads
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     LeftAlone,
     NodePlan,
     NodeStatus,
@@ -27,7 +24,10 @@ from maintainer.plan.model import (
     RollbackEffect,
     RollbackRequestRecord,
 )
-from maintainer.plan.model import RollbackKind as ActionKind
+from maintainer.artifact.model import RollbackKind as ActionKind
+from maintainer.hudi import payloads
+from maintainer.hudi.loading import TableState
+from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
 from maintainer.services.common.rollback_requests import relative_path

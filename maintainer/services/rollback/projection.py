@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from maintainer.artifact.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
 from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.file_groups.fsview import rebuild_partitions
 from maintainer.hudi.instants.instant import Action
@@ -34,7 +35,6 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
-from maintainer.plan.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
 from maintainer.services.common.rollback_requests import relative_path
 from maintainer.storage import FileInfo
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
+from maintainer.artifact.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.catalog import BY_NAME
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.plan.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.common.metadata_sync import rollback_writes

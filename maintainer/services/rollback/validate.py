@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     NodePlan,
     RollbackAction,
     RollbackEffect,

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
 from maintainer.services.common.metadata_table import open_for_apply

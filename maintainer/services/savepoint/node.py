@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.hudi.loading import TableState
-from maintainer.plan.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.planner import (

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.model import CompactSlice, NodePlan, NodeStatus
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import CompactSlice, NodePlan, NodeStatus
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.plan.model import NodeStatus
+from maintainer.artifact.model import NodeStatus
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import wall_clock_in_timezone
 from maintainer.hudi.table import load_config
-from maintainer.plan.model import NodePlan, NodeStatus
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -16,9 +16,9 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from maintainer.artifact.directory import read_plan, write_plan
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
-from maintainer.plan.artifact import read_plan, write_plan
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec

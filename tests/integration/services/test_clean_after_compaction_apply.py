@@ -13,11 +13,11 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from maintainer.artifact.directory import SavedPlan, plan_id_of, read_plan, write_plan
+from maintainer.artifact.model import CompactSlice
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
-from maintainer.plan.artifact import SavedPlan, plan_id_of, read_plan, write_plan
-from maintainer.plan.model import CompactSlice
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger

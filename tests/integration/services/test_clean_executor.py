@@ -12,6 +12,8 @@ from typing import Any, Literal
 import networkx as nx
 import pytest
 
+from maintainer.artifact.directory import SavedPlan, read_plan, write_plan
+from maintainer.artifact.model import DeleteFile, FinishPendingClean
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError
@@ -22,8 +24,6 @@ from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
-from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.model import DeleteFile, FinishPendingClean
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

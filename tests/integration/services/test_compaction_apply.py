@@ -13,14 +13,7 @@ from typing import Any
 
 import pytest
 
-from maintainer.datagen.generator import DatagenSpec, generate
-from maintainer.datagen.workload import WorkloadSpec
-from maintainer.errors import ApplyError, PlanError
-from maintainer.hudi import payloads
-from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
-from maintainer.plan.model import (
+from maintainer.artifact.model import (
     CompactionEffect,
     CompactSlice,
     DropMetadataTable,
@@ -28,6 +21,13 @@ from maintainer.plan.model import (
     NodePlan,
     NodeStatus,
 )
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import ApplyError, PlanError
+from maintainer.hudi import payloads
+from maintainer.hudi.instants.instant import Action, State
+from maintainer.hudi.instants.writer import TimelineWriter
+from maintainer.hudi.loading import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import FAULT_ENV, InjectedFault, NodeContext
@@ -193,7 +193,7 @@ def test_metadata_table_is_dropped_first_when_approved(
 
 
 def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from maintainer.plan.artifact import read_plan, write_plan
+    from maintainer.artifact.directory import read_plan, write_plan
     from maintainer.planning.builder import TableRequest, build_plan
     from maintainer.services import registry
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import fastavro
 
+from maintainer.artifact.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec, RollingSavepoints, SavepointsSpec
 from maintainer.services.archive.apply import apply_archive_node

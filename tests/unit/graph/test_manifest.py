@@ -26,7 +26,7 @@ from maintainer.graph.manifest import (
     parse_legacy_applied,
 )
 from maintainer.graph.manifest_schema import manifest_json_schema
-from maintainer.project.schema import schema_text
+from maintainer.project.project_schema import schema_text
 from tests.support.artifacts import SCHEMAS
 from tests.unit.graph.manifests import applied_state, compiled
 from tests.unit.graph.specs import spec
@@ -47,7 +47,7 @@ def written() -> dict[str, Any]:
 def test_the_checked_in_schema_is_current() -> None:
     """Regenerate with: python -c 'from pathlib import Path; from maintainer.graph.manifest import
     MANIFEST_SCHEMA_FILE; from maintainer.graph.manifest_schema import manifest_json_schema; from
-    maintainer.project.schema import schema_text; Path("schemas", MANIFEST_SCHEMA_FILE).write_text(
+    maintainer.project.project_schema import schema_text; Path("schemas", MANIFEST_SCHEMA_FILE).write_text(
     schema_text(manifest_json_schema()))'"""
     checked_in = (SCHEMAS / MANIFEST_SCHEMA_FILE).read_text(encoding="utf-8")
     assert checked_in == schema_text(manifest_json_schema())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.artifact.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.graph import NodeId
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.integrity import CorruptTableError, Finding
@@ -16,7 +17,6 @@ from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.plan.model import CleanEffect, DeleteFile, NodePlan, NodeStatus
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
 from maintainer.project.models import TableSpec

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from maintainer.plan.model import NodePlan, NodeStatus
-from maintainer.plan.model.clean import DeleteFile
-from maintainer.plan.model.compaction import CompactionEffect
+from maintainer.artifact.model import NodePlan, NodeStatus
+from maintainer.artifact.model.clean import DeleteFile
+from maintainer.artifact.model.compaction import CompactionEffect
 from maintainer.planning.gates import gated
 from maintainer.project import TableSpec
 from maintainer.project.gates import GatesSpec, parse_size

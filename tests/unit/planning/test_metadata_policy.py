@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.hudi.file_groups.integrity import newest_commit_files
 from maintainer.hudi.loading import open_table
-from maintainer.plan.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import MetadataTablePolicy, TableSpec

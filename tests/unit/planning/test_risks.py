@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from maintainer.plan.model import ArchiveInstant, DeleteSavepoint, DropMetadataTable, NodeStatus
+from maintainer.artifact.model import ArchiveInstant, DeleteSavepoint, DropMetadataTable, NodeStatus
 from maintainer.planning.risks import RiskLevel, high_risks, node_risks
 from tests.support.plans import clean_effect, delete_file, node
 

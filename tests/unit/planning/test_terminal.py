@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from maintainer.plan.artifact import PLAN_FILE, plan_id_of, write_plan
-from maintainer.plan.model import Action, DropMetadataTable, NodePlan, Plan, RollbackAction, RollbackEffect
+from maintainer.artifact.directory import PLAN_FILE, plan_id_of, write_plan
+from maintainer.artifact.model import (
+    Action,
+    DropMetadataTable,
+    NodePlan,
+    Plan,
+    RollbackAction,
+    RollbackEffect,
+)
 from maintainer.planning.changes import ChangeKind, SpecChange
 from maintainer.planning.markdown import COMMENT_LIMIT
-from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.review_context import Provenance, ReviewContext
 from maintainer.planning.terminal import (
     render,
     render_json,

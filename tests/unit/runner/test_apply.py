@@ -10,10 +10,10 @@ from typing import cast
 import networkx as nx
 import pytest
 
+from maintainer.artifact.directory import SavedPlan
+from maintainer.artifact.model import NodeStatus, TableFingerprint
 from maintainer.errors import ApplyError, PlanError
 from maintainer.graph import NodeId
-from maintainer.plan.artifact import SavedPlan
-from maintainer.plan.model import NodeStatus, TableFingerprint
 from maintainer.project.models import TableSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, plan_graph, refuse_other_target
 from maintainer.runner.ledger import record_path

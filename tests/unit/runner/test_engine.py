@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from maintainer.plan.model import CreateSavepoint, NodePlan, NodeStatus, RollbackAction
+from maintainer.artifact.model import CreateSavepoint, NodePlan, NodeStatus, RollbackAction
 from maintainer.runner.engine import files_deleted, runs_on_spark
 from tests.support.plans import compact_slice, delete_file, node
 

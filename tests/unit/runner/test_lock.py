@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
+from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, StorageUnavailableError
 from maintainer.hudi.lock import LockTiming, StorageLockData
-from maintainer.plan.model import NodeStatus
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.lock import (
     LOCK_PATH,

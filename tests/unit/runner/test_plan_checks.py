@@ -7,11 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from maintainer.datagen.generator import DatagenSpec, generate
-from maintainer.datagen.workload import WorkloadSpec
-from maintainer.errors import PlanError
-from maintainer.plan.artifact import SavedPlan, read_plan, write_plan
-from maintainer.plan.model import (
+from maintainer.artifact.directory import SavedPlan, read_plan, write_plan
+from maintainer.artifact.model import (
     ArchiveInstant,
     DeleteFile,
     NodePlan,
@@ -19,6 +16,9 @@ from maintainer.plan.model import (
     RollbackAction,
     RollbackRequestRecord,
 )
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import PlanError
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec

@@ -64,7 +64,7 @@ def compaction_plan() -> p.CompactionPlan:
     )
     return p.CompactionPlan(
         operations=(operation,),
-        extra_metadata={"maintainer.plan.id": "abc"},
+        extra_metadata={"maintainer.artifact.id": "abc"},
         strategy=p.CompactionStrategy(compactor_class_name=None, strategy_params={"k": "v"}),
         missing_schedule_partitions=(),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from maintainer.plan.model import FinishPendingClean
+from maintainer.artifact.model import FinishPendingClean
 from maintainer.services.clean.node import PendingClean, _actions, requested_sha256
 
 

@@ -3,8 +3,8 @@ writes (version 2, absolute paths per partition, ECTR, savepoints), plus the pla
 
 from __future__ import annotations
 
+from maintainer.artifact.model import CleanEffect, NodePlan
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
-from maintainer.plan.model import CleanEffect, NodePlan
 from maintainer.services.clean.payload import (
     cleaner_plan_bytes,
     cleaner_plan_for,

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from maintainer.artifact.model.archive import ArchiveInstant
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
-from maintainer.plan.model.archive import ArchiveInstant
 from maintainer.services.common.checks import relative_path_problem, state_file_checks
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from maintainer.plan.model import CompactSlice
+from maintainer.artifact.model import CompactSlice
 from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
 from maintainer.services.compaction.strategy import filter_partitions, order_and_filter, partition_date

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maintainer.plan import canonical
-from maintainer.plan.canonical import pretty_json
+from maintainer.artifact import canonical
+from maintainer.artifact.canonical import pretty_json
 
 scalars = (
     st.none()

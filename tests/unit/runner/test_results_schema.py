@@ -6,16 +6,16 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from maintainer.project.schema import schema_text
+from maintainer.project.project_schema import schema_text
 from maintainer.runner.results import RUN_RESULTS_SCHEMA_VERSION, NodeResult, NodeRunStatus, RunResults
-from maintainer.runner.schema import RUN_RESULTS_SCHEMA_FILE, run_results_schema
+from maintainer.runner.results_schema import RUN_RESULTS_SCHEMA_FILE, run_results_schema
 from maintainer.services.base import Drift
 from tests.support.artifacts import SCHEMAS
 
 
 def test_the_checked_in_schema_is_current() -> None:
-    """Regenerate with: python -c 'from pathlib import Path; from maintainer.runner.schema import
-    RUN_RESULTS_SCHEMA_FILE, run_results_schema; from maintainer.project.schema import schema_text;
+    """Regenerate with: python -c 'from pathlib import Path; from maintainer.runner.results_schema import
+    RUN_RESULTS_SCHEMA_FILE, run_results_schema; from maintainer.project.project_schema import schema_text;
     Path("schemas", RUN_RESULTS_SCHEMA_FILE).write_text(schema_text(run_results_schema()))'"""
     checked_in = (SCHEMAS / RUN_RESULTS_SCHEMA_FILE).read_text(encoding="utf-8")
     assert checked_in == schema_text(run_results_schema())

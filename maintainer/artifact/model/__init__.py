@@ -1,10 +1,10 @@
 """The plan model: nodes, their typed actions and effects (one module per service), and the
 plan's JSON form. Everything a planner produces and apply executes is one of these records."""
 
-from maintainer.plan.model.archive import ArchiveBoundary, ArchiveEffect, ArchiveInstant
-from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
-from maintainer.plan.model.common import METADATA_TABLE_PATH, DropMetadataTable, SyncMetadataTable
-from maintainer.plan.model.compaction import (
+from maintainer.artifact.model.archive import ArchiveBoundary, ArchiveEffect, ArchiveInstant
+from maintainer.artifact.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
+from maintainer.artifact.model.common import METADATA_TABLE_PATH, DropMetadataTable, SyncMetadataTable
+from maintainer.artifact.model.compaction import (
     CompactionEffect,
     CompactSlice,
     ExecutePendingCompaction,
@@ -12,13 +12,13 @@ from maintainer.plan.model.compaction import (
     SliceFile,
     slice_target,
 )
-from maintainer.plan.model.metadata import (
+from maintainer.artifact.model.metadata import (
     ArchiveMetadataTable,
     CleanMetadataTable,
     CompactMetadataTable,
     MetadataEffect,
 )
-from maintainer.plan.model.nodes import (
+from maintainer.artifact.model.nodes import (
     FORMAT_VERSION,
     PLAN_ADAPTER,
     Action,
@@ -32,14 +32,14 @@ from maintainer.plan.model.nodes import (
     read_body,
     read_body_json,
 )
-from maintainer.plan.model.rollback import (
+from maintainer.artifact.model.rollback import (
     LeftAlone,
     RollbackAction,
     RollbackEffect,
     RollbackKind,
     RollbackRequestRecord,
 )
-from maintainer.plan.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
+from maintainer.artifact.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
 
 __all__ = [
     "FORMAT_VERSION",

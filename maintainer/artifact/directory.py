@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from maintainer import secrets
-from maintainer.errors import PlanError
-from maintainer.plan.canonical import (
+from maintainer.artifact.canonical import (
     PLAN_ID_FIELD,
     canonical_body,
     canonical_json,
@@ -39,7 +38,8 @@ from maintainer.plan.canonical import (
     id_of_canonical,
     pretty_json,
 )
-from maintainer.plan.model import FORMAT_VERSION, Plan, read_body_json
+from maintainer.artifact.model import FORMAT_VERSION, Plan, read_body_json
+from maintainer.errors import PlanError
 from maintainer.secrets import redact, redact_tree
 from maintainer.storage.limits import (
     MAX_PAYLOAD_BYTES,

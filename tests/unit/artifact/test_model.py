@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import typing
 
+from maintainer.artifact.model import Action, Effect, NodePlan, NodeStatus
 from maintainer.catalog import ACTION_LABELS
-from maintainer.plan.model import Action, Effect, NodePlan, NodeStatus
 from tests.support.plans import table_plan
 
 
@@ -28,7 +28,7 @@ def test_effects_are_tagged_by_service_family() -> None:
 
 
 def test_actions_of_selects_by_record_type_in_plan_order() -> None:
-    from maintainer.plan.model import DeleteFile, DeletePartition
+    from maintainer.artifact.model import DeleteFile, DeletePartition
 
     first = DeleteFile(target="p/a.parquet", reason="r", size=1, partition="p")
     second = DeleteFile(target="p/b.parquet", reason="r", size=2, partition="p")
@@ -40,7 +40,7 @@ def test_actions_of_selects_by_record_type_in_plan_order() -> None:
 
 def test_a_rollback_node_written_before_its_sizes_reads_with_zero_bytes() -> None:
     """Plans made before the rollback's bytes were recorded still read (the fields default)."""
-    from maintainer.plan.model import Plan, RollbackAction, RollbackEffect, dump_body, read_body
+    from maintainer.artifact.model import Plan, RollbackAction, RollbackEffect, dump_body, read_body
 
     action = RollbackAction(
         kind="rollback", target="1", reason="r", action="commit", state="INFLIGHT", source="markers",

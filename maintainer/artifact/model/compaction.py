@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from maintainer.artifact.model.records import PlanRecord
 from maintainer.hudi.payloads.compaction import METRIC_TOTAL_IO_MB, METRIC_TOTAL_IO_WRITE_MB
-from maintainer.plan.model.records import PlanRecord
 
 _MB = 1024 * 1024
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.plan.artifact import PAYLOAD_HASHES_FIELD, SIGNATURE_FIELD
-from maintainer.plan.canonical import PLAN_ID_FIELD
-from maintainer.plan.model import FORMAT_VERSION, PLAN_ADAPTER
+from maintainer.artifact.canonical import PLAN_ID_FIELD
+from maintainer.artifact.directory import PAYLOAD_HASHES_FIELD, SIGNATURE_FIELD
+from maintainer.artifact.model import FORMAT_VERSION, PLAN_ADAPTER
 
 PLAN_SCHEMA_FILE = f"plan.v{FORMAT_VERSION}.json"
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"

@@ -4,7 +4,7 @@ Everything here is frozen data; ``plan.json`` is its JSON form (``dump_body``), 
 strictly (``read_body``: a wrong type, an unknown field or action kind is an error, never
 coerced), and the runner executes exactly these objects. Actions and effects are tagged by
 ``kind``; the JSON Schema of the whole file is generated from these models
-(``maintainer.plan.schema``).
+(``maintainer.artifact.plan_schema``).
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from maintainer.plan.model.archive import ArchiveEffect, ArchiveInstant
-from maintainer.plan.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
-from maintainer.plan.model.common import DropMetadataTable, SyncMetadataTable
-from maintainer.plan.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
-from maintainer.plan.model.metadata import (
+from maintainer.artifact.model.archive import ArchiveEffect, ArchiveInstant
+from maintainer.artifact.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
+from maintainer.artifact.model.common import DropMetadataTable, SyncMetadataTable
+from maintainer.artifact.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
+from maintainer.artifact.model.metadata import (
     ArchiveMetadataTable,
     CleanMetadataTable,
     CompactMetadataTable,
     MetadataEffect,
 )
-from maintainer.plan.model.records import PlanRecord
-from maintainer.plan.model.rollback import RollbackAction, RollbackEffect
-from maintainer.plan.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
+from maintainer.artifact.model.records import PlanRecord
+from maintainer.artifact.model.rollback import RollbackAction, RollbackEffect
+from maintainer.artifact.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
 
 FORMAT_VERSION = 2
 """Version 2: typed actions and effects (version 1 had free-form ``details``/``effect``)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from maintainer.plan.model.records import PlanRecord
+from maintainer.artifact.model.records import PlanRecord
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 import yaml
 
-from maintainer.project.schema import generate_schemas, schema_text
+from maintainer.project.project_schema import generate_schemas, schema_text
 
 REPO = Path(__file__).resolve().parents[3]
 TEMPLATE = REPO / "project_template"
@@ -20,7 +20,7 @@ TEMPLATE_FILES = {
 
 @pytest.mark.parametrize("name", sorted(generate_schemas()))
 def test_checked_in_schemas_are_current(name: str) -> None:
-    """Regenerate with: python -c 'from pathlib import Path; from maintainer.project.schema import
+    """Regenerate with: python -c 'from pathlib import Path; from maintainer.project.project_schema import
     write_schemas; write_schemas(Path("schemas"))'"""
     checked_in = (REPO / "schemas" / name).read_text(encoding="utf-8")
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from maintainer.plan.model.records import PlanRecord
+from maintainer.artifact.model.records import PlanRecord
 
 RollbackKind = Literal["rollback", "finish_pending_rollback", "remove_rolled_back_instant"]
 

@@ -30,7 +30,7 @@ from maintainer.graph.manifest import (
 )
 from maintainer.logs import fields, get_logger
 from maintainer.planning.changes import compare_specs
-from maintainer.planning.review import Provenance, ReviewContext
+from maintainer.planning.review_context import Provenance, ReviewContext
 from maintainer.project.loader import Project
 from maintainer.runner.results import RunResults
 from maintainer.runner.state_backend import (

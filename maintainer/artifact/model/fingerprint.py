@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import hashlib
 
+from maintainer.artifact.model.nodes import TableFingerprint
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.plan.model.nodes import TableFingerprint
 
 
 def table_fingerprint(timeline: Timeline, config: TableConfig) -> TableFingerprint:

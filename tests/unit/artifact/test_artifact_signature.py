@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.errors import PlanError
-from maintainer.plan.artifact import (
+from maintainer.artifact.canonical import compute_plan_id
+from maintainer.artifact.directory import (
     PLAN_FILE,
     PLAN_KEY_ENV,
     PLAN_KEY_FILE_ENV,
@@ -20,8 +20,8 @@ from maintainer.plan.artifact import (
     sha256_hex,
     write_plan,
 )
-from maintainer.plan.canonical import compute_plan_id
-from tests.unit.plan.test_artifact import PAYLOAD, sample_plan, write
+from maintainer.errors import PlanError
+from tests.unit.artifact.test_directory import PAYLOAD, sample_plan, write
 
 KEY = b"team-secret-key"
 

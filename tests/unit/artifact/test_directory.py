@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from maintainer.errors import PlanError
-from maintainer.plan import artifact
-from maintainer.plan.artifact import (
+from maintainer.artifact import directory as artifact
+from maintainer.artifact.canonical import PLAN_ID_FIELD, compute_plan_id
+from maintainer.artifact.directory import (
     META_FILE,
     PLAN_FILE,
     plan_id_of,
@@ -21,8 +21,8 @@ from maintainer.plan.artifact import (
     sha256_hex,
     write_plan,
 )
-from maintainer.plan.canonical import PLAN_ID_FIELD, compute_plan_id
-from maintainer.plan.model import Plan
+from maintainer.artifact.model import Plan
+from maintainer.errors import PlanError
 from tests.support.plans import clean_effect, delete_file, node, plan, table_plan
 
 PAYLOAD = b"Obj\x01payload"

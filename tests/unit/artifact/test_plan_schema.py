@@ -11,13 +11,13 @@ from typing import Any
 import jsonschema
 import pytest
 
+from maintainer.artifact.directory import write_plan
+from maintainer.artifact.plan_schema import PLAN_SCHEMA_FILE, plan_schema
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.plan.artifact import write_plan
-from maintainer.plan.schema import PLAN_SCHEMA_FILE, plan_schema
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.schema import schema_text
+from maintainer.project.project_schema import schema_text
 from maintainer.project.services import (
     ArchiveSpec,
     CleanSpec,
@@ -32,8 +32,8 @@ SERVICES = ("rollback", "compaction", "savepoint_create", "clean", "archive", "s
 
 
 def test_the_checked_in_schema_is_current() -> None:
-    """Regenerate with: python -c 'from pathlib import Path; from maintainer.plan.schema import
-    PLAN_SCHEMA_FILE, plan_schema; from maintainer.project.schema import schema_text;
+    """Regenerate with: python -c 'from pathlib import Path; from maintainer.artifact.plan_schema import
+    PLAN_SCHEMA_FILE, plan_schema; from maintainer.project.project_schema import schema_text;
     Path("schemas", PLAN_SCHEMA_FILE).write_text(schema_text(plan_schema()))'"""
     assert (SCHEMAS / PLAN_SCHEMA_FILE).read_text(encoding="utf-8") == schema_text(plan_schema())
 
