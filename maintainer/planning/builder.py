@@ -80,6 +80,8 @@ class TableRequest:
     services: tuple[str, ...]
     mor_only: frozenset[str] = frozenset()
     """Services planned on merge-on-read tables only (dropped for copy-on-write)."""
+    full_listing: bool = False
+    """List every partition, whatever the services need (``status`` describes the whole table)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class BuiltTable:
     plan: TablePlan
     storage: Storage | None
     error: str | None = None
+    state: TableState | None = None
+    """The table the nodes were planned on (None: it could not be read, or was not listed)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,8 @@ def _partitions_needed(
     now: datetime,
     tz: str,
 ) -> list[str] | None:
+    if request.full_listing:
+        return None
     needed: set[str] = set()
     for service in services:
         entry = service_for(service)
@@ -248,7 +254,12 @@ def _plan_synced(
     try:
         mdt = open_fit_for_sync(head)
     except MaintainerError as exc:
-        return head, _blocked(spec.name, services, str(exc))
+        blocked = _blocked(spec.name, services, str(exc))
+        if request.full_listing:  # described as storage has it: the metadata table cannot say
+            return open_for_services(
+                storage, request, services, now, config, head.snapshot.timeline, info
+            ), blocked
+        return head, blocked
     table = open_from_metadata_table(storage, mdt, head.snapshot, request, services, now)
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
     planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now), strict=True))
@@ -359,9 +370,15 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
             reason = refuse_reason(info, config.version, explicit=spec.metadata_table == "refuse")
             head = load_snapshot(storage, [], config=config, metadata_table=info)
             nodes = _blocked(spec.name, services, reason)
+            described = (  # status describes a refused table all the same
+                open_for_services(storage, request, services, now, config, metadata_table=info)
+                if request.full_listing
+                else None
+            )
             return BuiltTable(
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
+                state=described,
             )
         if policy != "sync" or not info.partitions:
             services = tuple(s for s in services if s not in NEEDS_SYNCED_METADATA_TABLE)
@@ -374,7 +391,7 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes
         )
-        return BuiltTable(plan, storage)
+        return BuiltTable(plan, storage, state=table)
     except CorruptTableError as exc:
         message = redact(f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}")
         nodes = _blocked(spec.name, request.services, message)
@@ -408,6 +425,26 @@ def _payloads(tables: Iterable[BuiltTable], plan_id: str) -> dict[str, bytes]:
     return payloads
 
 
+def build_tables(
+    requests: Iterable[TableRequest],
+    storage_options: Mapping[str, object],
+    now: datetime,
+    threads: int = 4,
+    on_table_done: Callable[[str], None] | None = None,
+) -> list[BuiltTable]:
+    """Plan every requested table (``threads`` at once), sorted by name."""
+
+    def one(request: TableRequest) -> BuiltTable:
+        built = build_table(request, storage_options, now)
+        if on_table_done is not None:
+            on_table_done(request.spec.name)
+        return built
+
+    ordered = sorted(requests, key=lambda r: r.spec.name)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        return list(pool.map(one, ordered))
+
+
 def build_plan(
     project: str,
     target: str,
@@ -418,16 +455,7 @@ def build_plan(
     on_table_done: Callable[[str], None] | None = None,
 ) -> BuiltPlan:
     """Plan every requested table (``threads`` at once); tables in the plan are sorted by name."""
-
-    def one(request: TableRequest) -> BuiltTable:
-        built = build_table(request, storage_options, now)
-        if on_table_done is not None:
-            on_table_done(request.spec.name)
-        return built
-
-    ordered = sorted(requests, key=lambda r: r.spec.name)
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        built = list(pool.map(one, ordered))
+    built = build_tables(requests, storage_options, now, threads, on_table_done)
     plan = Plan(project=project, target=target, tables=tuple(b.plan for b in built))
     with paused_gc():
         body = plan.body()

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator
 
 from maintainer.catalog import SERVICE_BLOCKS
 from maintainer.project.gates import GatesSpec
+from maintainer.project.objectives import ObjectivesSpec
 from maintainer.project.readers import ReaderSpec
 from maintainer.project.services import (
     ArchiveSpec,
@@ -73,6 +74,11 @@ class DefaultsBlock(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
 
 
 class TableEntry(FrozenModel):
@@ -100,6 +106,11 @@ class TableEntry(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
 
 
 class ManifestFile(FrozenModel):
@@ -156,6 +167,11 @@ class TableSpec(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
 
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)
