@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -11,6 +13,7 @@ from rich.table import Table
 from maintainer.clock import utc_now
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
 from maintainer.commands.progress import TableProgress
+from maintainer.commands.provenance import state_backend
 from maintainer.console import literal, settings, stdout, summary
 from maintainer.errors import MaintainerError
 from maintainer.health.assess import assess_fleet
@@ -26,12 +29,15 @@ from maintainer.health.formats import (
     to_openmetrics,
     why_not_lines,
 )
+from maintainer.health.history import parse_history, trends, what_changed
+from maintainer.health.html import to_html
 from maintainer.health.records import FleetHealth, ScorePart, TableHealth
 from maintainer.planning.builder import requests_from_nodes
+from maintainer.runner.state_backend import HEALTH_PATH
 from maintainer.units import count
 
 EXIT_OK, EXIT_FAILURE, EXIT_OVERDUE, EXIT_UNREADABLE = 0, 1, 4, 3
-FORMATS = ("text", "json", "markdown", "openmetrics")
+FORMATS = ("text", "json", "markdown", "openmetrics", "html")
 PIPED_WIDTH = 200
 """Columns of the text table when stdout is not a terminal (a CI log keeps whole lines)."""
 
@@ -63,7 +69,8 @@ def assess(loaded: LoadedProject) -> FleetHealth:
     show_default=True,
     help="text: a table, worst first; json: every figure (schemas/status.v1.json); markdown: "
     "fits a pull-request comment; openmetrics: Prometheus' text format, one sample per table "
-    "per figure (labels: table, owner, tags).",
+    "per figure (labels: table, owner, tags); html: one self-contained page (sortable table, "
+    "charts; no network), best with --out.",
 )
 @click.option(
     "--out",
@@ -73,11 +80,17 @@ def assess(loaded: LoadedProject) -> FleetHealth:
     help="Write the output to FILE instead of stdout.",
 )
 @click.option(
+    "--history",
+    is_flag=True,
+    help="Add each table's recorded applies from the state backend: its figures before and "
+    "after each one (what it changed), and trend lines in html.",
+)
+@click.option(
     "--verbose",
     is_flag=True,
     help="With text: every table's score parts below their points, not only theirs that need attention.",
 )
-def command(options: CommonOptions, output_format: str, out: str | None, verbose: bool) -> int:
+def command(options: CommonOptions, output_format: str, out: str | None, history: bool, verbose: bool) -> int:
     """Show the health of the selected tables: what ran last and when, pending instants (stuck
     when older than max_pending_age), log backlog, small files, file versions retained and what
     a clean would free, the active timeline against keep_max_commits, the metadata table, and for
@@ -107,12 +120,12 @@ def command(options: CommonOptions, output_format: str, out: str | None, verbose
     """
     loaded = load_from_options(options)
     fleet = assess(loaded)
+    if history:
+        fleet = with_history(fleet, loaded)
     if output_format == "text" and out is None:
         _print_text(fleet, verbose)
     else:
-        text = {"json": to_json, "markdown": to_markdown, "openmetrics": to_openmetrics}.get(
-            output_format, to_markdown
-        )(fleet)
+        text = render(fleet, output_format)
         _write(text, out)
     overdue = [t for t in fleet.tables if t.overdue]
     unreadable = [t for t in fleet.tables if t.error]
@@ -125,6 +138,21 @@ def command(options: CommonOptions, output_format: str, out: str | None, verbose
     if unreadable:
         return EXIT_UNREADABLE
     return EXIT_OVERDUE if overdue else EXIT_OK
+
+
+def with_history(fleet: FleetHealth, loaded: LoadedProject) -> FleetHealth:
+    """The fleet with each table's recorded applies (from the state backend)."""
+    backend = state_backend(loaded.project)
+    recorded = parse_history(backend.read_health(), backend.where(HEALTH_PATH))
+    tables = tuple(replace(t, history=recorded.get(t.table, ())) for t in fleet.tables)
+    return replace(fleet, tables=tables)
+
+
+def render(fleet: FleetHealth, output_format: str) -> str:
+    if output_format == "html":
+        return to_html(fleet, json.loads(to_json(fleet)), trends(fleet))
+    renderers = {"json": to_json, "markdown": to_markdown, "openmetrics": to_openmetrics}
+    return renderers[output_format](fleet)
 
 
 def _write(text: str, out: str | None) -> None:
@@ -214,15 +242,22 @@ def _attention(health: TableHealth, verbose: bool) -> list[str]:
         lines.append(f"overdue: {overdue_text(health)}")
     if stuck := stuck_text(health):
         lines.append(f"stuck: {stuck}")
-    needs_attention = bool(health.overdue or stuck or health.error)
+    needs_attention = bool(health.overdue or stuck or health.error or health.history)
     if needs_attention:
         lines.extend(why_not_lines(health))
     if not (needs_attention or verbose):
         return lines
+    lines.extend(_history_lines(health))
     parts = ", ".join(_part_text(p) for p in health.score_parts if p.points < p.max_points)
     if parts:
         lines.append(f"score {health.score:g}: {parts}")
     return lines
+
+
+def _history_lines(health: TableHealth) -> list[str]:
+    return [
+        f"{entry.finished_at[:16]}: {what_changed(entry) or 'no figure moved'}" for entry in health.history
+    ]
 
 
 def _part_text(part: ScorePart) -> str:

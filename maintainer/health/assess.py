@@ -4,7 +4,8 @@ full, and described from the state its nodes were planned on. Reads only."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 
@@ -13,11 +14,12 @@ from maintainer.errors import MaintainerError
 from maintainer.health import figures as fig
 from maintainer.health.objectives import Figures, objectives, score, score_parts
 from maintainer.health.records import STATUS_SCHEMA_VERSION, FleetHealth, TableHealth, WhyNot
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.table import load_config, load_timeline
-from maintainer.planning.builder import BuiltTable, TableRequest, build_tables
+from maintainer.planning.builder import UNKNOWN, BuiltTable, TableRequest, build_tables
 from maintainer.project.models import TableSpec
 from maintainer.project.objectives import DEFAULT_OBJECTIVES, ObjectivesSpec
+from maintainer.secrets import redact
 
 
 def status_requests(requests: Iterable[TableRequest]) -> list[TableRequest]:
@@ -88,8 +90,16 @@ def with_metadata_timeline(table: TableState) -> TableState:
 def assess_table(built: BuiltTable, spec: TableSpec, now: datetime) -> TableHealth:
     plan = built.plan
     if built.state is None:
-        return _unreadable(built, spec)
-    table = with_metadata_timeline(built.state)
+        return _unreadable(built.plan.table_type, built.plan.version, built.error, built.plan.nodes, spec)
+    return described(built.state, spec, now, plan.nodes)
+
+
+def described(
+    table: TableState, spec: TableSpec, now: datetime, nodes: Sequence[NodePlan] = ()
+) -> TableHealth:
+    """The health of a table read in full; ``nodes``: its planned nodes (the why-not reasons and
+    what a clean frees; none when only measured)."""
+    table = with_metadata_timeline(table)
     effective = _effective(spec.slo)
     # the defaults set every limit
     assert effective.max_pending_age is not None and effective.max_log_files_per_slice is not None
@@ -101,13 +111,14 @@ def assess_table(built: BuiltTable, spec: TableSpec, now: datetime) -> TableHeal
         last_runs=fig.last_runs(table, now),
     )
     parts = score_parts(figures, spec.slo)
+    config = table.snapshot.config
     return TableHealth(
         table=spec.name,
         path=spec.path,
         owner=spec.owner,
         tags=spec.tags,
-        table_type=plan.table_type,
-        version=plan.version,
+        table_type=config.table_type.value,
+        version=config.version,
         error=None,
         score=score(parts),
         score_parts=parts,
@@ -116,22 +127,45 @@ def assess_table(built: BuiltTable, spec: TableSpec, now: datetime) -> TableHeal
         pending=figures.pending,
         log_backlog=figures.log_backlog,
         small_files=figures.small_files,
-        versions=fig.versions(table, plan.nodes),
+        versions=fig.versions(table, nodes),
         timeline=figures.timeline,
         metadata_table=fig.metadata_figures(table),
-        why_not=why_not(plan.nodes),
+        why_not=why_not(nodes),
     )
 
 
-def _unreadable(built: BuiltTable, spec: TableSpec) -> TableHealth:
-    reason = built.error or next((n.reasons[0] for n in built.plan.nodes if n.reasons), "cannot be read")
+def measure_table(spec: TableSpec, storage_options: Mapping[str, object], now: datetime) -> TableHealth:
+    """The figures of one table as it is now, without planning (apply records them before and
+    after it runs, for ``status --history`` and "did it help")."""
+    try:
+        table = open_table(spec.path, dict(storage_options), verify=False)
+    except MaintainerError as exc:
+        return _unreadable(
+            UNKNOWN, 0, redact(f"table {spec.name} ({spec.path}) cannot be read: {exc}"), (), spec
+        )
+    return described(table, spec, now)
+
+
+def measure_tables(
+    specs: Iterable[TableSpec], storage_options: Mapping[str, object], now: datetime, threads: int = 4
+) -> dict[str, TableHealth]:
+    ordered = sorted(specs, key=lambda s: s.name)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        measured = list(pool.map(lambda spec: measure_table(spec, storage_options, now), ordered))
+    return {health.table: health for health in measured}
+
+
+def _unreadable(
+    table_type: str, version: int, error: str | None, nodes: Sequence[NodePlan], spec: TableSpec
+) -> TableHealth:
+    reason = error or next((n.reasons[0] for n in nodes if n.reasons), "cannot be read")
     return TableHealth(
         table=spec.name,
         path=spec.path,
         owner=spec.owner,
         tags=spec.tags,
-        table_type=built.plan.table_type,
-        version=built.plan.version,
+        table_type=table_type,
+        version=version,
         error=reason,
         score=0.0,
         score_parts=(),
@@ -143,5 +177,5 @@ def _unreadable(built: BuiltTable, spec: TableSpec) -> TableHealth:
         versions=None,
         timeline=None,
         metadata_table=None,
-        why_not=why_not(built.plan.nodes),
+        why_not=why_not(nodes),
     )

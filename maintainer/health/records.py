@@ -127,6 +127,35 @@ class ScorePart(Record):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HealthPoint(Record):
+    """The figures of one table at one moment (none when it could not be read)."""
+
+    score: float
+    max_log_files_per_slice: int
+    log_files: int
+    small_files: int
+    small_file_share: float
+    retained_versions: int
+    retained_bytes: int
+    active_instants: int
+    pending: int
+    stuck: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryEntry(Record):
+    """One apply on one table: its figures before and after, and the bytes its nodes deleted."""
+
+    run: str
+    started_at: str
+    finished_at: str
+    plan_id: str
+    before: HealthPoint | None
+    after: HealthPoint | None
+    bytes_freed: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableHealth(Record):
     table: str
     path: str
@@ -147,6 +176,8 @@ class TableHealth(Record):
     timeline: TimelineFigures | None
     metadata_table: MetadataFigures | None
     why_not: tuple[WhyNot, ...]
+    history: tuple[HistoryEntry, ...] = ()
+    """What each recorded apply changed, oldest first (``status --history``; empty without it)."""
 
     @property
     def overdue(self) -> tuple[Objective, ...]:

@@ -5,6 +5,8 @@ alerts on."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +17,8 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 from maintainer.cli import main
 from maintainer.commands import status_cmd
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
 from maintainer.health.formats import METRICS
 from tests.support.artifacts import plan_json, validated_json
 from tests.support.compaction import schedule_compaction
@@ -208,3 +212,81 @@ def test_select_by_owner(lake: Callable[[dict[str, str]], Path], capsys: pytest.
     assert [t["table"] for t in data["tables"]] == [COW_V6]
     code, data = status_json(root, capsys, "--select", "owner:nobody")
     assert code == EXIT_OK and data["tables"] == []
+
+
+def generated(kind: str, path: Path, commits: int) -> Path:
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=commits, rows_per_commit=10, seed=commits)
+    generate(str(path), DatagenSpec("t", kind, 8, workload))
+    return path
+
+
+def test_apply_records_what_it_changed_and_status_history_shows_it(
+    bare_project: Callable[[Path, str], Path],
+    tmp_path: Path,
+    sessions: list[object],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A MOR table with log files behind: apply (engine local: compaction in-process, then the
+    clean) says per table what moved, records it, and ``status --history`` gives it back."""
+    table = generated("mor", tmp_path / "lake" / "t", commits=5)
+    services = (
+        "compaction: {trigger: {max_delta_commits: 1}}\n"
+        "clean: {policy: keep_latest_file_versions, file_versions_retained: 1}\narchive: {enabled: false}"
+    )
+    root = bare_project(table, services)
+    profiles = root / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    _, before = status_json(root, capsys)
+    logs_before = by_table(before)["t"]["log_backlog"]["max_log_files_per_slice"]
+    assert logs_before > 0
+    assert main(["plan", "--project-dir", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["apply", "--project-dir", str(root)]) == 0
+    said = capsys.readouterr()
+    assert f"t: log files per slice {logs_before} -> 0" in said.out + said.err
+    assert sessions == []
+    code, data = status_json(root, capsys, "--history")
+    assert code == EXIT_OK
+    (entry,) = by_table(data)["t"]["history"]
+    assert entry["before"]["max_log_files_per_slice"] == logs_before
+    assert entry["after"]["max_log_files_per_slice"] == 0
+    assert entry["after"]["log_files"] == by_table(data)["t"]["log_backlog"]["log_files"] == 0
+    assert by_table(data)["t"]["history"][0]["plan_id"]
+    assert status(root, "--history") == EXIT_OK
+    assert "log files per slice" in capsys.readouterr().out
+
+
+def test_html_renders_in_a_real_browser(
+    lake: Callable[[dict[str, str]], Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The page opened in headless Chromium (Debian's package, installed by .ci/bootstrap): the
+    fleet table's rows, the charts the page draws; a screenshot kept under target/."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("no chromium on this machine (.ci/bootstrap installs Debian's chromium package)")
+    root = lake(
+        {MOR_V6: "owner: ingest\nslo:\n  max_since_clean: 1d", COW_V9: "owner: '<b>x</b>'", COW_V6: ""}
+    )
+    page = tmp_path / "status.html"
+    assert status(root, "--format", "html", "--out", str(page)) == EXIT_OVERDUE
+    capsys.readouterr()
+    html = page.read_text()
+    assert not any(ref in html for ref in ("src=", "href=", "<link", "@import", "url(")), "loads nothing"
+    dom = _chromium(browser, "--dump-dom", page)
+    assert 'data-rendered="yes"' in dom
+    rows = dom.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert rows.count("<tr") == 3 and all(name in rows for name in (MOR_V6, COW_V9, COW_V6))
+    assert "&lt;b&gt;x&lt;/b&gt;" in rows and "<b>x</b>" not in rows
+    for chart in ("chart-logs", "chart-small", "chart-score"):
+        drawn = dom.split(f'id="{chart}"', 1)[1].split("</svg>", 1)[0]
+        assert drawn.count("<rect") == 3, chart
+    screenshot = Path(__file__).parents[2] / "target" / "status.png"
+    screenshot.parent.mkdir(exist_ok=True)
+    _chromium(browser, f"--screenshot={screenshot}", page, "--window-size=1400,1100")
+    assert screenshot.stat().st_size > 10_000
+
+
+def _chromium(browser: str, action: str, page: Path, *extra: str) -> str:
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", *extra, action]
+    done = subprocess.run([*command, page.as_uri()], capture_output=True, text=True, timeout=120, check=True)
+    return done.stdout
