@@ -32,6 +32,7 @@ from maintainer.health.formats import (
 from maintainer.health.history import parse_history, trends, what_changed
 from maintainer.health.html import to_html
 from maintainer.health.records import FleetHealth, ScorePart, TableHealth
+from maintainer.hudi.discovery import uncovered
 from maintainer.planning.builder import requests_from_nodes
 from maintainer.runner.state_backend import HEALTH_PATH
 from maintainer.units import count
@@ -80,6 +81,14 @@ def assess(loaded: LoadedProject) -> FleetHealth:
     help="Write the output to FILE instead of stdout.",
 )
 @click.option(
+    "--discover",
+    "discover_prefixes",
+    multiple=True,
+    metavar="PATH|URI",
+    help="Also find the Hudi tables under this prefix (repeatable) and flag those no manifest "
+    "covers (as `maintainer discover` does).",
+)
+@click.option(
     "--history",
     is_flag=True,
     help="Add each table's recorded applies from the state backend: its figures before and "
@@ -90,7 +99,14 @@ def assess(loaded: LoadedProject) -> FleetHealth:
     is_flag=True,
     help="With text: every table's score parts below their points, not only theirs that need attention.",
 )
-def command(options: CommonOptions, output_format: str, out: str | None, history: bool, verbose: bool) -> int:
+def command(
+    options: CommonOptions,
+    output_format: str,
+    out: str | None,
+    discover_prefixes: tuple[str, ...],
+    history: bool,
+    verbose: bool,
+) -> int:
     """Show the health of the selected tables: what ran last and when, pending instants (stuck
     when older than max_pending_age), log backlog, small files, file versions retained and what
     a clean would free, the active timeline against keep_max_commits, the metadata table, and for
@@ -122,6 +138,12 @@ def command(options: CommonOptions, output_format: str, out: str | None, history
     fleet = assess(loaded)
     if history:
         fleet = with_history(fleet, loaded)
+    if discover_prefixes:
+        project = loaded.project
+        options_ = project.target.settings.storage_options
+        paths = {table.name: table.path for table in project.tables}
+        found = uncovered(discover_prefixes, paths, options_)
+        fleet = replace(fleet, uncovered=tuple(t.uri for t in found))
     if output_format == "text" and out is None:
         _print_text(fleet, verbose)
     else:
@@ -198,6 +220,10 @@ def _print_text(fleet: FleetHealth, verbose: bool) -> None:
             stdout.out(f"\n{literal(health.table)}:", highlight=False)
             for text in lines:
                 stdout.out(f"  {literal(text)}", highlight=False)
+    if fleet.uncovered:
+        stdout.out(f"\nHudi tables no manifest covers ({len(fleet.uncovered)}):", highlight=False)
+        for path in fleet.uncovered:
+            stdout.out(f"  {literal(path)}", highlight=False)
 
 
 def _text_row(health: TableHealth) -> list[str]:

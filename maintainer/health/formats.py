@@ -95,6 +95,9 @@ def to_markdown(fleet: FleetHealth) -> str:
     lines.append("|---|---|---|---:|---:|---:|---|---|")
     for table in fleet.tables:
         lines.append(_md_row(table))
+    if fleet.uncovered:
+        lines += ["", f"### Hudi tables no manifest covers ({len(fleet.uncovered)})", ""]
+        lines += [f"- `{path.replace('`', '')}`" for path in fleet.uncovered]
     details = [t for t in fleet.tables if t.overdue or t.error or any(p.stuck for p in t.pending)]
     if details:
         lines += ["", "### Needs attention", ""]
@@ -227,6 +230,12 @@ def to_openmetrics(fleet: FleetHealth) -> str:
             value = metrics[name]
             if value is not None:
                 lines.append(f"{name}{_labels(table)} {_number(value)}")
+    if fleet.uncovered:
+        lines.append(
+            "# HELP maintainer_uncovered_tables Hudi tables found by --discover that no manifest covers."
+        )
+        lines.append("# TYPE maintainer_uncovered_tables gauge")
+        lines.append(f"maintainer_uncovered_tables {len(fleet.uncovered)}")
     lines.append("# EOF")
     return "\n".join(lines) + "\n"
 

@@ -192,3 +192,5 @@ class FleetHealth(Record):
     generated_at: str
     tables: tuple[TableHealth, ...]
     """Worst first: overdue objectives, then lowest score, then name."""
+    uncovered: tuple[str, ...] = ()
+    """Hudi tables found under ``status --discover`` prefixes that no manifest covers."""

@@ -290,3 +290,22 @@ def _chromium(browser: str, action: str, page: Path, *extra: str) -> str:
     command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", *extra, action]
     done = subprocess.run([*command, page.as_uri()], capture_output=True, text=True, timeout=120, check=True)
     return done.stdout
+
+
+def test_discover_flags_tables_no_manifest_covers(
+    lake: Callable[[dict[str, str]], Path],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    root = lake({COW_V6: ""})
+    covered = Path(by_path(root)[COW_V6])
+    stray = tmp_path / "strays" / "forgotten"
+    shutil.copytree(fixture_table(MOR_V6).path, stray)
+    code, data = status_json(root, capsys, "--discover", str(covered.parent), "--discover", str(stray.parent))
+    assert code == EXIT_OK  # not an objective
+    assert data["uncovered"] == [str(stray)]
+    assert status(root, "--discover", str(stray.parent), "--format", "openmetrics") == EXIT_OK
+    assert "maintainer_uncovered_tables 1" in capsys.readouterr().out
+    assert status(root, "--discover", str(stray.parent)) == EXIT_OK
+    assert f"Hudi tables no manifest covers (1):\n  {stray}" in capsys.readouterr().out
