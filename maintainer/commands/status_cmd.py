@@ -220,6 +220,12 @@ def _print_text(fleet: FleetHealth, verbose: bool) -> None:
             stdout.out(f"\n{literal(health.table)}:", highlight=False)
             for text in lines:
                 stdout.out(f"  {literal(text)}", highlight=False)
+    if len(fleet.owners) > 1:
+        owners = ", ".join(
+            f"{o.owner or '(none)'} {o.tables} tables, {o.overdue} overdue, lowest {o.lowest_score:g}"
+            for o in fleet.owners
+        )
+        stdout.out(f"\nby owner: {literal(owners)}", highlight=False)
     if fleet.uncovered:
         stdout.out(f"\nHudi tables no manifest covers ({len(fleet.uncovered)}):", highlight=False)
         for path in fleet.uncovered:

@@ -13,7 +13,7 @@ from maintainer.artifact.model import METADATA_TABLE_PATH, NodePlan
 from maintainer.errors import MaintainerError
 from maintainer.health import figures as fig
 from maintainer.health.objectives import Figures, objectives, score, score_parts
-from maintainer.health.records import STATUS_SCHEMA_VERSION, FleetHealth, TableHealth, WhyNot
+from maintainer.health.records import STATUS_SCHEMA_VERSION, FleetHealth, OwnerHealth, TableHealth, WhyNot
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.planning.builder import UNKNOWN, BuiltTable, TableRequest, build_tables
@@ -44,7 +44,26 @@ def assess_fleet(
         target=target,
         generated_at=now.isoformat(),
         tables=tuple(sorted(tables, key=worst_first)),
+        owners=by_owner(tables),
     )
+
+
+def by_owner(tables: Iterable[TableHealth]) -> tuple[OwnerHealth, ...]:
+    groups: dict[str, list[TableHealth]] = {}
+    for table in tables:
+        groups.setdefault(table.owner or "", []).append(table)
+    owners = [
+        OwnerHealth(
+            owner=owner,
+            tables=len(members),
+            overdue=sum(1 for t in members if t.overdue),
+            unreadable=sum(1 for t in members if t.error),
+            lowest_score=min(t.score for t in members),
+            mean_score=round(sum(t.score for t in members) / len(members), 1),
+        )
+        for owner, members in groups.items()
+    ]
+    return tuple(sorted(owners, key=lambda o: (-(o.overdue + o.unreadable), o.lowest_score, o.owner)))
 
 
 def _with_specs(

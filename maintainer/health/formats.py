@@ -95,6 +95,19 @@ def to_markdown(fleet: FleetHealth) -> str:
     lines.append("|---|---|---|---:|---:|---:|---|---|")
     for table in fleet.tables:
         lines.append(_md_row(table))
+    if len(fleet.owners) > 1:
+        lines += [
+            "",
+            "### By owner",
+            "",
+            "| owner | tables | overdue | unreadable | lowest score | mean score |",
+        ]
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        lines += [
+            f"| {_md(o.owner or '(none)')} | {o.tables} | {o.overdue} | {o.unreadable} | "
+            f"{o.lowest_score:g} | {o.mean_score:g} |"
+            for o in fleet.owners
+        ]
     if fleet.uncovered:
         lines += ["", f"### Hudi tables no manifest covers ({len(fleet.uncovered)})", ""]
         lines += [f"- `{path.replace('`', '')}`" for path in fleet.uncovered]

@@ -185,6 +185,18 @@ class TableHealth(Record):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OwnerHealth(Record):
+    """The tables of one owner (``owner:`` in the manifests; "" for tables without one)."""
+
+    owner: str
+    tables: int
+    overdue: int
+    unreadable: int
+    lowest_score: float
+    mean_score: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FleetHealth(Record):
     maintainer_schema_version: str
     project: str
@@ -192,5 +204,7 @@ class FleetHealth(Record):
     generated_at: str
     tables: tuple[TableHealth, ...]
     """Worst first: overdue objectives, then lowest score, then name."""
+    owners: tuple[OwnerHealth, ...] = ()
+    """Per owner, worst first (most overdue, then lowest score)."""
     uncovered: tuple[str, ...] = ()
     """Hudi tables found under ``status --discover`` prefixes that no manifest covers."""

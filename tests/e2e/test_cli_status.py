@@ -100,7 +100,9 @@ def test_every_format_on_real_tables_without_objectives_exits_0(
     assert status(root, "--format", "markdown") == EXIT_OK
     markdown = capsys.readouterr().out
     assert markdown.startswith("## Fleet health: project (dev)")
-    assert sum(1 for line in markdown.splitlines() if line.startswith("| ")) == 1 + 4
+    fleet_table = markdown.split("\n\n")[2].splitlines()
+    assert len(fleet_table) == 2 + 4  # header, separator, a row per table
+    assert "### By owner" in markdown
 
     assert status(root, "--format", "openmetrics") == EXIT_OK
     parsed = text_string_to_metric_families(capsys.readouterr().out)  # type: ignore[no-untyped-call]
@@ -309,3 +311,16 @@ def test_discover_flags_tables_no_manifest_covers(
     assert "maintainer_uncovered_tables 1" in capsys.readouterr().out
     assert status(root, "--discover", str(stray.parent)) == EXIT_OK
     assert f"Hudi tables no manifest covers (1):\n  {stray}" in capsys.readouterr().out
+
+
+def test_tables_are_grouped_by_owner(
+    lake: Callable[[dict[str, str]], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    slo = "slo:\n  max_small_file_share: 0.1"
+    root = lake({MOR_V6: f"owner: ingest\n{slo}", MOR_V8: "owner: ingest", COW_V6: "owner: finance"})
+    code, data = status_json(root, capsys)
+    assert code == EXIT_OVERDUE
+    owners = [(o["owner"], o["tables"], o["overdue"]) for o in data["owners"]]
+    assert owners == [("ingest", 2, 1), ("finance", 1, 0)]
+    assert status(root, "--format", "markdown") == EXIT_OVERDUE
+    assert "| ingest | 2 | 1 | 0 |" in capsys.readouterr().out
