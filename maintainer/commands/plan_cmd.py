@@ -24,7 +24,7 @@ from maintainer.commands.provenance import MANIFEST_FILE, review_context
 from maintainer.console import settings, stdout, summary
 from maintainer.errors import MaintainerError
 from maintainer.logs import fields, get_logger
-from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
+from maintainer.planning.builder import BuiltPlan, build_plan
 from maintainer.planning.review_context import ReviewContext
 from maintainer.planning.terminal import render_markdown, render_text, summary_line
 from maintainer.project.gates import parse_size
@@ -58,9 +58,7 @@ def make_plan(loaded: LoadedProject, now: datetime, budget_bytes: int | None = N
     budget = project.config.budget
     if budget_bytes is None and budget is not None:
         budget_bytes = budget.compaction_bytes
-    order = loaded.selected_order()
-    mor_only = [node for node in order if loaded.graph.nodes[node].get("mor_only")]
-    requests = requests_from_nodes(project.tables_by_name, order, mor_only)
+    requests = loaded.table_requests()
     with TableProgress(len(requests)).shown() as done:
         return build_plan(
             project.config.name,

@@ -33,7 +33,6 @@ from maintainer.health.history import parse_history, trends, what_changed
 from maintainer.health.html import to_html
 from maintainer.health.records import FleetHealth, ScorePart, TableHealth
 from maintainer.hudi.discovery import uncovered
-from maintainer.planning.builder import requests_from_nodes
 from maintainer.runner.state_backend import HEALTH_PATH
 from maintainer.units import count
 
@@ -45,9 +44,7 @@ PIPED_WIDTH = 200
 
 def assess(loaded: LoadedProject) -> FleetHealth:
     project = loaded.project
-    order = loaded.selected_order()
-    mor_only = [node for node in order if loaded.graph.nodes[node].get("mor_only")]
-    requests = requests_from_nodes(project.tables_by_name, order, mor_only)
+    requests = loaded.table_requests()
     with TableProgress(len(requests)).shown() as done:
         return assess_fleet(
             project.config.name,
