@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("compile_cmd", "Resolve every selected table and write target/manifest.json."),
     "inspect": ("inspect_cmd", "Show one Hudi table's state: timeline, pending instants, file groups."),
     "datagen": ("datagen_cmd", "Write a real Hudi table with Spark, and the rows a reader must return."),
+    "discover": ("discover_cmd", "Find the Hudi tables under a prefix and those no manifest covers."),
+    "status": ("status_cmd", "Show the health of the selected tables: backlog, stuck instants, objectives."),
     "plan": ("plan_cmd", "Read the tables and write what maintenance would do; changes nothing."),
     "show": ("show_cmd", "Render a saved plan (text, Markdown or JSON), checked unchanged."),
     "apply": ("apply_cmd", "Carry out a reviewed plan, never doing more than it says."),

@@ -10,7 +10,7 @@ import dataclasses
 import os
 import time
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from rich.markup import escape
 from maintainer.artifact.directory import PLAN_KEY_ENV, PLAN_KEY_FILE_ENV, SavedPlan, plan_key, read_plan
 from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
+from maintainer.commands import apply_health
 from maintainer.commands.console_log import log_event
 from maintainer.commands.interrupts import Interrupts
 from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
@@ -31,6 +32,7 @@ from maintainer.diagnostics.checks import CheckStatus
 from maintainer.diagnostics.spark_checks import check_spark_premises
 from maintainer.errors import ApplyError, ManifestError, PlanAlreadyAppliedError, StorageError, UsageError
 from maintainer.graph import NodeId
+from maintainer.health.records import TableHealth
 from maintainer.logs import fields, get_logger
 from maintainer.planning.stricter import Recheck
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight, refuse_other_target
@@ -278,6 +280,7 @@ def command(
         check_state(loaded.project)  # before any table is touched
     refuse = stale_refused(refuse_stale, allow_drift)
     interrupts = Interrupts()
+    before = apply_health.measure(loaded, apply_health.changed_tables(saved))
     try:
         results = run(saved, loaded, fail_fast, refuse, interrupts)
     except PlanAlreadyAppliedError as done:
@@ -296,7 +299,7 @@ def command(
         "allow_drift": allow_drift,
         "allow_unverified": allow_unverified,
     }
-    report(loaded, saved, plan_dir, results, args)
+    report(loaded, saved, plan_dir, results, args, before)
     if results.cancelled and interrupts.exit_code is not None:
         return interrupts.exit_code
     blocked_fails = (detailed_exitcode or (auto_approve and in_ci())) and not allow_blocked
@@ -304,10 +307,16 @@ def command(
 
 
 def report(
-    loaded: LoadedProject, saved: SavedPlan, plan_dir: Path, results: RunResults, args: dict[str, Any]
+    loaded: LoadedProject,
+    saved: SavedPlan,
+    plan_dir: Path,
+    results: RunResults,
+    args: dict[str, Any],
+    before: Mapping[str, TableHealth],
 ) -> None:
     """run_results.json; the state (the run recorded, and the tables no failed node belongs to
-    kept as last applied: a state that cannot be kept is an error); the closing line."""
+    kept as last applied: a state that cannot be kept is an error); what the apply changed in
+    each table's figures (recorded in the health history); the closing line."""
     project = loaded.project
     invocation_id = str(uuid.uuid4())
     path = write_run_results(
@@ -320,6 +329,7 @@ def report(
         raise StorageError(f"cannot read back the run results: {exc}", where=str(path)) from exc
     kept = keep_applied_state(project, plan_dir, results, written, invocation_id)
     log_event(log, "state_kept", escape(kept), plan_id=saved.plan_id, state=project.state_location)
+    apply_health.record(loaded, results, invocation_id, before)
     line = closing_line(results, f"maintainer apply {plan_dir}")
     if saved.unverified:
         line += f" The plan was applied unverified: {UNVERIFIED_CLOSING}."

@@ -105,7 +105,7 @@ def _node(project_name: str, graph: nx.DiGraph, node: NodeId) -> ManifestNode:
 
 def _table(project: Project, table: str) -> ManifestTable:
     spec = project.table(table)
-    return ManifestTable(spec.model_dump(mode="json"), project.sources(table), checksum_entry(spec))
+    return ManifestTable(spec.as_json(), project.sources(table), checksum_entry(spec))
 
 
 def write_compiled(loaded: LoadedProject, path: Path) -> None:

@@ -29,6 +29,7 @@ from maintainer.graph import NodeId, build_graph, restrict, select_nodes, topolo
 from maintainer.graph.select import SelectionContext
 from maintainer.graph.state import StateComparison, read_state, table_checksum
 from maintainer.logs import fields, get_logger
+from maintainer.planning.builder import TableRequest, requests_from_nodes
 from maintainer.project import Project, load_project
 from maintainer.project.profiles import PROFILES_DIR_ENV
 from maintainer.project.selectors import load_selectors
@@ -96,6 +97,12 @@ class LoadedProject:
 
     def selected_order(self) -> list[NodeId]:
         return [node for node in topological_order(self.graph) if node in self.selected]
+
+    def table_requests(self) -> list[TableRequest]:
+        """The selected nodes as one request per table (what ``plan`` and ``status`` read)."""
+        order = self.selected_order()
+        mor_only = [node for node in order if self.graph.nodes[node].get("mor_only")]
+        return requests_from_nodes(self.project.tables_by_name, order, mor_only)
 
 
 def parse_vars(ctx: click.Context | None, param: click.Parameter | None, value: str | None) -> dict[str, Any]:

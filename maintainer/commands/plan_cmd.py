@@ -24,23 +24,41 @@ from maintainer.commands.provenance import MANIFEST_FILE, review_context
 from maintainer.console import settings, stdout, summary
 from maintainer.errors import MaintainerError
 from maintainer.logs import fields, get_logger
-from maintainer.planning.builder import BuiltPlan, build_plan, requests_from_nodes
+from maintainer.planning.builder import BuiltPlan, build_plan
 from maintainer.planning.review_context import ReviewContext
 from maintainer.planning.terminal import render_markdown, render_text, summary_line
+from maintainer.project.gates import parse_size
 from maintainer.units import count
 
 log = get_logger(__name__)
 
 PLAN_DIR = "plan"
+
+
+class ByteSizeType(click.ParamType):  # type: ignore[type-arg]
+    """A size as people write it (``500MiB``, ``2GiB``, ``1.5TB``) or a number of bytes."""
+
+    name = "size"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            return parse_size(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+BYTE_SIZE = ByteSizeType()
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
 
 
-def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
-    """Plan the selected nodes, reporting the tables read (a bar at a terminal, lines in a log)."""
+def make_plan(loaded: LoadedProject, now: datetime, budget_bytes: int | None = None) -> BuiltPlan:
+    """Plan the selected nodes, reporting the tables read (a bar at a terminal, lines in a log).
+    ``budget_bytes``: the fleet's compaction budget (default: the project's ``budget:``)."""
     project = loaded.project
-    order = loaded.selected_order()
-    mor_only = [node for node in order if loaded.graph.nodes[node].get("mor_only")]
-    requests = requests_from_nodes(project.tables_by_name, order, mor_only)
+    budget = project.config.budget
+    if budget_bytes is None and budget is not None:
+        budget_bytes = budget.compaction_bytes
+    requests = loaded.table_requests()
     with TableProgress(len(requests)).shown() as done:
         return build_plan(
             project.config.name,
@@ -50,6 +68,7 @@ def make_plan(loaded: LoadedProject, now: datetime) -> BuiltPlan:
             now,
             threads=loaded.threads,
             on_table_done=done,
+            budget=budget_bytes,
         )
 
 
@@ -109,12 +128,23 @@ def plan_fields(built: BuiltPlan, review: ReviewContext) -> dict[str, object]:
     "wins over changes), 1 on error. A table that cannot be read exits 3 with or without this flag.",
 )
 @click.option(
+    "--budget-bytes",
+    "budget_bytes",
+    type=BYTE_SIZE,
+    metavar="SIZE",
+    help="The fleet's compaction budget for this plan (bytes read, e.g. 200GiB): the file slices "
+    "worth most per byte read go first, the rest are deferred and listed (overrides the "
+    "project's budget: compaction_bytes).",
+)
+@click.option(
     "--verbose",
     is_flag=True,
     help="Print every table in full, every file and every table a manifest change applies to "
     "(without it, a large plan is summarised: plan.json and plan_meta.json have everything).",
 )
-def command(options: CommonOptions, out: str | None, detailed_exitcode: bool, verbose: bool) -> int:
+def command(
+    options: CommonOptions, out: str | None, detailed_exitcode: bool, budget_bytes: int | None, verbose: bool
+) -> int:
     """Read the selected tables and write what maintenance would do, without changing anything:
     plan.json (hashed), plan.md (for review) and the Hudi payloads apply will write. A table that
     cannot be read (missing, damaged, unsupported, unreachable) blocks only its own nodes: the
@@ -137,7 +167,7 @@ def command(options: CommonOptions, out: str | None, detailed_exitcode: bool, ve
     directory = Path(out) if out else loaded.project.target_dir / PLAN_DIR
     now = utc_now()
     review = review_context(loaded, options, now)
-    built = make_plan(loaded, now)
+    built = make_plan(loaded, now, budget_bytes)
     save(built, directory, loaded, review)
     if settings.json or settings.quiet:  # the closing line alone, and each table's error
         why = f"see why in {directory / 'plan.md'}"

@@ -83,7 +83,7 @@ def provenance(loaded: LoadedProject, options: CommonOptions, now: datetime) -> 
 
 
 def current_specs(loaded: LoadedProject) -> dict[str, dict[str, Any]]:
-    return {spec.name: spec.model_dump(mode="json") for spec in loaded.project.tables}
+    return {spec.name: spec.as_json() for spec in loaded.project.tables}
 
 
 def current_sources(loaded: LoadedProject) -> dict[str, dict[str, str]]:

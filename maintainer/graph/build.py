@@ -71,6 +71,7 @@ def build_graph(tables: Sequence[TableSpec], locate: DependencyLocator | None = 
                 mor_only=node.service in MOR_ONLY_SERVICES,
                 manifest=spec.manifest,
                 tags=spec.tags,
+                owner=spec.owner or "",
             )
         graph.add_edges_from(pairwise(chains[name]), kind="order")
 

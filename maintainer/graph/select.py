@@ -1,8 +1,8 @@
 """Node selection with dbt's grammar.
 
 A selector is ``[@][N]+?METHOD:VALUE+?[N]`` where METHOD is ``table`` (the default for a
-bare word), ``tag``, ``path`` (manifest file or folder, relative to the project),
-``service``, ``state`` (``modified``, ``new``, ``unmodified``, ``old``: against the
+bare word), ``tag``, ``owner`` (the manifest's ``owner:``), ``path`` (manifest file or folder,
+relative to the project), ``service``, ``state`` (``modified``, ``new``, ``unmodified``, ``old``: against the
 manifest.json of ``--state DIR``, see ``maintainer.graph.state``) or ``selector`` (a named
 selection of selectors.yml); values may use shell globs (``*``). A bare ``table.service``
 names one node. Words separated by spaces are a union, selectors joined by commas an
@@ -36,7 +36,7 @@ from maintainer.graph.state import STATE_VALUES, StateComparison
 from maintainer.project.issues import did_you_mean
 from maintainer.project.selectors import SELECTORS_FILE, Selector, SelectorDefinition
 
-METHODS = ("table", "tag", "path", "service", "state", "selector")
+METHODS = ("table", "tag", "owner", "path", "service", "state", "selector")
 _ATOM = re.compile(r"^(?P<at>@)?(?:(?P<up>\d*)\+)?(?P<body>[^+@]+?)(?:\+(?P<down>\d*))?$")
 ALL = -1
 STATE_NEEDS_DIR = "{text} needs --state DIR with a manifest.json from an earlier `maintainer compile`"
@@ -260,13 +260,17 @@ class _Evaluator:
         for node, data in self.graph.nodes(data=True):
             if atom.method == "tag":
                 known.update(data["tags"])
+            elif atom.method == "owner" and data["owner"]:
+                known.add(data["owner"])
             elif atom.method == "path":
                 known.add(data["manifest"])
             elif atom.method == "service":
                 known.update((data["service"], data["block"]))
             else:
                 known.add(node.table)
-        what = {"tag": "tags", "path": "manifests", "service": "services"}.get(atom.method, "tables")
+        what = {"tag": "tags", "owner": "owners", "path": "manifests", "service": "services"}.get(
+            atom.method, "tables"
+        )
         value = atom.value.partition(".")[0] if atom.method == "table" else atom.value
         return f"selector '{atom.text}' matched no node; {did_you_mean(value, known, what)}"
 
@@ -275,6 +279,8 @@ def _matcher(atom: Atom) -> Callable[[NodeId, dict[str, Any]], bool]:
     value = atom.value
     if atom.method == "tag":
         return lambda node, data: any(fnmatch.fnmatchcase(tag, value) for tag in data["tags"])
+    if atom.method == "owner":
+        return lambda node, data: bool(data["owner"]) and fnmatch.fnmatchcase(data["owner"], value)
     if atom.method == "service":
         return lambda node, data: _service_matches(data, value)
     if atom.method == "path":

@@ -28,7 +28,7 @@ LOCATION_FIELDS = frozenset({"manifest", "line"})
 
 def table_checksum(spec: TableSpec) -> str:
     """sha256 of the canonical JSON (sorted keys, no spaces) of the resolved spec."""
-    data = spec.model_dump(mode="json", exclude=set(LOCATION_FIELDS))
+    data = spec.as_json(exclude=frozenset(LOCATION_FIELDS))
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

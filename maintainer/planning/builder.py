@@ -44,6 +44,7 @@ from maintainer.hudi.table import (
     load_timeline,
 )
 from maintainer.logs import fields, get_logger
+from maintainer.planning.budget import candidates, chosen, within_budget
 from maintainer.planning.gates import gated
 from maintainer.planning.metadata_policy import (
     refuse_reason,
@@ -80,6 +81,12 @@ class TableRequest:
     services: tuple[str, ...]
     mor_only: frozenset[str] = frozenset()
     """Services planned on merge-on-read tables only (dropped for copy-on-write)."""
+    full_listing: bool = False
+    """List every partition, whatever the services need (``status`` describes the whole table)."""
+    compaction_keep: frozenset[str] | None = None
+    """With a fleet budget: the only file slices (targets) its compaction may take."""
+    budget: int = 0
+    """The fleet's compaction budget (bytes read), said in the reason of a trimmed compaction."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,8 @@ class BuiltTable:
     plan: TablePlan
     storage: Storage | None
     error: str | None = None
+    state: TableState | None = None
+    """The table the nodes were planned on (None: it could not be read, or was not listed)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,8 @@ def _partitions_needed(
     now: datetime,
     tz: str,
 ) -> list[str] | None:
+    if request.full_listing:
+        return None
     needed: set[str] = set()
     for service in services:
         entry = service_for(service)
@@ -190,12 +201,17 @@ def _with_first_action(node: NodePlan, action: DropMetadataTable) -> NodePlan:
     )
 
 
-def _plan_node(table: TableState, spec: TableSpec, service: str, now: datetime) -> NodePlan:
+def _plan_node(
+    table: TableState, spec: TableSpec, service: str, now: datetime, request: TableRequest | None = None
+) -> NodePlan:
     entry = service_for(service)
     if entry is None:
         return _blocked_node(spec.name, service, unsupported_reason(service))
     try:
-        return reader_checked(gated(entry.plan(table, spec, now), spec), spec, table, now)
+        node = entry.plan(table, spec, now)
+        if request is not None and request.compaction_keep is not None:
+            node = within_budget(node, request.compaction_keep, request.budget, table)
+        return reader_checked(gated(node, spec), spec, table, now)
     except CorruptTableError:
         raise  # damage a planner found (e.g. a compaction input) blocks the whole table
     except MaintainerError as exc:
@@ -203,7 +219,11 @@ def _plan_node(table: TableState, spec: TableSpec, service: str, now: datetime) 
 
 
 def _plan_in_order(
-    table: TableState, spec: TableSpec, services: Iterable[str], now: datetime
+    table: TableState,
+    spec: TableSpec,
+    services: Iterable[str],
+    now: datetime,
+    request: TableRequest | None = None,
 ) -> list[NodePlan]:
     """Plan the nodes in execution order. A node whose service plans on the projection sees
     the table as the earlier nodes will leave it (e.g. the clean after this plan's compaction,
@@ -213,7 +233,7 @@ def _plan_in_order(
     for service in services:
         entry = service_for(service)
         planned_on = projected if entry is not None and entry.plans_on_projection else table
-        node = _plan_node(planned_on, spec, service, now)
+        node = _plan_node(planned_on, spec, service, now, request)
         nodes.append(node)
         if entry is not None:
             # a projection that cannot be made leaves later nodes on the state before this node
@@ -248,10 +268,15 @@ def _plan_synced(
     try:
         mdt = open_fit_for_sync(head)
     except MaintainerError as exc:
-        return head, _blocked(spec.name, services, str(exc))
+        blocked = _blocked(spec.name, services, str(exc))
+        if request.full_listing:  # described as storage has it: the metadata table cannot say
+            return open_for_services(
+                storage, request, services, now, config, head.snapshot.timeline, info
+            ), blocked
+        return head, blocked
     table = open_from_metadata_table(storage, mdt, head.snapshot, request, services, now)
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
-    planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now), strict=True))
+    planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now, request), strict=True))
     nodes = []
     for service in services:
         entry = service_for(service)
@@ -304,7 +329,7 @@ def _plan_nodes(
     first action), before any other node changes the table."""
     spec = request.spec
     info = table.snapshot.metadata_table
-    nodes = _plan_in_order(table, spec, services, now)
+    nodes = _plan_in_order(table, spec, services, now, request)
     if not info.enabled:
         return tuple(nodes)
     first = _first_runnable(nodes)
@@ -359,9 +384,15 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
             reason = refuse_reason(info, config.version, explicit=spec.metadata_table == "refuse")
             head = load_snapshot(storage, [], config=config, metadata_table=info)
             nodes = _blocked(spec.name, services, reason)
+            described = (  # status describes a refused table all the same
+                open_for_services(storage, request, services, now, config, metadata_table=info)
+                if request.full_listing
+                else None
+            )
             return BuiltTable(
                 _table_plan(spec, config.table_type.value, config.version, fingerprint_of(head), nodes),
                 storage,
+                state=described,
             )
         if policy != "sync" or not info.partitions:
             services = tuple(s for s in services if s not in NEEDS_SYNCED_METADATA_TABLE)
@@ -374,7 +405,7 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes
         )
-        return BuiltTable(plan, storage)
+        return BuiltTable(plan, storage, state=table)
     except CorruptTableError as exc:
         message = redact(f"table {spec.name} ({spec.path}) is damaged, none of its nodes runs: {exc}")
         nodes = _blocked(spec.name, request.services, message)
@@ -408,16 +439,14 @@ def _payloads(tables: Iterable[BuiltTable], plan_id: str) -> dict[str, bytes]:
     return payloads
 
 
-def build_plan(
-    project: str,
-    target: str,
+def build_tables(
     requests: Iterable[TableRequest],
     storage_options: Mapping[str, object],
     now: datetime,
     threads: int = 4,
     on_table_done: Callable[[str], None] | None = None,
-) -> BuiltPlan:
-    """Plan every requested table (``threads`` at once); tables in the plan are sorted by name."""
+) -> list[BuiltTable]:
+    """Plan every requested table (``threads`` at once), sorted by name."""
 
     def one(request: TableRequest) -> BuiltTable:
         built = build_table(request, storage_options, now)
@@ -427,7 +456,46 @@ def build_plan(
 
     ordered = sorted(requests, key=lambda r: r.spec.name)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        built = list(pool.map(one, ordered))
+        return list(pool.map(one, ordered))
+
+
+def _within_budget(
+    built: list[BuiltTable],
+    requests: list[TableRequest],
+    budget: int,
+    storage_options: Mapping[str, object],
+    now: datetime,
+    threads: int,
+) -> list[BuiltTable]:
+    """Plan again, each with the slices the budget gives it, the tables whose compaction the
+    budget trims."""
+    keep = chosen(candidates(n for b in built for n in b.plan.nodes), budget)
+    again = [
+        replace(r, compaction_keep=keep[r.spec.name], budget=budget) for r in requests if r.spec.name in keep
+    ]
+    if not again:
+        return built
+    replanned = {b.plan.name: b for b in build_tables(again, storage_options, now, threads)}
+    return [replanned.get(b.plan.name, b) for b in built]
+
+
+def build_plan(
+    project: str,
+    target: str,
+    requests: Iterable[TableRequest],
+    storage_options: Mapping[str, object],
+    now: datetime,
+    threads: int = 4,
+    on_table_done: Callable[[str], None] | None = None,
+    budget: int | None = None,
+) -> BuiltPlan:
+    """Plan every requested table (``threads`` at once); tables in the plan are sorted by name.
+    With a compaction ``budget`` (bytes read) the fleet's compactions are trimmed to it (see
+    :mod:`maintainer.planning.budget`)."""
+    requests = list(requests)
+    built = build_tables(requests, storage_options, now, threads, on_table_done)
+    if budget is not None:
+        built = _within_budget(built, requests, budget, storage_options, now, threads)
     plan = Plan(project=project, target=target, tables=tuple(b.plan for b in built))
     with paused_gc():
         body = plan.body()

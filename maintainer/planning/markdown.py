@@ -18,7 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from maintainer.artifact.model import DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
+from maintainer.artifact.model import CompactionEffect, DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
 from maintainer.console import printable
 from maintainer.planning.changes import KIND_ORDER, TABLES_NAMED, ChangeGroup, ChangeKind
 from maintainer.planning.describe import (
@@ -49,6 +49,7 @@ IDLE_NAMES_SHOWN = 50
 PARTITIONS_SHOWN = 20
 FILES_SHOWN = 10
 ACTIONS_SHOWN = 10
+DEFERRED_SHOWN = 20
 REASON_CHARS = 400
 
 
@@ -261,6 +262,37 @@ def _blocked(plan: Plan) -> list[str]:
     return [*lines, ""]
 
 
+def _deferred(plan: Plan) -> list[str]:
+    """The file slices the fleet's compaction budget left for a later plan, best value first."""
+    rows = [
+        (node.table, slice_)
+        for node in plan.nodes()
+        if isinstance(node.effect, CompactionEffect)
+        for slice_ in node.effect.deferred
+    ]
+    if not rows:
+        return []
+    rows.sort(key=lambda row: (-row[1].value, row[1].input_bytes, row[0], row[1].target))
+    total = sum(s.input_bytes for _, s in rows)
+    lines = [
+        f"### Deferred by the compaction budget ({len(rows):,} file slices, {human_bytes(total)} to read)",
+        "",
+        "Worth less per byte read than the slices taken; the table's next compaction takes them "
+        "(when its trigger fires again). Value: log bytes removed from every read per byte read.",
+        "",
+        "| table | file slice | reads | log bytes | value |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {code(table, cell=True)} | {code(s.target, cell=True)} | {human_bytes(s.input_bytes)} | "
+        f"{human_bytes(s.log_bytes)} | {s.value:.3f} |"
+        for table, s in rows[:DEFERRED_SHOWN]
+    ]
+    if len(rows) > DEFERRED_SHOWN:
+        lines.append(f"\nFirst {DEFERRED_SHOWN} of {len(rows):,} (all in plan.json).")
+    return [*lines, ""]
+
+
 def _idle(idle: list[TableFigures]) -> list[str]:
     if not idle:
         return []
@@ -351,6 +383,7 @@ def render_markdown(plan: Plan, plan_id: str, review: ReviewContext | None = Non
     lines += _changes(review)
     lines += _changed_tables(changed)
     lines += _blocked(plan)
+    lines += _deferred(plan)
     lines += _idle(idle)
     head = "\n".join(lines)
     with_details = [f for f in figures if f.changes or (f.blocked and shared_block_reason(f.table) is None)]

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from maintainer.catalog import SERVICE_BLOCKS
-from maintainer.project.gates import GatesSpec
+from maintainer.project.gates import ByteSize, GatesSpec
+from maintainer.project.objectives import ObjectivesSpec
 from maintainer.project.readers import ReaderSpec
 from maintainer.project.services import (
     ArchiveSpec,
@@ -73,6 +74,11 @@ class DefaultsBlock(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
 
 
 class TableEntry(FrozenModel):
@@ -100,6 +106,11 @@ class TableEntry(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
 
 
 class ManifestFile(FrozenModel):
@@ -107,6 +118,15 @@ class ManifestFile(FrozenModel):
 
     version: Literal[1]
     tables: list[TableEntry] = Field(default_factory=list)
+
+
+class BudgetSpec(FrozenModel):
+    """The fleet's budget for one plan."""
+
+    compaction_bytes: ByteSize | None = None
+    """At most this many bytes read by all of a plan's compactions (e.g. 200GiB): the slices worth
+    most per byte read (log bytes removed from every read per byte read) are taken first, the
+    others deferred to a later plan and listed in plan.md."""
 
 
 class ProjectConfig(FrozenModel):
@@ -128,8 +148,15 @@ class ProjectConfig(FrozenModel):
     vars: dict[str, Any] = Field(default_factory=dict)
     """Values for var() in manifests (their strings may use env_var()); --vars overrides them."""
     defaults: DefaultsBlock = DefaultsBlock()
+    budget: BudgetSpec | None = None
+    """What one plan may take on across the fleet (``compaction_bytes``: bytes its compactions
+    read); ``plan --budget-bytes`` overrides it."""
 
     _state_location = field_validator("state")(check_state_location)
+
+
+OMITTED_WHILE_UNSET = ("owner", "slo")
+"""TableSpec fields added after manifest.json format 1 (see :meth:`TableSpec.as_json`)."""
 
 
 class TableSpec(FrozenModel):
@@ -156,6 +183,21 @@ class TableSpec(FrozenModel):
     readers: tuple[ReaderSpec, ...] | None = None
     """Who reads the table and how far back: a clean or archive that would remove what one of
     them still needs is planned blocked, naming the reader."""
+    owner: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    """Who answers for the table (a team or a person): ``maintainer status`` groups by it."""
+    slo: ObjectivesSpec | None = None
+    """Objectives ``maintainer status`` checks (max_log_files_per_slice, max_pending_age,
+    max_small_file_share, max_active_instants, max_since_clean)."""
+
+    def as_json(self, exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
+        """The spec as JSON values (manifest.json, checksums, the review); the fields added after
+        manifest.json format 1 are left out while unset, so that the checksums and specs kept by
+        earlier versions still compare equal."""
+        data: dict[str, Any] = self.model_dump(mode="json", exclude=set(exclude))
+        for name in OMITTED_WHILE_UNSET:
+            if data.get(name, ...) is None:
+                del data[name]
+        return data
 
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)

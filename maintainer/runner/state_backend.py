@@ -69,6 +69,11 @@ LEGACY_APPLIED_PATH = "last_applied/applied.json"
 RUNS_DIR = "runs"
 RUN_RESULTS_FILE = "run_results.json"
 RUN_TABLES_FILE = "tables.json"
+HEALTH_PATH = "history/health.json"
+"""Per table, the health figures before and after each apply (``maintainer status --history``):
+one object, merged under a conditional write like the manifest, the newest
+:data:`HEALTH_POINTS` applies kept per table."""
+HEALTH_POINTS = 200
 STATE_WRITE_ATTEMPTS = 8
 RETRY_BASE_S = 0.05
 MAX_STATE_BYTES = 64 * 1024 * 1024
@@ -145,6 +150,23 @@ def _decode(data: bytes, uri: str) -> Baseline:
     return parse_baseline(data, what=f"the state {uri}", where=uri, error=StorageError, hint=_HINT)
 
 
+def _health_tables(data: bytes, uri: str) -> dict[str, list[dict[str, Any]]]:
+    """The ``tables`` of the health history; its entries are read strictly by ``status``."""
+    hint = "it is written by maintainer apply: delete it to start the history again"
+    if len(data) > MAX_STATE_BYTES:
+        raise StorageError(f"{uri} is larger than {MAX_STATE_BYTES} bytes", where=uri, hint=hint)
+    try:
+        parsed = json.loads(data)
+    except ValueError as exc:
+        raise StorageError(f"{uri} is not JSON: {exc}", where=uri, hint=hint) from None
+    tables = parsed.get("tables") if isinstance(parsed, dict) and parsed.get("version") == 1 else None
+    if not isinstance(tables, dict) or not all(
+        isinstance(v, list) and all(isinstance(e, dict) for e in v) for v in tables.values()
+    ):
+        raise StorageError(f"{uri} is not a version 1 health history", where=uri, hint=hint)
+    return {str(name): list(entries) for name, entries in tables.items()}
+
+
 def _encode(data: Mapping[str, Any]) -> bytes:
     return (json.dumps(data, sort_keys=True) + "\n").encode("utf-8")
 
@@ -213,17 +235,24 @@ class StateBackend:
         metadata: ManifestMetadata,
     ) -> StateUpdate:
         """Merge ``tables`` (name -> the applied plan's manifest entry) into the state."""
-        uri = self.manifest_uri
+        attempts = self._merged_retrying(
+            self.manifest_uri, lambda: self._write_merged(tables, applied, metadata)
+        )
+        return StateUpdate(self.manifest_uri, attempts, tuple(sorted(tables)))
+
+    def _merged_retrying(self, uri: str, write_once: Callable[[], None]) -> int:
+        """Run ``write_once`` (read, merge, conditional write) until a write is accepted; the
+        number of attempts it took."""
         refused: StorageError | None = None
         for attempt in range(1, STATE_WRITE_ATTEMPTS + 1):
             try:
-                self._write_merged(tables, applied, metadata)
+                write_once()
             except (FileExistsInStorageError, PreconditionFailedError, StorageUnavailableError) as exc:
                 refused = exc
                 if attempt < STATE_WRITE_ATTEMPTS:  # another apply wrote in between: read and merge again
                     self._sleep(RETRY_BASE_S * attempt * (1 + random.random()))
                 continue
-            return StateUpdate(uri, attempt, tuple(sorted(tables)))
+            return attempt
         raise StateConflictError(
             f"the state {uri} kept changing under this apply: {STATE_WRITE_ATTEMPTS} conditional "
             f"writes, each merged again from a fresh read, were refused (the last: {refused})",
@@ -231,6 +260,29 @@ class StateBackend:
             hint="other applies are updating the same state at the same time: run them one at a "
             "time (one concurrency group), or apply again to record this one",
         )
+
+    def record_health(self, entries: Mapping[str, Mapping[str, Any]]) -> int:
+        """Append one entry per table (its figures before and after an apply) to the health
+        history, keeping the newest :data:`HEALTH_POINTS` per table; the attempts it took."""
+        return self._merged_retrying(self.where(HEALTH_PATH), lambda: self._write_health(entries))
+
+    def read_health(self) -> dict[str, list[dict[str, Any]]]:
+        """The health history: per table, its entries oldest first (empty when none yet)."""
+        found = self.store.read_versioned(HEALTH_PATH, limit=MAX_STATE_BYTES)
+        return {} if found is None else _health_tables(found.data, self.where(HEALTH_PATH))
+
+    def _write_health(self, entries: Mapping[str, Mapping[str, Any]]) -> None:
+        found = self.store.read_versioned(HEALTH_PATH, limit=MAX_STATE_BYTES)
+        tables = _health_tables(found.data, self.where(HEALTH_PATH)) if found else {}
+        for name, entry in entries.items():
+            tables[name] = [*tables.get(name, []), dict(entry)][-HEALTH_POINTS:]
+        data = _encode({"version": 1, "tables": dict(sorted(tables.items()))})
+        if found is None:
+            self.store.create_if_absent(HEALTH_PATH, data)
+            self.store.verify_refuses_create(HEALTH_PATH, data)
+        else:
+            self.store.replace_if_version(HEALTH_PATH, data, found.version)
+            self.store.verify_refuses_stale_replace(HEALTH_PATH, data)
 
     def _write_merged(
         self, tables: Mapping[str, ManifestTable], applied: Applied, metadata: ManifestMetadata

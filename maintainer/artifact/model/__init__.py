@@ -7,6 +7,7 @@ from maintainer.artifact.model.common import METADATA_TABLE_PATH, DropMetadataTa
 from maintainer.artifact.model.compaction import (
     CompactionEffect,
     CompactSlice,
+    DeferredSlice,
     ExecutePendingCompaction,
     SkippedSliceRecord,
     SliceFile,
@@ -56,6 +57,7 @@ __all__ = [
     "CompactSlice",
     "CompactionEffect",
     "CreateSavepoint",
+    "DeferredSlice",
     "DeleteFile",
     "DeletePartition",
     "DeleteSavepoint",

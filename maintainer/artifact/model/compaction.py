@@ -90,6 +90,18 @@ class SkippedSliceRecord(PlanRecord):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DeferredSlice(PlanRecord):
+    """A file slice the fleet's compaction budget leaves for a later plan: it was worth less
+    per byte read than the slices taken."""
+
+    target: str
+    input_bytes: int
+    log_bytes: int
+    value: float
+    """Log bytes a compaction removes from reads per byte it reads (log_bytes / input_bytes)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompactionEffect(PlanRecord):
     kind: Literal["compaction"] = "compaction"
     pending_instants: tuple[str, ...]
@@ -99,3 +111,10 @@ class CompactionEffect(PlanRecord):
     expected_output_bytes: int
     strategy: str
     skipped: tuple[SkippedSliceRecord, ...]
+    read_amplification_before: float | None = None
+    """Log bytes over base bytes of the table's latest file slices now (None: no base bytes)."""
+    read_amplification_after: float | None = None
+    """The same once this compaction's slices are compacted (their logs gone, their base files
+    about the expected output)."""
+    deferred: tuple[DeferredSlice, ...] = ()
+    """Slices the fleet's compaction budget leaves for later (``budget:``, ``plan --budget-bytes``)."""

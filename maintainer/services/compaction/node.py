@@ -123,10 +123,40 @@ def plan_compaction_service(table: TableState, spec: TableSpec, now: datetime) -
         i for i in table.snapshot.timeline.pending_compactions() if i.timestamp in result.pending_instants
     ]
     verify_inputs(table, result.operations, pending)
-    node = node_from_result(spec.name, result, pending_requested_hashes(table, pending))
+    node = with_read_amplification(
+        node_from_result(spec.name, result, pending_requested_hashes(table, pending)), table
+    )
     if table.projection is None or node.status is NodeStatus.NO_OP:
         return node
     return replace(node, reasons=(table.projection.description, *node.reasons))
+
+
+def read_amplification(log_bytes: int, base_bytes: int) -> float | None:
+    return round(log_bytes / base_bytes, 4) if base_bytes else None
+
+
+def with_read_amplification(node: NodePlan, table: TableState) -> NodePlan:
+    """The node's effect with the table's read amplification (log bytes over base bytes of the
+    latest slices) now and once its slices are compacted."""
+    effect = node.effect
+    if not isinstance(effect, CompactionEffect):
+        return node
+    slices = table.view.latest_slices()
+    logs = sum(f.size for s in slices for f in s.log_files)
+    bases = sum(s.base_file.size for s in slices if s.base_file is not None)
+    compacted = approved_operations(node)
+    logs_after = logs - sum(op.log_bytes for op in compacted)
+    bases_after = bases + sum(
+        op.expected_output_bytes - (op.base_file.size if op.base_file else 0) for op in compacted
+    )
+    return replace(
+        node,
+        effect=replace(
+            effect,
+            read_amplification_before=read_amplification(logs, bases),
+            read_amplification_after=read_amplification(logs_after, bases_after),
+        ),
+    )
 
 
 def compaction_partitions(
