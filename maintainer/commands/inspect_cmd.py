@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,11 @@ import click
 from rich.table import Table
 from rich.tree import Tree
 
+from maintainer.clock import utc_now
 from maintainer.commands.options import table_storage_options
 from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
-from maintainer.hudi.file_groups.integrity import find_interrupted_completions
+from maintainer.hudi.file_groups.integrity import find_interrupted_completions, inspect_table
 from maintainer.hudi.inspection import describe
 from maintainer.hudi.instants.time_travel import as_of_instant, check_time_travel
 from maintainer.hudi.loading import TableState, open_table
@@ -22,6 +24,27 @@ from maintainer.hudi.logformat import LogBlock
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.inspection import describe_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.orphans import find_orphans
+from maintainer.project.durations import format_duration, parse_duration
+
+ORPHANS_SHOWN = 10
+
+
+class DurationType(click.ParamType):  # type: ignore[type-arg]
+    """A duration as the manifests write it (``30m``, ``1h``, ``7d``)."""
+
+    name = "duration"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> timedelta:
+        if isinstance(value, timedelta):
+            return value
+        try:
+            return parse_duration(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+DURATION = DurationType()
 
 
 @click.command("inspect")
@@ -48,6 +71,15 @@ from maintainer.hudi.metadata.table import open_metadata_table
 @click.option(
     "--read-optimized", is_flag=True, help="With --records: read base files only (MOR read-optimized view)."
 )
+@click.option(
+    "--orphan-min-age",
+    "orphan_min_age",
+    type=DURATION,
+    default="7d",
+    show_default=True,
+    metavar="DURATION",
+    help="Orphan files younger than this are not listed (a writer may not have committed them yet).",
+)
 @table_storage_options(by_name=True)
 @click.option(
     "--check-metadata",
@@ -63,6 +95,7 @@ from maintainer.hudi.metadata.table import open_metadata_table
 def command(
     path: str,
     output_format: str,
+    orphan_min_age: timedelta,
     records: bool,
     as_of: str | None,
     read_optimized: bool,
@@ -99,6 +132,7 @@ def command(
     if as_of is not None or read_optimized:
         raise click.UsageError("--as-of and --read-optimized go with --records")
     state = describe(table.snapshot, table.view)
+    state["orphans"] = _describe_orphans(table, orphan_min_age)
     check = _describe_metadata_table(table, state, check_metadata)
     if output_format == "json":
         stdout.out(json.dumps(state, indent=2, sort_keys=True), highlight=False)
@@ -177,7 +211,35 @@ def _render_text(state: dict[str, Any]) -> None:
     )
     _render_timeline(state)
     _render_partitions(state)
+    _render_orphans(state["orphans"])
     _render_metadata_table(state["metadata_table"])
+
+
+def _describe_orphans(table: TableState, min_age: timedelta) -> dict[str, Any]:
+    """The table's orphan files (:mod:`maintainer.hudi.orphans`), as inspect's JSON has them."""
+    referenced = inspect_table(table.storage, table.snapshot).referenced
+    found = find_orphans(table, referenced, utc_now(), min_age)
+    return {
+        "files": len(found.orphans),
+        "bytes": found.bytes,
+        "min_age": format_duration(min_age),
+        "left_alone": {"pending": found.pending, "archived": found.archived, "young": found.young},
+        "list": [
+            {"path": o.path, "size": o.size, "age_seconds": o.age_seconds, "kind": o.kind, "reason": o.reason}
+            for o in found.orphans
+        ],
+    }
+
+
+def _render_orphans(orphans: dict[str, Any]) -> None:
+    if not orphans["files"]:
+        return
+    stdout.print(
+        f"[yellow]orphan files:[/yellow] {orphans['files']} ({_size(orphans['bytes'])}), older than "
+        f"{orphans['min_age']}; no instant accounts for them (--format json lists why)"
+    )
+    for orphan in orphans["list"][:ORPHANS_SHOWN]:
+        stdout.print(f"  {literal(orphan['path'])} ({_size(orphan['size'])}): {literal(orphan['reason'])}")
 
 
 def _render_timeline(state: dict[str, Any]) -> None:

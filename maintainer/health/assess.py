@@ -150,6 +150,7 @@ def described(
         timeline=figures.timeline,
         metadata_table=fig.metadata_figures(table),
         why_not=why_not(nodes),
+        orphans=fig.orphan_figures(table, now),
     )
 
 

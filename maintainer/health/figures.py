@@ -14,6 +14,7 @@ from maintainer.health.records import (
     LastRun,
     LogBacklog,
     MetadataFigures,
+    OrphanFigures,
     PendingInstant,
     SmallFiles,
     TimelineFigures,
@@ -25,6 +26,7 @@ from maintainer.hudi.instants.instant import Action, Instant, State, instant_tim
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.sync import sync_status
+from maintainer.hudi.orphans import find_orphans
 from maintainer.project.models import TableSpec
 
 
@@ -191,4 +193,13 @@ def metadata_figures(table: TableState) -> MetadataFigures | None:
         deltacommits_since_compaction=len(since),
         last_compaction=last.timestamp if last is not None else None,
         in_sync=not sync_status(table.snapshot.timeline, mdt).problems(),
+    )
+
+
+def orphan_figures(table: TableState, now: datetime) -> OrphanFigures | None:
+    if table.referenced is None:
+        return None
+    found = find_orphans(table, table.referenced, now)
+    return OrphanFigures(
+        files=len(found.orphans), bytes=found.bytes, left_alone=found.pending + found.archived + found.young
     )

@@ -173,6 +173,8 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("maintainer_table_last_compaction_age_seconds", "gauge", "Age of the last completed compaction."),
     ("maintainer_table_metadata_deltacommits", "gauge", "Metadata deltacommits since its compaction."),
     ("maintainer_table_metadata_in_sync", "gauge", "1 when the metadata table has the latest instant."),
+    ("maintainer_table_orphan_files", "gauge", "Files no instant accounts for (older than 7 days)."),
+    ("maintainer_table_orphan_bytes", "gauge", "Bytes of the orphan files."),
 )  # fmt: skip
 
 
@@ -214,6 +216,8 @@ def table_metrics(table: TableHealth) -> dict[str, float | None]:
             float(mdt.deltacommits_since_compaction) if mdt else None
         ),
         "maintainer_table_metadata_in_sync": (1.0 if mdt.in_sync else 0.0) if mdt else None,
+        "maintainer_table_orphan_files": float(table.orphans.files) if table.orphans else None,
+        "maintainer_table_orphan_bytes": float(table.orphans.bytes) if table.orphans else None,
     }  # fmt: skip
 
 

@@ -97,6 +97,16 @@ class MetadataFigures(Record):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class OrphanFigures(Record):
+    """Files no instant accounts for, older than 7 days (``maintainer inspect`` lists them)."""
+
+    files: int
+    bytes: int
+    left_alone: int
+    """Files not judged: of pending instants, older than the active timeline, or young."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WhyNot(Record):
     """A selected service's plan for the table, as ``maintainer plan`` would make it."""
 
@@ -176,6 +186,8 @@ class TableHealth(Record):
     timeline: TimelineFigures | None
     metadata_table: MetadataFigures | None
     why_not: tuple[WhyNot, ...]
+    orphans: OrphanFigures | None = None
+    """None: not judged (the table's instants were not read, or it could not be read)."""
     history: tuple[HistoryEntry, ...] = ()
     """What each recorded apply changed, oldest first (``status --history``; empty without it)."""
 

@@ -35,6 +35,9 @@ class TableState:
     view: FileSystemView
     projection: Projection | None = None
     committed: Mapping[str, CommittedSize] = field(default_factory=dict, repr=False, compare=False)
+    referenced: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    """The data files the active timeline's completed instants account for (None: not read,
+    ``verify=False``); see :mod:`maintainer.hudi.file_groups.orphans`."""
     """Data file path -> the size its write stats recorded (from the integrity check)."""
     interrupted: tuple[InterruptedCompletion, ...] = field(default=(), compare=False)
     """Completions cut short, read as inflight (the snapshot's timeline already reads them so;
@@ -79,14 +82,18 @@ def read_table_state(
         storage, partitions, listed, config=config, timeline=timeline, metadata_table=metadata_table
     )
     committed: Mapping[str, CommittedSize] = {}
+    referenced: frozenset[str] | None = None
     interrupted: tuple[InterruptedCompletion, ...] = ()
     if verify:
         inspection = verify_table(storage, snapshot)
         committed, interrupted = inspection.committed, tuple(inspection.interrupted)
+        referenced = inspection.referenced
         if interrupted:
             snapshot = replace(snapshot, timeline=without_interrupted(snapshot.timeline, interrupted))
         if listed is not None:
             verify_newest_on_storage(storage, committed)
     inputs = load_view_inputs(storage, snapshot)
     view = build_view(snapshot.timeline, snapshot.listings, inputs)
-    return TableState(storage, snapshot, view, committed=committed, interrupted=interrupted)
+    return TableState(
+        storage, snapshot, view, committed=committed, interrupted=interrupted, referenced=referenced
+    )

@@ -303,7 +303,7 @@ def open_from_metadata_table(
     Apply lists the partitions it changes from storage again. ``head``: the table's properties
     and timeline as already read (not read again)."""
     config, timeline, info = head.config, head.timeline, head.metadata_table
-    if timeline.pending_writes():
+    if timeline.pending_writes() or request.full_listing:  # status describes storage as it is
         table = open_for_services(storage, request, services, now, config, timeline, info)
     else:
         tz = mdt.state.snapshot.config.timeline_timezone

@@ -5,8 +5,11 @@ alerts on."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -324,3 +327,28 @@ def test_tables_are_grouped_by_owner(
     assert owners == [("ingest", 2, 1), ("finance", 1, 0)]
     assert status(root, "--format", "markdown") == EXIT_OVERDUE
     assert "| ingest | 2 | 1 | 0 |" in capsys.readouterr().out
+
+
+def test_orphan_files_are_counted_and_inspect_lists_them(
+    lake: Callable[[dict[str, str]], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = lake({COW_V9: "", COW_V6: ""})
+    table = Path(by_path(root)[COW_V9])
+    base = next(p for p in table.rglob("*.parquet") if ".hoodie" not in p.parts)
+    file_id, _, rest = base.name.split("_", 2)
+    stray = base.with_name(f"{file_id}_9-9-9_{rest}")
+    shutil.copy(base, stray)
+    old = time.time() - 10 * 86400
+    os.utime(stray, (old, old))
+    _, data = status_json(root, capsys)
+    assert by_table(data)[COW_V9]["orphans"] == {"files": 1, "bytes": stray.stat().st_size, "left_alone": 0}
+    assert by_table(data)[COW_V6]["orphans"]["files"] == 0
+    assert main(["inspect", str(table), "--format", "json"]) == 0
+    orphans = json.loads(capsys.readouterr().out)["orphans"]
+    assert [(Path(o["path"]).name, o["kind"]) for o in orphans["list"]] == [
+        (stray.name, "not_in_write_stats")
+    ]
+    assert main(["inspect", str(table)]) == 0
+    assert "orphan files: 1" in capsys.readouterr().out
+    assert main(["inspect", str(table), "--orphan-min-age", "30d", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["orphans"]["files"] == 0

@@ -238,6 +238,9 @@ class DecodedInstants:
     commits: CommitFiles
     findings: list[Finding]
     interrupted: list[InterruptedCompletion]
+    rollback_logs: frozenset[str] = frozenset()
+    """Log files completed rollbacks account for (v6: the command blocks they appended, and the
+    failed commit's logs they left in place), as paths relative to the table."""
 
 
 def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> DecodedInstants:
@@ -247,6 +250,7 @@ def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> DecodedIn
     commits: dict[str, list[CommittedFile]] = {}
     findings: list[Finding] = []
     interrupted: list[InterruptedCompletion] = []
+    rollback_logs: set[str] = set()
     entries = {(e.timestamp, e.instant.action): e for e in snapshot.timeline.entries}
     for item in instant_files_to_decode(snapshot):
         path = snapshot.timeline.file_path(item.instant, item.state)
@@ -268,7 +272,20 @@ def decode_instant_files(storage: Storage, snapshot: TableSnapshot) -> DecodedIn
             continue
         if item.state is State.COMPLETED and item.instant.action in COMMIT_ACTIONS:
             commits[item.instant.timestamp] = decoded
-    return DecodedInstants(commits, findings, interrupted)
+        elif item.state is State.COMPLETED and isinstance(decoded, payloads.RollbackMetadata):
+            rollback_logs.update(rolled_back_logs(decoded))
+    return DecodedInstants(commits, findings, interrupted, frozenset(rollback_logs))
+
+
+def rolled_back_logs(metadata: payloads.RollbackMetadata) -> set[str]:
+    """The log files a completed rollback accounts for, relative to the table (Hudi records
+    them as absolute paths or as names; the partition is the metadata's key)."""
+    found: set[str] = set()
+    for partition, meta in metadata.partition_metadata.items():
+        for path in (*(meta.rollback_log_files or {}), *(meta.log_files_from_failed_commit or {})):
+            name = path.rstrip("/").rpartition("/")[2]
+            found.add(f"{partition}/{name}" if partition else name)
+    return found
 
 
 # -- data file sizes -------------------------------------------------------------------------
@@ -361,6 +378,9 @@ class Inspection:
     findings: list[Finding]
     committed: dict[str, CommittedSize]
     interrupted: list[InterruptedCompletion]
+    referenced: frozenset[str] = frozenset()
+    """Every data file the active timeline's completed instants account for (write stats of
+    commits, log files of rollbacks), relative to the table, sizes recorded or not."""
 
 
 def inspect_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
@@ -370,7 +390,9 @@ def inspect_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
     decoded = decode_instant_files(storage, snapshot)
     committed = committed_sizes(decoded.commits)
     findings = decoded.findings + size_findings(snapshot.listings, committed)
-    return Inspection(findings, committed, decoded.interrupted)
+    written = frozenset(path for files in decoded.commits.values() for path, _ in files)
+    referenced = written | decoded.rollback_logs
+    return Inspection(findings, committed, decoded.interrupted, referenced)
 
 
 def verify_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
