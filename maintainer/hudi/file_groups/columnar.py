@@ -22,11 +22,12 @@ table batch by batch (:func:`view_batches`), so memory follows the batch, not th
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from maintainer.hudi.file_groups import fsview
 from maintainer.hudi.file_groups.datafiles import parse_data_file_name
@@ -35,7 +36,7 @@ from maintainer.hudi.file_groups.filenames import PARTITION_METADATA_PREFIX
 from maintainer.hudi.file_groups.fsview import ViewInputs
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.storage import FileInfo
-from maintainer.storage.columns import Names
+from maintainer.storage.columns import SEPARATOR, Names, OptionalInts
 from maintainer.storage.listing import DirListing, Listings
 
 BATCH_FILES = 100_000
@@ -94,23 +95,50 @@ def _entries(listing: DirListing) -> tuple[list[str], list[int | None]]:
     return [names[i] for i in kept], [sizes[i] for i in kept]
 
 
+def _joined_columns(listings: list[DirListing]) -> tuple[list[str], list[pa.Array], list[int]] | None:
+    """Each listing's names as one NUL-separated text, sizes as Arrow and entry count, when
+    every listing holds them so (:class:`Names`, :class:`OptionalInts`) and no folder: the
+    columns are then made without a Python object per entry. None otherwise."""
+    texts: list[str] = []
+    sizes: list[pa.Array] = []
+    counts: list[int] = []
+    for listing in listings:
+        names, listed_sizes = listing.names, listing.sizes
+        joined = names.joined() if isinstance(names, Names) else None
+        if joined is None or not isinstance(listed_sizes, OptionalInts) or True in listing.is_dir:
+            return None
+        if len(names):
+            texts.append(joined)
+            sizes.append(listed_sizes.as_arrow())
+        counts.append(len(names))
+    return texts, sizes, counts
+
+
 def listed_frame(listings: Mapping[str, Iterable[FileInfo]], partitions: tuple[str, ...]) -> pl.DataFrame:
     """``part``, ``name``, ``size`` of every file (not folder) the partitions' listings hold."""
-    names: list[str] = []
-    sizes: list[int | None] = []
-    parts = array("I")
-    for index, partition in enumerate(partitions):
-        listed_names, listed_sizes = _entries(_dir_listing(listings, partition))
-        names += listed_names
-        sizes += listed_sizes
-        parts.extend(array("I", [index]) * len(listed_names))
-    return pl.DataFrame(
-        {
-            "part": pl.Series(parts, dtype=pl.UInt32),
-            "name": pl.Series(names, dtype=pl.String),
-            "size": pl.Series(sizes, dtype=pl.Int64).fill_null(0),
-        }
-    )
+    dir_listings = [_dir_listing(listings, partition) for partition in partitions]
+    joined = _joined_columns(dir_listings)
+    if joined is not None:
+        texts, size_arrays, counts = joined
+        names = (
+            pl.Series([SEPARATOR.join(texts)], dtype=pl.String).str.split(SEPARATOR).explode()
+            if texts
+            else pl.Series([], dtype=pl.String)
+        )
+        sizes = pl.Series(pa.concat_arrays(size_arrays) if size_arrays else pa.array([], pa.int64()))
+    else:
+        listed_names: list[str] = []
+        listed_sizes: list[int | None] = []
+        counts = []
+        for listing in dir_listings:
+            entry_names, entry_sizes = _entries(listing)
+            listed_names += entry_names
+            listed_sizes += entry_sizes
+            counts.append(len(entry_names))
+        names = pl.Series(listed_names, dtype=pl.String)
+        sizes = pl.Series(listed_sizes, dtype=pl.Int64)
+    parts = np.repeat(np.arange(len(partitions), dtype=np.uint32), counts)
+    return pl.DataFrame({"part": parts, "name": names, "size": sizes.fill_null(0)})
 
 
 # -- names ------------------------------------------------------------------------------------
