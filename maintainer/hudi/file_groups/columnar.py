@@ -69,8 +69,8 @@ class ColumnarBatch:
 
     ``files``: one row per visible data file (:data:`FILE_COLUMNS` and ``slice``, its slice's
     base instant); ``slices``: one row per slice (``part``, ``file_id``, ``slice``), also the
-    empty ones a pending compaction opens; ``uncommitted``: per partition index, its data files
-    no completed instant wrote."""
+    empty ones a pending compaction opens; ``uncommitted``: per partition index, how many of
+    its data files no completed instant wrote (failed or running writes)."""
 
     partitions: tuple[str, ...]
     files: pl.DataFrame
