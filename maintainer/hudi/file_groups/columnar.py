@@ -81,7 +81,8 @@ class ColumnarBatch:
 # -- listing to frame ---------------------------------------------------------------------
 
 
-def _dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
+def dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
+    """The columns of a partition's listing: as loaded, or from its entries."""
     if isinstance(listings, Listings):
         return listings.dir_listing(partition)
     return DirListing.from_infos(partition, listings[partition])
@@ -118,7 +119,7 @@ def _joined_columns(listings: list[DirListing]) -> tuple[list[str], list[pa.Arra
 
 def listed_frame(listings: Mapping[str, Iterable[FileInfo]], partitions: tuple[str, ...]) -> pl.DataFrame:
     """``part``, ``name``, ``size`` of every file (not folder) the partitions' listings hold."""
-    dir_listings = [_dir_listing(listings, partition) for partition in partitions]
+    dir_listings = [dir_listing(listings, partition) for partition in partitions]
     joined = _joined_columns(dir_listings)
     if joined is not None:
         texts, size_arrays, counts = joined
@@ -411,7 +412,7 @@ def _batches(
     entries = 0
     for partition in partitions:
         batch.append(partition)
-        entries += len(_dir_listing(listings, partition))
+        entries += len(dir_listing(listings, partition))
         if entries >= limit:
             yield tuple(batch)
             batch, entries = [], 0

@@ -36,7 +36,7 @@ from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_av
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.clean.columnar import columnar_partitions
+from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.executor import (
     BeforeComplete,
     CleanRun,
@@ -75,7 +75,7 @@ def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanP
     settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)
-    return plan_clean(inputs, settings, now, columnar_partitions(table.snapshot.listings))
+    return plan_clean(inputs, settings, now, partitions_planner(table.snapshot.listings))
 
 
 class CleanExecutor:

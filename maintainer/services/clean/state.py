@@ -22,7 +22,7 @@ from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.projection import Projection
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.columnar import columnar_partitions
+from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
@@ -202,10 +202,10 @@ def _scanned_inputs(
 
 def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
     """What a clean of this table would delete now (the same rules on plan and on apply): on the
-    columnar view of the scanned listings (:mod:`.columnar`), or on the object view of a table
-    projected after earlier nodes of the plan."""
+    columnar view of the scanned listings (:mod:`.columnar`; the object view for a scan of a
+    few thousand files or a table projected after earlier nodes of the plan)."""
     spec = table_spec.clean or CleanSpec()
     inputs, settings, listings = _scanned_inputs(table, spec, now)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)
-    return plan_clean(inputs, settings, now, columnar_partitions(listings))
+    return plan_clean(inputs, settings, now, partitions_planner(listings))
