@@ -16,6 +16,9 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 SEPARATOR = "\0"
 _NONE = -(2**63)
 """Stands for None in :class:`OptionalInts` (no size or time in nanoseconds is this)."""
@@ -33,6 +36,10 @@ class Names(Sequence[str]):
         clean = joined.count(SEPARATOR) == max(0, len(listed) - 1)
         self._joined = joined if clean else ""
         self._plain: list[str] | None = None if clean else listed  # a name with a NUL: kept as is
+
+    def joined(self) -> str | None:
+        """The names NUL-separated, as held (None where a name holds a NUL: kept as a list)."""
+        return None if self._plain is not None else self._joined
 
     def as_list(self) -> list[str]:
         if self._plain is not None:
@@ -95,6 +102,14 @@ class OptionalInts(Sequence["int | None"]):
         except TypeError:  # a None (a directory's size): the sentinel stands for it
             self._values = array("q", [_NONE if value is None else value for value in listed])
             self._has_none = True
+
+    def as_arrow(self) -> pa.Int64Array:
+        """The values as an Arrow array (nulls for None), sharing this one's memory when it has
+        no None."""
+        values = pa.Array.from_buffers(pa.int64(), len(self._values), [None, pa.py_buffer(self._values)])
+        if not self._has_none:
+            return values
+        return pc.if_else(pc.equal(values, _NONE), pa.scalar(None, pa.int64()), values)
 
     def __iter__(self) -> Iterator[int | None]:
         if not self._has_none:  # files only: the array's own iterator

@@ -337,6 +337,10 @@ def _logs_by_slice(
     return by_slice
 
 
+logs_by_slice = _logs_by_slice
+"""The slices of a file group's logs by the sequential rule (the columnar view's rare case)."""
+
+
 def _build_group(
     partition: str,
     file_id: str,

@@ -36,6 +36,7 @@ from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_av
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
+from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.executor import (
     BeforeComplete,
     CleanRun,
@@ -63,16 +64,18 @@ CurrentPlanner = Callable[[TableState, TableSpec, datetime], CleanPlanResult]
 
 
 def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanPlanResult:
-    """The same planner on the table as it is now, over every partition the table was opened
-    with (the approved ones), not today's incremental window: the approved files may lie
-    outside it (e.g. once a pending clean was finished, the window starts at its earliest
-    commit to retain), and per partition the rules are the same. The trigger (max_commits) is
-    not asked again: it decided when the clean was scheduled, the plan (as Hudi schedules a
-    clean while another is still pending), and a pending clean this node finishes first would
-    otherwise turn the reviewed deletions into drift."""
+    """The same planner (on the columnar view, as the plan) on the table as it is now, over
+    every partition the table was opened with (the approved ones), not today's incremental
+    window: the approved files may lie outside it (e.g. once a pending clean was finished, the
+    window starts at its earliest commit to retain), and per partition the rules are the same.
+    The trigger (max_commits) is not asked again: it decided when the clean was scheduled, the
+    plan (as Hudi schedules a clean while another is still pending), and a pending clean this
+    node finishes first would otherwise turn the reviewed deletions into drift."""
     inputs = whole_table_inputs(table, "apply re-checks the approved partitions")
     settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
-    return plan_clean(inputs, settings, now)
+    if table.projection is not None:
+        return plan_clean(inputs, settings, now)
+    return plan_clean(inputs, settings, now, partitions_planner(table.snapshot.listings))
 
 
 class CleanExecutor:

@@ -14,6 +14,7 @@ Per file group (HUDI.md §5, Hudi's CleanPlanner):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import attrgetter
@@ -312,8 +313,30 @@ def _not_triggered(inputs: CleanInputs, settings: CleanSettings) -> str:
     )
 
 
-def plan_clean(inputs: CleanInputs, settings: CleanSettings, now: datetime) -> CleanPlanResult:
-    """Everything a clean would delete, and why; ``has_changes`` is False for nothing to do."""
+PartitionsPlanner = Callable[[CleanInputs, CleanSettings, "str | None"], Iterable[PartitionClean]]
+"""The partitions with something to delete, in partition order (inputs, settings, ECTR)."""
+
+
+def object_partitions(
+    inputs: CleanInputs, settings: CleanSettings, ectr: str | None
+) -> Iterable[PartitionClean]:
+    """Each partition of the object view planned by :func:`plan_partition`."""
+    view, savepointed = inputs.view, inputs.savepointed_files
+    for partition in view.partitions:
+        planned = plan_partition(view, partition, settings, ectr, savepointed)
+        if planned.files or planned.delete_partition:
+            yield planned
+
+
+def plan_clean(
+    inputs: CleanInputs,
+    settings: CleanSettings,
+    now: datetime,
+    plan_partitions: PartitionsPlanner = object_partitions,
+) -> CleanPlanResult:
+    """Everything a clean would delete, and why; ``has_changes`` is False for nothing to do.
+    ``plan_partitions``: the per-partition rules on the object view, or the same on another
+    (:mod:`maintainer.services.clean.columnar`)."""
     retention = earliest_commit_to_retain(inputs.timeline, settings, now, inputs.timezone)
     ectr = retention.instant.timestamp if retention.instant else None
     result = CleanPlanResult(
@@ -329,10 +352,4 @@ def plan_clean(inputs: CleanInputs, settings: CleanSettings, now: datetime) -> C
         return replace(result, not_triggered=not_triggered)
     if settings.policy is not CleanPolicy.KEEP_LATEST_FILE_VERSIONS and ectr is None:
         return result
-    partitions = tuple(
-        planned
-        for partition in inputs.view.partitions
-        if (planned := plan_partition(inputs.view, partition, settings, ectr, inputs.savepointed_files)).files
-        or planned.delete_partition
-    )
-    return replace(result, partitions=partitions)
+    return replace(result, partitions=tuple(plan_partitions(inputs, settings, ectr)))

@@ -9,7 +9,7 @@ opened table. Both read only instant files (never data files) and never write.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,6 +22,7 @@ from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.projection import Projection
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
+from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
@@ -126,19 +127,28 @@ def partitions_to_list(
     return clean_scope(storage, timeline, spec, now, tz).partitions
 
 
-def _scoped_view(table: TableState, partitions: tuple[str, ...] | None) -> FileSystemView:
+Scanned = Mapping[str, Iterable[FileInfo]]
+"""The listings of the partitions a clean scans."""
+
+
+def _scoped_listings(table: TableState, partitions: tuple[str, ...] | None) -> Scanned:
     listings = table.snapshot.listings
     if partitions is None or set(partitions) == set(listings):
-        return table.view
+        return listings
     wanted = set(partitions)
     missing = sorted(wanted - set(listings))
     listed = table.storage.list_dirs_columns(missing) if missing else {}
     if isinstance(listings, Listings):
-        scoped_listings = listings.subset(sorted(wanted)).merged(listed)
-        return build_view(table.view.timeline, scoped_listings, table.view.inputs)
+        return listings.subset(sorted(wanted)).merged(listed)
     scoped: dict[str, Sequence[FileInfo]] = {p: entries for p, entries in listings.items() if p in wanted}
     scoped.update({path: listing.infos() for path, listing in listed.items()})
-    return build_view(table.view.timeline, scoped, table.view.inputs)
+    return scoped
+
+
+def _scoped_view(table: TableState, listings: Scanned) -> FileSystemView:
+    if listings is table.snapshot.listings:
+        return table.view
+    return build_view(table.view.timeline, listings, table.view.inputs)
 
 
 def _projected_scope(spec: CleanSpec, projection: Projection) -> CleanScope:
@@ -165,25 +175,37 @@ def whole_table_inputs(table: TableState, why: str, last_clean: LastClean | None
 
 def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
     """The planner's inputs for this table; the view covers only the scanned partitions."""
+    inputs, settings, _ = _scanned_inputs(table, spec, now)
+    return inputs, settings
+
+
+def _scanned_inputs(
+    table: TableState, spec: CleanSpec, now: datetime
+) -> tuple[CleanInputs, CleanSettings, Scanned]:
     tz = table.snapshot.config.timeline_timezone
     found = (
         clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
         if table.projection is None
         else _projected_scope(spec, table.projection)
     )
+    listings = _scoped_listings(table, found.partitions)
     inputs = CleanInputs(
         timeline=table.snapshot.timeline,
-        view=_scoped_view(table, found.partitions),
+        view=_scoped_view(table, listings),
         scope=found.scope,
         savepointed_files=table.view.inputs.savepointed_files,
         timezone=tz,
         last_clean=read_last_clean(table.storage, table.snapshot.timeline),
     )
-    return inputs, found.settings
+    return inputs, found.settings, listings
 
 
 def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
-    """What a clean of this table would delete now (the same planner on plan and on apply)."""
+    """What a clean of this table would delete now (the same rules on plan and on apply): on the
+    columnar view of the scanned listings (:mod:`.columnar`; the object view for a scan of a
+    few thousand files or a table projected after earlier nodes of the plan)."""
     spec = table_spec.clean or CleanSpec()
-    inputs, settings = clean_inputs(table, spec, now)
-    return plan_clean(inputs, settings, now)
+    inputs, settings, listings = _scanned_inputs(table, spec, now)
+    if table.projection is not None:
+        return plan_clean(inputs, settings, now)
+    return plan_clean(inputs, settings, now, partitions_planner(listings))
