@@ -40,7 +40,10 @@ from maintainer.tasks import IN_PROCESS, TaskRunner
 
 
 def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
-    """The stored ``.rollback.requested`` payloads are the ones the approved body makes."""
+    """The stored ``.rollback.requested`` payloads are the ones the approved body makes (already
+    known when the up-front check of the plan passed them all on)."""
+    if ctx.checked_payloads and all(name in ctx.checked_payloads for name in ctx.node.payloads):
+        return
     rebuilt = rollback_payloads(ctx.node, table.storage, ctx.plan_id)
     for name, data in rebuilt.items():
         if ctx.payloads.get(name) != data:
