@@ -44,7 +44,8 @@ from maintainer.runner.ledger import (
     write_record,
 )
 from maintainer.runner.lock import TableLock, check_free
-from maintainer.runner.plan_checks import validate_plan
+from maintainer.runner.plan_checks import CheckedPayloads, validate_plan
+from maintainer.runner.reads import TableReads
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.stale import refuse_stale, table_changes
 from maintainer.runner.summary import told
@@ -127,13 +128,16 @@ def refuse_if_not_written_by_plan(
     )
 
 
-def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, str]:
+def applied_nodes(
+    saved: SavedPlan, storage_options: Mapping[str, Any], reads: TableReads | None = None
+) -> dict[NodeId, str]:
     """The plan's nodes with changes that their table already shows as applied from this plan,
-    with how it shows it."""
+    with how it shows it (``reads``: each table's timeline, read at most once)."""
+    reads = reads if reads is not None else TableReads(storage_options)
     applied: dict[NodeId, str] = {}
     for table in saved.plan.tables:
-        storage = Storage(table.path, storage_options)
-        read_once = functools.cache(functools.partial(_read_timeline, storage))  # one read per table here
+        storage = reads.storage(table.path)
+        read_once = functools.partial(reads.timeline, table.path)
         for node in table.nodes:
             how = (
                 _applied_how(storage, saved.plan_id, node, saved.payloads, read_once)
@@ -145,10 +149,12 @@ def applied_nodes(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[
     return applied
 
 
-def refuse_if_applied(saved: SavedPlan, storage_options: Mapping[str, Any]) -> dict[NodeId, str]:
+def refuse_if_applied(
+    saved: SavedPlan, storage_options: Mapping[str, Any], reads: TableReads | None = None
+) -> dict[NodeId, str]:
     """PlanError when every node with changes was applied already; else the nodes already
     applied (an interrupted apply: they are skipped, the rest runs)."""
-    applied = applied_nodes(saved, storage_options)
+    applied = applied_nodes(saved, storage_options, reads)
     recorded = [NodeId(n.table, n.service) for n in saved.plan.nodes() if _recorded(n)]
     if recorded and all(node in applied for node in recorded):
         node, how = sorted(applied.items())[0]
@@ -217,6 +223,9 @@ class PlanRunner:
     """What the instants the nodes write are timed by."""
     recheck: Recheck | None = None
     """Today's safety settings against each node (None: not checked, as in unit tests)."""
+    checked_payloads: CheckedPayloads = field(default_factory=dict)
+    """Each node's payloads as :func:`preflight` checked them, handed on to the node (a node
+    without them rebuilds and compares its payloads itself)."""
 
     def __post_init__(self) -> None:
         self.nodes: dict[NodeId, NodePlan] = {
@@ -262,8 +271,9 @@ class PlanRunner:
             return NodeOutcome(
                 message=f"blocked: {STRICTER}: " + "; ".join(stricter), skipped=True, blocked=True
             )
+        checked = self.checked_payloads.get(node.id, {})
         ctx = NodeContext(self.saved.plan_id, table, node, spec, self.saved.payloads, None,
-                          self.storage_options, self.clock)  # fmt: skip
+                          self.storage_options, self.clock, checked)  # fmt: skip
         with TableLock(ctx.storage(), self.saved.plan_id, **self.lock_options):
             self._recover_once(ctx, node_id)
             applied = node_applied(ctx)
@@ -300,11 +310,14 @@ def check_locks(saved: SavedPlan, storage_options: Mapping[str, Any]) -> None:
             check_free(Storage(table.path, storage_options))
 
 
-def check_stale(saved: SavedPlan, runner: PlanRunner, done: Mapping[NodeId, str]) -> None:
+def check_stale(
+    saved: SavedPlan, runner: PlanRunner, done: Mapping[NodeId, str], reads: TableReads | None = None
+) -> None:
     """Tables that moved since the plan: refused (``refuse_stale``) or named before anything
     starts, each node then skipping as drift what is no longer valid. Tables an interrupted
     apply of this plan already changed are left to the nodes' own checks."""
-    changes = table_changes(saved, runner.storage_options, resumed={node.table for node in done})
+    resumed = {node.table for node in done}
+    changes = table_changes(saved, runner.storage_options, resumed, reads)
     if runner.refuse_stale:
         refuse_stale(saved, changes)
     for change in changes:
@@ -342,10 +355,14 @@ def check_stricter(saved: SavedPlan, runner: PlanRunner) -> None:
 def preflight(saved: SavedPlan, runner: PlanRunner) -> dict[NodeId, str]:
     """Before Spark, before any lock and any write: the whole plan is valid, not applied already,
     not stale (or stale and allowed), and no table is locked by another apply; the nodes done by
-    an interrupted apply."""
-    validate_plan(saved, runner.specs, runner.storage_options)
-    done = refuse_if_applied(saved, runner.storage_options)
-    check_stale(saved, runner, done)
+    an interrupted apply. Each table's ``hoodie.properties`` and timeline are read once for all
+    these checks; the payloads checked are handed on to the nodes (``runner.checked_payloads``).
+    The table state read here is not: each node re-reads its table under its lock, since a
+    writer may commit between now and then (Spark starting, other tables' nodes running)."""
+    runner.checked_payloads = validate_plan(saved, runner.specs, runner.storage_options)
+    reads = TableReads(runner.storage_options)
+    done = refuse_if_applied(saved, runner.storage_options, reads)
+    check_stale(saved, runner, done, reads)
     check_stricter(saved, runner)
     check_locks(saved, runner.storage_options)
     return done

@@ -7,7 +7,9 @@ table, without touching any: its service is one maintainer applies, its table is
 every path it names lies inside the table (relative, no ``..``, not under ``.hoodie/`` unless
 it is the metadata table it drops), every file it deletes or reads is a Hudi file of the kind
 the service expects, every instant is well-formed, and its payloads are byte for byte what the
-service builds from the node's body. The executors keep their own checks (defence in depth).
+service builds from the node's body. The executors keep their own checks (defence in depth),
+except the payloads: the check hands those it found equal on to their node (``validate_plan``
+returns them; ``NodeContext.checked_payloads``), which then does not build them again.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from maintainer.artifact.directory import PLAN_FILE, SavedPlan
 from maintainer.artifact.model import NodePlan, NodeStatus, TablePlan
 from maintainer.errors import PlanError
 from maintainer.project.models import TableSpec
+from maintainer.services.base import BuiltPayload
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage
 
@@ -42,32 +45,46 @@ class Problem:
 # -- a node, a plan ------------------------------------------------------------------------------
 
 
-def payload_problems(
-    node: NodePlan, storage: Storage, plan_id: str, stored: Mapping[str, bytes]
-) -> list[Problem]:
-    """The node's payloads are exactly what its service builds from the node's body."""
+Checked = tuple[list[Problem], dict[str, BuiltPayload]]
+"""The problems of a node, and its payloads found equal to what its body builds, by name."""
+
+
+def checked_payloads(node: NodePlan, storage: Storage, plan_id: str, stored: Mapping[str, bytes]) -> Checked:
+    """The node's payloads are exactly what its service builds from the node's body: the
+    problems, and the payloads found equal (as built, to pass on to the node)."""
     entry = service_for(node.service)
     if entry is None:
-        return []
-    rebuilt = entry.payloads(node, storage, plan_id)
+        return [], {}
+    rebuilt = entry.built_payloads(node, storage, plan_id)
     problems = [
         Problem(node.id, f"payload {name}", name, "not named by the node's body")
         for name in sorted(set(node.payloads) - set(rebuilt))
     ]
-    for name, data in sorted(rebuilt.items()):
-        if name not in node.payloads or stored.get(name) != data:
+    equal: dict[str, BuiltPayload] = {}
+    for name, built in sorted(rebuilt.items()):
+        if name not in node.payloads or stored.get(name) != built.data:
             problems.append(
                 Problem(node.id, f"payload {name}", name, "does not match what the node's body builds")
             )
-    return problems
+        else:
+            equal[name] = built
+    return problems, equal
 
 
-def node_problems(node: NodePlan, table: TablePlan, plan_id: str, payloads: Mapping[str, bytes],
-                  storage_options: Mapping[str, Any]) -> list[Problem]:  # fmt: skip
-    """Everything wrong with one node with changes (empty: it may run)."""
+def payload_problems(
+    node: NodePlan, storage: Storage, plan_id: str, stored: Mapping[str, bytes]
+) -> list[Problem]:
+    """The node's payloads are exactly what its service builds from the node's body."""
+    return checked_payloads(node, storage, plan_id, stored)[0]
+
+
+def checked_node(node: NodePlan, table: TablePlan, plan_id: str, payloads: Mapping[str, bytes],
+                 storage_options: Mapping[str, Any]) -> Checked:  # fmt: skip
+    """Everything wrong with one node with changes (empty: it may run), and its payloads
+    found equal to what its body builds."""
     service = service_for(node.service)
     if service is None:
-        return [Problem(node.id, "service", node.service, "not a service this maintainer applies")]
+        return [Problem(node.id, "service", node.service, "not a service this maintainer applies")], {}
     storage = Storage(table.path, storage_options)
     table_uri = storage.uri("")
     problems = [
@@ -75,7 +92,14 @@ def node_problems(node: NodePlan, table: TablePlan, plan_id: str, payloads: Mapp
         for where, value, reason in service.validate(node, table_uri)
         if reason is not None
     ]
-    return problems + payload_problems(node, storage, plan_id, payloads)
+    wrong, equal = checked_payloads(node, storage, plan_id, payloads)
+    return problems + wrong, equal
+
+
+def node_problems(node: NodePlan, table: TablePlan, plan_id: str, payloads: Mapping[str, bytes],
+                  storage_options: Mapping[str, Any]) -> list[Problem]:  # fmt: skip
+    """Everything wrong with one node with changes (empty: it may run)."""
+    return checked_node(node, table, plan_id, payloads, storage_options)[0]
 
 
 def _table_problems(table: TablePlan, specs: Mapping[str, TableSpec] | None) -> list[Problem]:
@@ -89,26 +113,43 @@ def _table_problems(table: TablePlan, specs: Mapping[str, TableSpec] | None) -> 
     return []
 
 
-def plan_problems(saved: SavedPlan, specs: Mapping[str, TableSpec] | None = None,
-                  storage_options: Mapping[str, Any] | None = None) -> list[Problem]:  # fmt: skip
-    """Everything wrong with the plan's nodes with changes, table by table."""
+CheckedPayloads = dict[str, dict[str, BuiltPayload]]
+"""Node id -> the node's payloads found equal to what its body builds, by name."""
+
+
+def checked_plan(
+    saved: SavedPlan, specs: Mapping[str, TableSpec] | None = None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> tuple[list[Problem], CheckedPayloads]:  # fmt: skip
+    """Everything wrong with the plan's nodes with changes, table by table, and the payloads
+    of each node found equal."""
     problems: list[Problem] = []
+    equal: CheckedPayloads = {}
     for table in saved.plan.tables:
         changing = [node for node in table.nodes if node.status is NodeStatus.CHANGES]
         if not changing:
             continue
         problems += _table_problems(table, specs)
         for node in changing:
-            problems += node_problems(node, table, saved.plan_id, saved.payloads, storage_options or {})
-    return problems
+            wrong, built = checked_node(node, table, saved.plan_id, saved.payloads, storage_options or {})
+            problems += wrong
+            equal[node.id] = built
+    return problems, equal
+
+
+def plan_problems(saved: SavedPlan, specs: Mapping[str, TableSpec] | None = None,
+                  storage_options: Mapping[str, Any] | None = None) -> list[Problem]:  # fmt: skip
+    """Everything wrong with the plan's nodes with changes, table by table."""
+    return checked_plan(saved, specs, storage_options)[0]
 
 
 def validate_plan(saved: SavedPlan, specs: Mapping[str, TableSpec] | None = None,
-                  storage_options: Mapping[str, Any] | None = None) -> None:  # fmt: skip
-    """PlanError naming every problem (up to a few) before anything runs."""
-    problems = plan_problems(saved, specs, storage_options)
+                  storage_options: Mapping[str, Any] | None = None) -> CheckedPayloads:  # fmt: skip
+    """PlanError naming every problem (up to a few) before anything runs; else each node's
+    payloads as checked (the runner hands them on to the node, which need not build them again)."""
+    problems, equal = checked_plan(saved, specs, storage_options)
     if not problems:
-        return
+        return equal
     listed = "; ".join(str(p) for p in problems[:MAX_LISTED])
     more = f" (and {len(problems) - MAX_LISTED} more)" if len(problems) > MAX_LISTED else ""
     raise PlanError(

@@ -18,7 +18,7 @@ from maintainer.hudi.file_groups.integrity import find_interrupted_completions, 
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import decode_rollback_metadata, decode_rollback_plan
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.runner.reads import TableReads
 from maintainer.storage import Storage
 
 SHOWN = 5
@@ -132,18 +132,23 @@ def _changes(table: TablePlan) -> bool:
 
 
 def table_changes(
-    saved: SavedPlan, storage_options: Mapping[str, Any], resumed: Collection[str] = ()
+    saved: SavedPlan,
+    storage_options: Mapping[str, Any],
+    resumed: Collection[str] = (),
+    reads: TableReads | None = None,
 ) -> list[TableChange]:
     """The tables with changes in the plan that moved since it was made (tables an interrupted
-    apply of this plan already changed, ``resumed``, are left to the nodes' own checks)."""
+    apply of this plan already changed, ``resumed``, are left to the nodes' own checks).
+    ``reads``: each table as preflight's other checks read it (read here when not yet)."""
+    reads = reads if reads is not None else TableReads(storage_options)
     moved = []
     for table in saved.plan.tables:
         if not _changes(table) or table.name in resumed:
             continue
         try:
-            storage = Storage(table.path, storage_options)
-            config = load_config(storage)
-            timeline = load_timeline(storage, config)  # a completion cut short reads as inflight:
+            storage = reads.storage(table.path)
+            config, timeline = reads.config_and_timeline(table.path)
+            # a completion cut short reads as inflight:
             timeline = without_interrupted(timeline, find_interrupted_completions(storage, timeline))
             now = table_fingerprint(timeline, config)
         except MaintainerError:

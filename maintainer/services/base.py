@@ -5,10 +5,12 @@ which partitions its planner needs listed, the pure planner, the payload files a
 the projection of the table after it, the up-front check of an approved node and its apply.
 ``maintainer.services.registry.SERVICES`` holds one per catalog entry, in the same order.
 
-Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock)
-and returns a ``NodeOutcome`` (effects, ``Drift``, a summary line). ``maybe_fail`` is the
-fault hook tests arm to crash an apply at a named point; its points are the executors' safe
-points, where a stop asked for by a second Ctrl-C (:func:`request_stop`) ends the node too.
+Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock,
+and the payloads the up-front check of the plan already rebuilt and found equal, as
+``BuiltPayload``: the node uses them rather than building them again) and returns a
+``NodeOutcome`` (effects, ``Drift``, a summary line). ``maybe_fail`` is the fault hook tests arm
+to crash an apply at a named point; its points are the executors' safe points, where a stop
+asked for by a second Ctrl-C (:func:`request_stop`) ends the node too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.payloads.records import AvroRecord
 from maintainer.project.models import TableSpec
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage
@@ -37,6 +40,16 @@ from maintainer.tasks import IN_PROCESS, TaskRunner
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltPayload:
+    """One payload as a service builds it from a node's body: the bytes apply writes, and the
+    record they encode where the service has it at hand (None otherwise), so whoever checked
+    the bytes passes the record on rather than have it decoded or built again."""
+
+    data: bytes
+    record: AvroRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,12 @@ class NodeContext:
     """None when the node runs without Spark (tests, in-process runners)."""
     storage_options: Mapping[str, Any] = field(default_factory=dict)
     clock: Clock = utc_now
+    checked_payloads: Mapping[str, BuiltPayload] = field(default_factory=dict)
+    """The payloads the up-front check of the plan (``runner.plan_checks``) rebuilt from the
+    node's body and found byte-equal to ``payloads``, by name: the node need not build them
+    again. A payload not here (a node run without that check) the node rebuilds and compares
+    itself. Only the payloads are passed on: the node still re-derives its actions from the
+    table as it is when it runs."""
 
     def storage(self) -> Storage:
         return Storage(self.table.path, self.storage_options)
@@ -181,6 +200,10 @@ class TableService(Protocol):
         """Payload name -> the bytes apply writes into the table's timeline."""
         ...
 
+    def built_payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, BuiltPayload]:
+        """:meth:`payloads` with the record each encodes, where the service has it."""
+        ...
+
     def project(self, table: TableState, node: NodePlan) -> TableState:
         """The table as it will be after the node ran (the table itself when it does not change
         what later nodes plan on)."""
@@ -230,6 +253,9 @@ class ServiceDefaults:
 
     def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return {}
+
+    def built_payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, BuiltPayload]:
+        return {name: BuiltPayload(data) for name, data in self.payloads(node, storage, plan_id).items()}
 
     def not_written_by_plan(
         self, node: NodePlan, storage: Storage, timeline: Timeline, instant: Instant, plan_id: str

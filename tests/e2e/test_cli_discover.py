@@ -8,6 +8,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def project_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tables: dict[s
     return root
 
 
-def found(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, object]]:
+def found(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
     code = main(["discover", *args, "--format", "json"])
     out = capsys.readouterr().out
     return code, json.loads(out[: out.rindex("}") + 1])
@@ -82,7 +83,7 @@ def test_depth_and_folder_limits_say_where_they_stopped(
     lake: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, data = found(capsys, str(lake), "--max-depth", "1")
-    assert [t["relative"] for t in data["tables"]] == ["sales/orders"]  # type: ignore[union-attr]
+    assert [t["relative"] for t in data["tables"]] == ["sales/orders"]
     assert "deeper than 1 levels" in str(data["truncated"])
     _, data = found(capsys, str(lake), "--max-folders", "2")
     assert "stopped after" in str(data["truncated"])

@@ -206,12 +206,17 @@ class CleanExecutor:
 
     # -- 3. the new clean ---------------------------------------------------------------------------
     def approved_payload(self) -> bytes | None:
+        """The approved ``.clean.requested``: as the up-front check of the plan passed it on
+        (rebuilt from the node's body and found equal), else rebuilt and compared here."""
         names = [name for name in self.ctx.node.payloads if name.endswith(".clean.requested")]
         if not names:
             return None
-        stored = self.ctx.payloads.get(names[0])
+        checked = self.ctx.checked_payloads.get(names[0])
+        if checked is not None and isinstance(checked.record, CleanerPlan):
+            self.approved_plan = checked.record
+            return checked.data
         self.approved_plan, rebuilt = node_cleaner_plan(self.ctx.node, self.ctx.storage(), self.ctx.plan_id)
-        if stored != rebuilt:
+        if self.ctx.payloads.get(names[0]) != rebuilt:
             raise PlanError(
                 f"payload {names[0]} does not match the approved plan body",
                 where=str(names[0]),

@@ -20,7 +20,8 @@ from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.services.clean.payload import node_cleaner_plan_bytes, partition_of
+from maintainer.services.base import BuiltPayload
+from maintainer.services.clean.payload import node_cleaner_plan, node_cleaner_plan_bytes, partition_of
 from maintainer.services.clean.planner import CleanPlanResult, FileToDelete
 from maintainer.services.clean.state import plan_clean_node
 from maintainer.storage import Storage
@@ -146,6 +147,14 @@ def plan_clean_service(table: TableState, spec: TableSpec, now: datetime) -> Nod
 def clean_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
     """The payload files of a clean node (none when it writes no new clean)."""
     return {name: node_cleaner_plan_bytes(node, storage, plan_id) for name in node.payloads}
+
+
+def built_clean_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[str, BuiltPayload]:
+    """:func:`clean_payloads` with the clean plan each encodes (built once for all of them)."""
+    if not node.payloads:
+        return {}
+    plan, data = node_cleaner_plan(node, storage, plan_id)
+    return {name: BuiltPayload(data, plan) for name in node.payloads}
 
 
 __all__ = [

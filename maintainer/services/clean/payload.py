@@ -6,7 +6,6 @@ same bytes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Sequence
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, NodePlan
@@ -110,27 +109,11 @@ def node_cleaner_plan_bytes(node: NodePlan, storage: Storage, plan_id: str) -> b
     return node_cleaner_plan(node, storage, plan_id)[1]
 
 
-_BUILT_FOR_NODES: dict[tuple[int, str, str], tuple[NodePlan, CleanerPlan, bytes]] = {}
-_BUILT_LOCK = threading.Lock()
-"""Apply runs nodes on several threads."""
-_NODES_KEPT = 4
-
-
 def node_cleaner_plan(node: NodePlan, storage: Storage, plan_id: str) -> tuple[CleanerPlan, bytes]:
-    """The clean plan of a clean node as planned, and its bytes. Apply builds them twice per
-    node, in the up-front check of the whole plan and in the node's executor (a clean of 50,000
-    files: 0.1 s each), so the last few nodes' are kept, by the node object itself (a frozen
-    value: the same object gives the same plan, and is held so that its id is not reused)."""
-    key = (id(node), storage.uri(""), plan_id)
-    with _BUILT_LOCK:
-        kept = _BUILT_FOR_NODES.get(key)
-    if kept is not None and kept[0] is node:
-        return kept[1], kept[2]
+    """The clean plan of a clean node as planned, and its bytes. Built once at plan time (the
+    payload written into the plan directory) and once at apply, by the up-front check of the
+    whole plan, which hands the plan and its checked bytes on to the node
+    (``NodeContext.checked_payloads``)."""
     files, partitions = approved_deletions(node)
     plan = cleaner_plan_for(effect_of(node, CleanEffect), storage, plan_id, files, partitions)
-    built = encode_avro(plan)
-    with _BUILT_LOCK:
-        while len(_BUILT_FOR_NODES) >= _NODES_KEPT:
-            del _BUILT_FOR_NODES[next(iter(_BUILT_FOR_NODES))]
-        _BUILT_FOR_NODES[key] = (node, plan, built)
-    return plan, built
+    return plan, encode_avro(plan)

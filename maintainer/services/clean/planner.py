@@ -23,7 +23,12 @@ from maintainer.hudi.file_groups.filemodel import BaseFile, FileGroup, FileSlice
 from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
+from maintainer.services.clean.policy import (
+    CleanPolicy,
+    CleanSettings,
+    RetentionPoint,
+    earliest_commit_to_retain,
+)
 from maintainer.services.clean.scope import LastClean, ScanScope
 
 
@@ -72,6 +77,10 @@ class CleanInputs:
     timezone: str = "UTC"
     last_clean: LastClean | None = None
     """The last completed clean (its lastCompletedCommitTimestamp drives the trigger)."""
+    retention: RetentionPoint | None = None
+    """The earliest commit to retain as choosing the scope computed it (on this timeline, with
+    the settings and the time :func:`plan_clean` gets): passed on, not computed again. None:
+    :func:`plan_clean` computes it."""
 
 
 @dataclass(frozen=True)
@@ -337,7 +346,9 @@ def plan_clean(
     """Everything a clean would delete, and why; ``has_changes`` is False for nothing to do.
     ``plan_partitions``: the per-partition rules on the object view, or the same on another
     (:mod:`maintainer.services.clean.columnar`)."""
-    retention = earliest_commit_to_retain(inputs.timeline, settings, now, inputs.timezone)
+    retention = inputs.retention
+    if retention is None:
+        retention = earliest_commit_to_retain(inputs.timeline, settings, now, inputs.timezone)
     ectr = retention.instant.timestamp if retention.instant else None
     result = CleanPlanResult(
         policy=settings.policy,

@@ -19,7 +19,7 @@ from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.state import partitions_to_list
@@ -49,6 +49,9 @@ class CleanService(ServiceDefaults):
 
     def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return node.clean_payloads(plan, storage, plan_id)
+
+    def built_payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, BuiltPayload]:
+        return node.built_clean_payloads(plan, storage, plan_id)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
         return validate_clean(plan, table_uri)

@@ -25,7 +25,12 @@ from maintainer.project.services import CleanSpec
 from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
-from maintainer.services.clean.policy import CleanPolicy, CleanSettings, earliest_commit_to_retain
+from maintainer.services.clean.policy import (
+    CleanPolicy,
+    CleanSettings,
+    RetentionPoint,
+    earliest_commit_to_retain,
+)
 from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window
 from maintainer.storage import FileInfo, Storage
 from maintainer.storage.listing import Listings
@@ -103,21 +108,26 @@ def written_partitions(
 @dataclass(frozen=True)
 class CleanScope:
     """Where the clean looks: the settings, the retention point's scope and, when incremental,
-    the partitions the window's commits wrote (None: every partition)."""
+    the partitions the window's commits wrote (None: every partition); the retention point and
+    the last clean it was chosen with (None: not read), passed on to the planner."""
 
     settings: CleanSettings
     scope: ScanScope
     partitions: tuple[str, ...] | None
+    retention: RetentionPoint | None = None
+    last_clean: LastClean | None = None
 
 
 def clean_scope(storage: Storage, timeline: Timeline, spec: CleanSpec, now: datetime, tz: str) -> CleanScope:
     settings = clean_settings(spec)
     retention = earliest_commit_to_retain(timeline, settings, now, tz)
-    scope = choose_scope(timeline, settings, retention.instant, read_last_clean(storage, timeline))
+    last_clean = read_last_clean(storage, timeline)
+    scope = choose_scope(timeline, settings, retention.instant, last_clean)
     if scope.full:
-        return CleanScope(settings, scope, None)
+        return CleanScope(settings, scope, None, retention, last_clean)
     written = written_partitions(storage, timeline, scope.window)
-    return CleanScope(settings, scope, tuple(partitions_in_window(scope.window, written)))
+    partitions = tuple(partitions_in_window(scope.window, written))
+    return CleanScope(settings, scope, partitions, retention, last_clean)
 
 
 def partitions_to_list(
@@ -174,7 +184,9 @@ def whole_table_inputs(table: TableState, why: str, last_clean: LastClean | None
 
 
 def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[CleanInputs, CleanSettings]:
-    """The planner's inputs for this table; the view covers only the scanned partitions."""
+    """The planner's inputs for this table; the view covers only the scanned partitions. What
+    choosing the scope computed (the settings, the earliest commit to retain, the last clean)
+    is passed on, not computed again."""
     inputs, settings, _ = _scanned_inputs(table, spec, now)
     return inputs, settings
 
@@ -189,13 +201,15 @@ def _scanned_inputs(
         else _projected_scope(spec, table.projection)
     )
     listings = _scoped_listings(table, found.partitions)
+    last_clean = found.last_clean or read_last_clean(table.storage, table.snapshot.timeline)
     inputs = CleanInputs(
         timeline=table.snapshot.timeline,
         view=_scoped_view(table, listings),
         scope=found.scope,
         savepointed_files=table.view.inputs.savepointed_files,
         timezone=tz,
-        last_clean=read_last_clean(table.storage, table.snapshot.timeline),
+        last_clean=last_clean,
+        retention=found.retention,
     )
     return inputs, found.settings, listings
 

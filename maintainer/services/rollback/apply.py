@@ -15,6 +15,7 @@ from maintainer.artifact.model import (
     RollbackAction,
     SyncMetadataTable,
 )
+from maintainer.clock import Clock, utc_now
 from maintainer.errors import PlanError
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
@@ -39,7 +40,10 @@ from maintainer.tasks import IN_PROCESS, TaskRunner
 
 
 def check_rollback_payloads(ctx: NodeContext, table: TableState) -> None:
-    """The stored ``.rollback.requested`` payloads are the ones the approved body makes."""
+    """The stored ``.rollback.requested`` payloads are the ones the approved body makes (already
+    known when the up-front check of the plan passed them all on)."""
+    if ctx.checked_payloads and all(name in ctx.checked_payloads for name in ctx.node.payloads):
+        return
     rebuilt = rollback_payloads(ctx.node, table.storage, ctx.plan_id)
     for name, data in rebuilt.items():
         if ctx.payloads.get(name) != data:
@@ -92,7 +96,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     fault = functools.partial(maybe_fail, "rollback")
     sync = bool(ctx.node.actions_of(SyncMetadataTable))
     outcomes = apply_rollback_node(
-        table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault, sync_metadata=sync
+        table, ctx.spec, node, ctx.clock(), runner=runner, fault=fault, sync_metadata=sync, clock=ctx.clock
     )
     rolled_back = [
         target
@@ -177,17 +181,25 @@ def apply_rollback_node(
     runner: TaskRunner = IN_PROCESS,
     fault: Fault = no_fault,
     sync_metadata: bool = False,
+    clock: Clock = utc_now,
 ) -> Sequence[RollbackOutcome]:
     """Carry out the approved rollbacks that are still due; the others are drift. Every
     rollback of the node is checked against the table before the first one writes anything;
-    what a rollback drops of its approved paths is in its outcome's ``dropped``."""
+    what a rollback drops of its approved paths is in its outcome's ``dropped``. ``clock`` times
+    the rollback instants written."""
     current = plan_rollback_result(table, spec, now).rollbacks
     config = table.snapshot.config
     chosen, dropped = approved_rollbacks(node, current, table.storage.uri(""), config.version)
     outcomes = []
     for planned in chosen:
         outcome = run_rollback(
-            table.storage, config, planned, runner=runner, fault=fault, sync_metadata=sync_metadata
+            table.storage,
+            config,
+            planned,
+            runner=runner,
+            fault=fault,
+            sync_metadata=sync_metadata,
+            clock=clock,
         )
         mine = tuple(d for d in dropped if d.target == planned.target.timestamp)
         outcomes.append(replace(outcome, dropped=mine))

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan
+from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
@@ -33,7 +34,9 @@ def execute_savepoint_create(ctx: NodeContext) -> NodeOutcome:
     effects: dict[str, Any] = {}
     table = open_for_apply(ctx, effects)
     fault = functools.partial(maybe_fail, "savepoint_create")
-    made = apply_savepoint_create_node(table, ctx.spec, ctx.node, plan_id=ctx.plan_id, fault=fault)
+    made = apply_savepoint_create_node(
+        table, ctx.spec, ctx.node, plan_id=ctx.plan_id, fault=fault, clock=ctx.clock
+    )
     done = [instant.timestamp for instant in made.created]
     effects["savepoints_created"] = done
     drifted = tuple(Drift(target, f"not savepointed: {why}") for target, why in sorted(made.refused.items()))
@@ -68,12 +71,14 @@ def apply_savepoint_create_node(
     *,
     plan_id: str = "",
     fault: Fault = no_fault,
+    clock: Clock = utc_now,
 ) -> SavepointsCreated:
     """Create the approved savepoints still valid now (a completed commit of the active
     timeline, not older than a clean's earliest commit to retain, not savepointed since); the
     plan id goes into their comments (``maintainer.plan_id=<id>``), so the table records which
     plan made them. An approved savepoint stays valid when a newer commit (this plan's
-    compaction, say) has since become the latest: the plan approved that instant, not "latest"."""
+    compaction, say) has since become the latest: the plan approved that instant, not "latest".
+    ``clock`` times the savepoints (their completion time, ``savepointedAt``)."""
     inputs = load_savepoint_inputs(table)
     existing = {instant.timestamp for instant in inputs.timeline.savepoints()}
     refused: dict[str, str] = {}
@@ -87,7 +92,7 @@ def apply_savepoint_create_node(
         else:
             due.append(target)
     comments = f"maintainer.plan_id={plan_id}" if plan_id else f"maintainer {CREATE_SERVICE}"
-    created = tuple(create_savepoint(table, t, comments=comments, fault=fault) for t in due)
+    created = tuple(create_savepoint(table, t, comments=comments, clock=clock, fault=fault) for t in due)
     return SavepointsCreated(created, refused)
 
 

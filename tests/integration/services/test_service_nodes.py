@@ -180,3 +180,35 @@ def test_created_savepoints_record_the_plan_id(tmp_path: Path) -> None:
     data = (path / loaded.snapshot.timeline.file_path(savepoint)).read_bytes()
     metadata = payloads.decode_savepoint_metadata(data, "savepoint")
     assert metadata is not None and metadata.comments == "maintainer.plan_id=abc123"
+
+
+def test_rollback_and_savepoint_nodes_time_their_instants_by_the_given_clock(tmp_path: Path) -> None:
+    """Apply's nodes take their instant times from the runner's clock (``NodeContext.clock``),
+    never the wall clock: the rollback instant, and the savepoint's completion time and
+    ``savepointedAt``."""
+    path = tmp_path / "t"
+    written, applied = datetime(2026, 4, 1, tzinfo=timezone.utc), datetime(2026, 4, 2, tzinfo=timezone.utc)
+    workload = WorkloadSpec(partitions=1, commits=3, rows_per_commit=4)
+    table = generate(
+        str(path), DatagenSpec("t", "cow", 8, workload, failed_write=True), clock=lambda: written
+    )
+    table_spec = spec(
+        path,
+        rollback=RollbackSpec(min_age=timedelta(0)),
+        savepoints=SavepointsSpec(instants=(table.completed[0],)),
+    )
+    rollback = plan_rollback_service(open_table(str(path)), table_spec, applied)
+    (outcome,) = apply_rollback_node(
+        open_table(str(path)), table_spec, rollback, applied, clock=lambda: applied
+    )
+    assert outcome.rollback_instant is not None
+    assert outcome.rollback_instant.timestamp == "20260402000000000"
+
+    create = plan_savepoint_create_service(open_table(str(path)), table_spec, applied)
+    apply_savepoint_create_node(open_table(str(path)), table_spec, create, clock=lambda: applied)
+    timeline = open_table(str(path)).snapshot.timeline
+    (savepoint,) = timeline.savepoints()
+    assert (savepoint.completion_time or "").startswith("2026040200000000")  # after the rollback's
+    data = open_table(str(path)).storage.read_bytes(timeline.file_path(savepoint))
+    metadata = payloads.decode_savepoint_metadata(data, "savepoint")
+    assert metadata is not None and metadata.savepointed_at == int(applied.timestamp() * 1000)

@@ -23,6 +23,8 @@ from maintainer.project.services import (
     CompactionTrigger,
     RollbackSpec,
 )
+from maintainer.services.clean import planner as clean_planner
+from maintainer.services.clean import state as clean_state
 from maintainer.storage import Storage
 
 WITHOUT_ARCHIVE = ("rollback", "compaction", "clean")
@@ -102,3 +104,29 @@ def test_with_metadata_table_sync_its_properties_and_timeline_are_read_once_too(
     plan(path, (*WITHOUT_ARCHIVE, "archive"))  # archival asks for the metadata table's compaction
     assert reads[uri(path, ".hoodie/metadata/.hoodie/hoodie.properties")] == 1
     assert reads["LIST " + uri(path, ".hoodie/metadata/.hoodie/timeline")] == 1
+
+
+def test_a_clean_nodes_earliest_commit_to_retain_is_computed_once_per_planning_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Choosing which partitions to list and planning the clean each need the earliest commit to
+    retain: the planner gets it from the scope rather than computing it a third time. (The two
+    steps are two calls of the service contract, ``partitions`` then ``plan``, which carries
+    nothing from one to the other yet.)"""
+    path = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=1, commits=5, rows_per_commit=10, seed=1)
+    generate(str(path), DatagenSpec("t", "cow", 8, workload))
+    computed: Counter[str] = Counter()
+    for module in (clean_state, clean_planner):
+        original = module.earliest_commit_to_retain
+
+        def counted(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            computed["ectr"] += 1
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, "earliest_commit_to_retain", counted)
+    spec = TableSpec(name="t", path=str(path), manifest="t.yml", line=1, clean=CleanSpec(commits_retained=1))
+    built = build_plan("proj", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
+    (node,) = built.plan.nodes()
+    assert node.status.value == "changes", node.reasons
+    assert computed["ectr"] == 2

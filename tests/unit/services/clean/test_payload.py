@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import CleanEffect, NodePlan
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
+from maintainer.services.clean.node import built_clean_payloads
 from maintainer.services.clean.payload import (
     cleaner_plan_bytes,
     cleaner_plan_for,
@@ -105,24 +106,24 @@ def test_the_plan_apply_passes_on_equals_the_decoded_bytes() -> None:
         assert decode_cleaner_plan(encode_avro(built), "test") == built
 
 
-def test_a_nodes_plan_is_built_once_per_node_object_and_never_mixed_up() -> None:
-    """Apply asks for a node's clean plan twice (the up-front check, then the executor): the
-    second time is the same plan, and equal nodes, other tables or plan ids never share one."""
+def test_a_nodes_built_payload_is_its_bytes_and_the_plan_they_encode() -> None:
+    """What the up-front check of a plan hands on to the clean node: the payload's bytes and
+    the clean plan they encode (so the node neither builds nor decodes it again), for the node,
+    its table and the plan id, never another's."""
 
     def clean_node(files: list[str]) -> NodePlan:
         actions = tuple(delete_file(path, 1) for path in files)
         return node("t", "clean", actions, effect=effect(), payloads=("t.clean.requested",))
 
     first = clean_node(FILES)
-    plan, data = node_cleaner_plan(first, STORAGE, "pid")
-    assert node_cleaner_plan(first, STORAGE, "pid")[0] is plan
-    assert data == cleaner_plan_bytes(effect(), STORAGE, "pid", FILES, [])
+    (built,) = built_clean_payloads(first, STORAGE, "pid").values()
+    assert built.data == cleaner_plan_bytes(effect(), STORAGE, "pid", FILES, [])
+    assert isinstance(built.record, CleanerPlan) and encode_avro(built.record) == built.data
+    assert node_cleaner_plan(first, STORAGE, "pid") == (built.record, built.data)
     other = clean_node(FILES[:1])
     assert node_cleaner_plan(other, STORAGE, "pid")[1] == cleaner_plan_bytes(
         effect(), STORAGE, "pid", FILES[:1], []
     )
-    assert node_cleaner_plan(first, Storage("/lake/u"), "pid")[1] != data
-    assert node_cleaner_plan(first, STORAGE, "other")[1] != data
-    for _ in range(8):  # many nodes later, the first is built again, the same
-        node_cleaner_plan(clean_node(FILES), STORAGE, "pid")
-    assert node_cleaner_plan(first, STORAGE, "pid")[1] == data
+    assert node_cleaner_plan(first, Storage("/lake/u"), "pid")[1] != built.data
+    assert node_cleaner_plan(first, STORAGE, "other")[1] != built.data
+    assert built_clean_payloads(node("t", "clean", (), effect=effect()), STORAGE, "pid") == {}
