@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.errors import ApplyError
+from maintainer.executors.faults import maybe_fail
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import (
@@ -22,7 +23,6 @@ from maintainer.hudi.payloads import (
     decode_cleaner_plan,
     encode_avro,
 )
-from maintainer.services.base import maybe_fail
 from maintainer.services.clean.deletion import (
     PartitionDeleted,
     PartitionDeletion,

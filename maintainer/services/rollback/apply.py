@@ -16,10 +16,11 @@ from maintainer.artifact.model import (
     SyncMetadataTable,
 )
 from maintainer.errors import PlanError
+from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.common.rollback_requests import relative_path

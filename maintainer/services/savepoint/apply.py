@@ -10,10 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan
+from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.savepoint.executor import create_savepoint, delete_savepoint

@@ -10,13 +10,13 @@ inflight is finished. Delete: the savepoint's timeline files are removed.
 from __future__ import annotations
 
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata
-from maintainer.services.base import Fault, no_fault
 
 DEFAULT_USER = "maintainer"
 

@@ -21,11 +21,11 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.parquet.basefile import ParquetSettings
-from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_metadata_table
 from maintainer.services.compaction import base_merge

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from maintainer.errors import ApplyError
-from maintainer.services.base import (
+from maintainer.executors.faults import (
     FAULT_ENV,
     InjectedFault,
     Stopped,
