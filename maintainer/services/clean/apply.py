@@ -28,6 +28,7 @@ from typing import Any
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -54,7 +55,6 @@ from maintainer.services.clean.planner import CleanPlanResult, live_files, plan_
 from maintainer.services.clean.state import clean_settings, whole_table_inputs
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner

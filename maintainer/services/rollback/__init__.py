@@ -5,5 +5,5 @@
 config, PlannedRollback, runner=..., fault=...)`` carries one planned rollback out;
 rolling back one instant (deletes, rollback blocks, the rollback instant) is shared with
 compaction, which rolls back the failed attempt of an inflight compaction before it runs again:
-``maintainer.services.common.rollback_instant`` and ``table_service_rollback``.
+``maintainer.executors.common.rollback_instant`` and ``table_service_rollback``.
 """

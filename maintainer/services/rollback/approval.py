@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from maintainer.executors.common.rollback_requests import relative_path
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.payloads import RollbackPlan, RollbackRequest
-from maintainer.services.common.rollback_requests import relative_path
 
 OUTSIDE = "outside the table"
 NOT_DATA = "not a Hudi data file"

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.common.metadata_sync import metadata_rollback_step
+from maintainer.executors.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import RollbackMetadata
-from maintainer.services.common.metadata_sync import metadata_rollback_step
-from maintainer.services.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.services.rollback.approval import DroppedPath
 from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.storage import Storage

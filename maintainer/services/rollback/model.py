@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from maintainer.executors.common.markers import Marker
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import RollbackPlan
-from maintainer.services.common.markers import Marker
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.common.markers import read_markers
+from maintainer.executors.common.rollback_instant import InstantRollback, RolledBackInstant, roll_back_instant
+from maintainer.executors.common.rollback_requests import grouped_deletes, relative_path
 from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
@@ -29,9 +32,6 @@ from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.table import load_timeline
-from maintainer.services.common.markers import read_markers
-from maintainer.services.common.rollback_instant import InstantRollback, RolledBackInstant, roll_back_instant
-from maintainer.services.common.rollback_requests import grouped_deletes, relative_path
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 

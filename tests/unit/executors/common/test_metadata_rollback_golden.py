@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.executors.common.metadata_sync import metadata_rollback, rollback_in_metadata_table
 from maintainer.hudi.metadata.commit import open_for_sync
 from maintainer.hudi.payloads import decode_rollback_plan
-from maintainer.services.common.metadata_sync import metadata_rollback, rollback_in_metadata_table
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.common.rollback_deletes import RequestContext, RequestResult, execute_request
 from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
@@ -27,7 +28,6 @@ from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import InstantInfo, RollbackMetadata, RollbackPartitionMetadata, RollbackPlan
 from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
-from maintainer.services.common.rollback_deletes import RequestContext, RequestResult, execute_request
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from maintainer.executors.common.rollback_deletes import RequestContext, execute_request
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.payloads import RollbackRequest
-from maintainer.services.common.rollback_deletes import RequestContext, execute_request
 from maintainer.storage import Storage
 
 BASE = "f1-0_0-1-2_20260101000000000.parquet"

@@ -7,14 +7,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+from maintainer.executors.common.table_service_rollback import (
+    planned_table_service_rollback,
+    table_service_rollback_plan,
+)
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import RollbackSpec
-from maintainer.services.common.table_service_rollback import (
-    planned_table_service_rollback,
-    table_service_rollback_plan,
-)
 from maintainer.services.rollback.model import RollbackInputs
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.storage import Storage

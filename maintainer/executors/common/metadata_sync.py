@@ -7,6 +7,14 @@ from collections.abc import Callable, Sequence
 
 from maintainer.artifact.model import SyncMetadataTable
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.common.rollback_instant import (
+    InstantRollback,
+    RolledBackInstant,
+    remove_target,
+    roll_back_instant,
+)
+from maintainer.executors.common.rollback_requests import grouped_deletes
+from maintainer.executors.common.table_service_rollback import pending_rollback_of
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, read_table_state
@@ -30,14 +38,6 @@ from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.table import load_config
 from maintainer.hudi.table_schema import latest_avro_schema
-from maintainer.services.common.rollback_instant import (
-    InstantRollback,
-    RolledBackInstant,
-    remove_target,
-    roll_back_instant,
-)
-from maintainer.services.common.rollback_requests import grouped_deletes
-from maintainer.services.common.table_service_rollback import pending_rollback_of
 from maintainer.storage import Storage
 
 CLEAN_UPDATES = (FILES, COLUMN_STATS, BLOOM_FILTERS)

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from maintainer.errors import StorageError
+from maintainer.executors.common.rollback_requests import absolute_uri, relative_path
 from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN, LogFileName, is_data_file_name
 from maintainer.hudi.logformat import BlockType, next_log_file_v6, read_log_file, rollback_command_block
 from maintainer.hudi.payloads import RollbackRequest
-from maintainer.services.common.rollback_requests import absolute_uri, relative_path
 from maintainer.storage import Storage
 
 
