@@ -28,6 +28,13 @@ from typing import Any
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.clean.executor import (
+    BeforeComplete,
+    CleanRun,
+    plan_deletions,
+    read_requested_plan,
+    run_clean_instant,
+)
 from maintainer.executors.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
@@ -37,13 +44,6 @@ from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_av
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.clean.executor import (
-    BeforeComplete,
-    CleanRun,
-    plan_deletions,
-    read_requested_plan,
-    run_clean_instant,
-)
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,

@@ -12,6 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from maintainer.errors import ApplyError
+from maintainer.executors.clean.deletion import (
+    PartitionDeleted,
+    PartitionDeletion,
+    check_deletion,
+    group_by_partition,
+    relative_to_table,
+    run_deletions,
+    table_base,
+)
 from maintainer.executors.faults import maybe_fail
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -22,15 +31,6 @@ from maintainer.hudi.payloads import (
     CleanPartitionMetadata,
     decode_cleaner_plan,
     encode_avro,
-)
-from maintainer.services.clean.deletion import (
-    PartitionDeleted,
-    PartitionDeletion,
-    check_deletion,
-    group_by_partition,
-    relative_to_table,
-    run_deletions,
-    table_base,
 )
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maintainer.errors import ApplyError
-from maintainer.services.clean.deletion import (
+from maintainer.executors.clean.deletion import (
     PartitionDeletion,
     batch_deletions,
     check_deletion,

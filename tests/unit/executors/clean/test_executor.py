@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from maintainer.errors import ApplyError
+from maintainer.executors.clean.deletion import PartitionDeleted, PartitionDeletion
+from maintainer.executors.clean.executor import clean_metadata, keep_only, plan_deletions
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo
-from maintainer.services.clean.deletion import PartitionDeleted, PartitionDeletion
-from maintainer.services.clean.executor import clean_metadata, keep_only, plan_deletions
 from maintainer.storage import Storage
 
 A = "a-0_0-1-0_20250101000000000.parquet"
