@@ -1,18 +1,32 @@
 """The metadata node's executor for the compaction (the clean and the archival run through
-:mod:`.clean` and :mod:`.archival`, on the data services' executors): schedule it (or take the
-pending one) and run it through :mod:`maintainer.hudi.metadata.compaction`."""
+``maintainer.services.metadata.clean`` and ``.archival``, on the data services' executors):
+schedule it (or take the pending one) and run it through :mod:`maintainer.hudi.metadata.compaction`.
+:class:`CompactionDecision` is what the metadata planner decides and this executor carries out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.metadata import compaction as mc
+from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.commit import hfile_style
 from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.services.metadata.planner import CompactionDecision
+
+
+@dataclass(frozen=True)
+class CompactionDecision:
+    """What a compaction of the metadata table would do now."""
+
+    trigger: mcp.CompactionTrigger
+    instant: str | None
+    """The instant to compact at (pending or new); None: nothing to do."""
+    pending: bool
+    operations: tuple[mcp.FileGroupCompaction, ...]
+    reason: str
 
 
 def run_compaction(
