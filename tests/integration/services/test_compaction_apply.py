@@ -24,6 +24,7 @@ from maintainer.artifact.model import (
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.compaction.executor import IN_PROCESS
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action, State
@@ -34,7 +35,6 @@ from maintainer.project.services import CompactionSpec, CompactionStrategy, Comp
 from maintainer.services.base import NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
-from maintainer.services.compaction.executor import IN_PROCESS
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from tests.support import fixtures as fx
 from tests.support import oracle

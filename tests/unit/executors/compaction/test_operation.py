@@ -11,15 +11,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import StorageError, UnsupportedTableError
-from maintainer.hudi import logformat
-from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
-from maintainer.services.compaction.operation import (
+from maintainer.executors.compaction.operation import (
     BaseFileReader,
     CommittedInstants,
     CompactionTask,
     SliceToCompact,
     compact_slice,
 )
+from maintainer.hudi import logformat
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
 from maintainer.storage import Storage
 from tests.unit.services.compaction.records import EVENT_TIME_RULES, KEY_TS_AVRO
 

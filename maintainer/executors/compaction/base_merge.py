@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from maintainer.executors.compaction.keys import record_keys
+from maintainer.executors.compaction.log_state import IS_DELETE, ORDERING, ROW, LogState
 from maintainer.hudi.merge import MergeRules
-from maintainer.services.compaction.keys import record_keys
-from maintainer.services.compaction.log_state import IS_DELETE, ORDERING, ROW, LogState
 
 
 @dataclass

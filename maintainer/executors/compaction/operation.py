@@ -24,6 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
+from maintainer.executors.compaction.base_merge import SliceMerger
+from maintainer.executors.compaction.codec import slice_settings
+from maintainer.executors.compaction.log_state import LogState, build_log_state
 from maintainer.hudi import logformat
 from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerName, MarkerType
 from maintainer.hudi.instants.timeline import Timeline
@@ -33,9 +36,6 @@ from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, Par
 from maintainer.hudi.payloads import WriteStat
 from maintainer.hudi.table import MARKERS_DIR
 from maintainer.hudi.table_schema import conform
-from maintainer.services.compaction.base_merge import SliceMerger
-from maintainer.services.compaction.codec import slice_settings
-from maintainer.services.compaction.log_state import LogState, build_log_state
 from maintainer.storage import Storage
 from maintainer.storage.gc_pause import paused_gc
 

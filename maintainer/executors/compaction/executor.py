@@ -30,6 +30,14 @@ from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
 from maintainer.executors.common.metadata_sync import metadata_rollback_step, sync_compaction
 from maintainer.executors.common.table_service_rollback import deleted_files, rollback_table_service
+from maintainer.executors.compaction.codec import configured_settings
+from maintainer.executors.compaction.commit import compaction_commit_metadata, encode_commit
+from maintainer.executors.compaction.operation import (
+    CommittedInstants,
+    CompactionTask,
+    SliceToCompact,
+    compact_slice,
+)
 from maintainer.executors.faults import maybe_fail
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
@@ -40,14 +48,6 @@ from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.hudi.payloads import CompactionPlan, WriteStat
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
-from maintainer.services.compaction.codec import configured_settings
-from maintainer.services.compaction.commit import compaction_commit_metadata, encode_commit
-from maintainer.services.compaction.operation import (
-    CommittedInstants,
-    CompactionTask,
-    SliceToCompact,
-    compact_slice,
-)
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
 

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maintainer.executors.compaction.base_merge import SliceMerger
+from maintainer.executors.compaction.log_state import build_log_state, keys_all_distinct
 from maintainer.hudi import logformat
 from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
 from maintainer.hudi.merge import LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
-from maintainer.services.compaction.base_merge import SliceMerger
-from maintainer.services.compaction.log_state import build_log_state, keys_all_distinct
 
 AVRO = json.dumps({
     "type": "record", "name": "r", "fields": [

@@ -15,21 +15,21 @@ import pytest
 from pydantic import ValidationError
 
 from maintainer.errors import ApplyError
-from maintainer.hudi import logformat
-from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
-from maintainer.project.services import CompactionSpec, parse_parquet_compression
-from maintainer.services.compaction.codec import (
+from maintainer.executors.compaction.codec import (
     CODEC_PROPERTY,
     configured_settings,
     slice_settings,
     unique_key_columns,
 )
-from maintainer.services.compaction.operation import (
+from maintainer.executors.compaction.operation import (
     CommittedInstants,
     CompactionTask,
     SliceToCompact,
     compact_slice,
 )
+from maintainer.hudi import logformat
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
+from maintainer.project.services import CompactionSpec, parse_parquet_compression
 from maintainer.storage import Storage
 from tests.unit.services.compaction import states
 from tests.unit.services.compaction.records import EVENT_TIME_RULES, KEY_TS_AVRO

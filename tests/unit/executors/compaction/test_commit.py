@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from maintainer.executors.compaction.commit import compaction_commit_metadata
 from maintainer.hudi.payloads import WriteStat
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.compaction.commit import compaction_commit_metadata
 
 SCHEMA = '{"type":"record","name":"r","fields":[]}'
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from maintainer.executors.compaction.operation import compact_slice
 from maintainer.hudi import logformat
 from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter
-from maintainer.services.compaction.operation import compact_slice
 from maintainer.storage import Storage
-from tests.unit.services.compaction.test_operation import AVRO, WITH_META, record, task, write_log
+from tests.unit.executors.compaction.test_operation import AVRO, WITH_META, record, task, write_log
 
 
 def _keys_and_ts(tmp_path: Path, path: str | None) -> list[tuple[str, int]]:
