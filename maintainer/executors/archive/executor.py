@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from maintainer.executors.archive import lsm, v6_log
+from maintainer.executors.archive.entries import archived_meta_entries, lsm_timeline_instant
+from maintainer.executors.archive.selection import ArchivePlanResult
 from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.archived import archived_instants
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.instants.timeline import TimelineEntry
 from maintainer.hudi.table import MARKERS_DIR, load_timeline
-from maintainer.services.archive import lsm, v6_log
-from maintainer.services.archive.entries import archived_meta_entries, lsm_timeline_instant
-from maintainer.services.archive.planner import ArchivePlanResult
 from maintainer.storage import Storage
 
 
