@@ -26,12 +26,13 @@ from maintainer.artifact.model import (
 )
 from maintainer.artifact.model import RollbackKind as ActionKind
 from maintainer.executors.common.rollback_requests import relative_path
+from maintainer.executors.rollback.model import PlannedRollback, RollbackKind
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
-from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
+from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage

@@ -1,4 +1,4 @@
-"""Carry out one planned rollback (``services.common.rollback_instant`` does the work).
+"""Carry out one planned rollback (``executors.common.rollback_instant`` does the work).
 
 A completed rollback whose target is still on the timeline only has the target removed; any
 other planned rollback (new, or pending and finished with its own instant and plan) goes through
@@ -13,12 +13,11 @@ from maintainer.clock import Clock, utc_now
 from maintainer.executors.common.metadata_sync import metadata_rollback_step
 from maintainer.executors.common.rollback_instant import InstantRollback, remove_target, roll_back_instant
 from maintainer.executors.faults import Fault, no_fault
+from maintainer.executors.rollback.model import DroppedPath, PlannedRollback, RollbackKind
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import RollbackMetadata
-from maintainer.services.rollback.approval import DroppedPath
-from maintainer.services.rollback.model import PlannedRollback, RollbackKind
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 
