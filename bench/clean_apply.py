@@ -29,6 +29,7 @@ import pyarrow.fs as pafs
 
 from maintainer.artifact.directory import read_plan, write_plan
 from maintainer.artifact.model import DeleteFile
+from maintainer.executors.clean.deletion import group_by_partition, run_deletions
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
@@ -38,7 +39,6 @@ from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.clean.apply import recheck_planner
-from maintainer.services.clean.deletion import group_by_partition, run_deletions
 from maintainer.spark.session import create_session
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage

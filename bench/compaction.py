@@ -34,12 +34,12 @@ import pyarrow.parquet as pq
 from maintainer.artifact.model.compaction import CompactSlice as PlannedOperation
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.compaction.codec import configured_settings
+from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.parquet.deflate_threads import process_threads
 from maintainer.hudi.parquet.gzip import GzipPagesSink, page_compressor
 from maintainer.hudi.payloads import WriteStat
-from maintainer.services.compaction.codec import configured_settings
-from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName
@@ -158,7 +158,7 @@ def make_runner(args: argparse.Namespace) -> tuple[Runner, Any]:
 
 def _warm_worker(index: int) -> int:
     """Import the merge path in a Spark Python worker (not measured)."""
-    import maintainer.services.compaction.operation  # noqa: F401
+    import maintainer.executors.compaction.operation  # noqa: F401
 
     warm_up_imports()
     return index

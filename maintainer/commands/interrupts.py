@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 from maintainer.console import print_notice
-from maintainer.services.base import clear_stop, request_stop
+from maintainer.executors.faults import clear_stop, request_stop
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 SIGNAL_EXIT_BASE = 128

@@ -26,6 +26,7 @@ from maintainer.artifact.directory import SavedPlan, plan_key
 from maintainer.artifact.model import NodePlan, NodeStatus, TablePlan
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError, MaintainerError, PlanAlreadyAppliedError, PlanError
+from maintainer.executors.faults import maybe_fail
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
@@ -49,7 +50,7 @@ from maintainer.runner.reads import TableReads
 from maintainer.runner.results import RunResults, utc_timestamp
 from maintainer.runner.stale import refuse_stale, table_changes
 from maintainer.runner.summary import told
-from maintainer.services.base import NodeContext, NodeOutcome, maybe_fail
+from maintainer.services.base import NodeContext, NodeOutcome
 from maintainer.services.common.ledger import is_applied
 from maintainer.services.registry import service_for
 from maintainer.storage import Storage

@@ -16,9 +16,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 import networkx as nx
 
 from maintainer.errors import MaintainerError
+from maintainer.executors.faults import Stopped, stop_requested
 from maintainer.graph import NodeId, topological_order
 from maintainer.runner.results import NodeResult, NodeRunStatus, utc_timestamp
-from maintainer.services.base import NodeOutcome, Stopped, stop_requested
+from maintainer.services.base import NodeOutcome
 
 NodeRunner = Callable[[NodeId], NodeOutcome]
 EventSink = Callable[[str, NodeId, NodeResult | None], None]

@@ -71,9 +71,9 @@ from maintainer.errors import (
     StorageError,
     StorageUnavailableError,
 )
+from maintainer.executors.faults import Stopped, stop_requested
 from maintainer.hudi.lock import LOCK_PATH, LockTiming, StorageLockData
 from maintainer.logs import fields, get_logger
-from maintainer.services.base import Stopped, stop_requested
 from maintainer.storage import (
     ConditionalStore,
     Storage,

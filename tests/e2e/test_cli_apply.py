@@ -18,13 +18,13 @@ from maintainer.artifact.model import CleanEffect
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.runner.lock import TableLock, read_lock
-from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
 from tests.support import artifacts

@@ -42,8 +42,8 @@ SLOW = textwrap.dedent(
     """
     import sys, time
     from maintainer.cli import main
-    from maintainer.services.base import stop_requested
-    from maintainer.services.clean import executor
+    from maintainer.executors.faults import stop_requested
+    from maintainer.executors.clean import executor
 
     hook = executor.maybe_fail
 

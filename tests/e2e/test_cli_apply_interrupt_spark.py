@@ -35,7 +35,7 @@ SPARK_SLOW = textwrap.dedent(
     import sys, time
     from pyspark.sql import SparkSession
     from maintainer.cli import main
-    from maintainer.services.compaction import executor
+    from maintainer.executors.compaction import executor
 
     hook = executor.maybe_fail
 

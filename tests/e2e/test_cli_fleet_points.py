@@ -12,8 +12,8 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.graph.manifest import dump_record
-from maintainer.services.base import FAULT_ENV
 from tests.unit.graph.manifests import compiled
 from tests.unit.project.projects import write_project
 

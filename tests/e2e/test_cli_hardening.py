@@ -18,10 +18,10 @@ from maintainer.artifact.model import FinishPendingClean
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import open_table
-from maintainer.services.base import FAULT_ENV
 from tests.support import artifacts, oracle
 
 pytestmark = pytest.mark.spark

@@ -16,10 +16,10 @@ from maintainer.artifact.directory import PLAN_KEY_ENV
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import open_table
 from maintainer.runner.ledger import record_path
-from maintainer.services.base import FAULT_ENV
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.support import artifacts, oracle
 

@@ -22,10 +22,10 @@ from maintainer.artifact.directory import PLAN_KEY_ENV, SIGNATURE_FIELD
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.lock import StorageLockData
 from maintainer.runner.ledger import record_path
 from maintainer.runner.lock import LOCK_PATH, Owner, TableLock, process_scope, read_lock
-from maintainer.services.base import FAULT_ENV
 from maintainer.spark.session import create_session
 from maintainer.storage import Storage
 from tests.support import artifacts, oracle

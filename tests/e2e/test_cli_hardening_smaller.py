@@ -13,7 +13,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.services.base import FAULT_ENV
+from maintainer.executors.faults import FAULT_ENV
 from tests.support import oracle
 
 pytestmark = pytest.mark.spark

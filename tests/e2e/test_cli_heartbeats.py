@@ -13,8 +13,8 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.heartbeat import HEARTBEAT_DIR
-from maintainer.services.base import FAULT_ENV
 from tests.support.metadata_tables import Project, assert_metadata_in_step, only
 
 FRESH_S = 60.0

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from maintainer.cli import main
+from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.table import load_config
 from maintainer.project.services import ArchiveSpec, CompactionSpec
-from maintainer.services.archive.executor import run_archive
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 from maintainer.storage import Storage

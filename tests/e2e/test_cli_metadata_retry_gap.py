@@ -21,7 +21,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.services.base import FAULT_ENV
+from maintainer.executors.faults import FAULT_ENV
 from tests.support import oracle
 from tests.support.metadata_tables import FILE_NAME, Project, assert_metadata_in_step, only
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.services.base import FAULT_ENV
+from maintainer.executors.faults import FAULT_ENV
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable
 from tests.support.metadata_tables import (

@@ -9,10 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import CorruptFileError, StorageError
+from maintainer.executors.compaction.operation import BaseFileReader
 from maintainer.hudi.config.java_properties import format_java_properties
 from maintainer.hudi.config.properties_update import modify_properties
 from maintainer.hudi.table import load_config
-from maintainer.services.compaction.operation import BaseFileReader
 from maintainer.storage import Storage
 from tests.unit.hudi.test_table import properties
 

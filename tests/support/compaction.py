@@ -10,12 +10,12 @@ from typing import TypeVar
 
 from maintainer.artifact.model import CompactSlice
 from maintainer.datagen.generator import LOCAL_WRITERS
+from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger
-from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
 

@@ -5,6 +5,8 @@
   a service) fails the test command;
 * the table services are independent: no service package imports another, even indirectly
   (what they share is in ``services.common`` and ``services.base``);
+* so are their executors, one floor down: no executor imports another (what they share is in
+  ``executors.common`` and ``executors.faults``);
 * the one exception, ``services.metadata`` (the metadata table's own upkeep runs the clean and
   archive planners on the metadata table), is imported by no other service."""
 
@@ -32,8 +34,9 @@ def _lint_imports() -> str:
 
 def test_imports_point_down_the_layers_and_services_do_not_import_each_other() -> None:
     output = _lint_imports()
-    assert "3 kept, 0 broken" in output
+    assert "4 kept, 0 broken" in output
     assert "imports point down the layers" in output and "table services do not import each other" in output
+    assert "executors do not import each other" in output
     assert "the metadata service runs the others' planners" in output
 
 
@@ -47,3 +50,14 @@ def test_every_service_package_is_in_the_independence_contract() -> None:
     assert sorted(listed) == sorted(packages)
     forbidden = text.split("forbidden_modules = [", 1)[1].split("]", 1)[0]
     assert sorted(re.findall(r'"maintainer\.services\.(\w+)"', forbidden)) == sorted(COMPOSITE)
+
+
+def test_every_executor_is_in_the_executors_independence_contract() -> None:
+    """A new executor (package or module) is added to the contract (else it could import the others)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    contract = text.split('name = "executors do not import each other', 1)[1].split("]", 1)[0]
+    listed = re.findall(r'"maintainer\.executors\.(\w+)"', contract)
+    executors = ROOT / "maintainer" / "executors"
+    packages = {p.name for p in executors.iterdir() if (p / "__init__.py").exists()} - SHARED
+    modules = {p.stem for p in executors.glob("*.py")} - {"__init__", "faults"}
+    assert sorted(listed) == sorted(packages | modules)

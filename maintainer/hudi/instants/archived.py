@@ -6,7 +6,7 @@
 * ``_version_``: the latest manifest version N (without it, the greatest manifest).
 
 Readers take only the current version's files; a data file or manifest an archival cut short
-left unreferenced is ignored. The write side is ``maintainer.services.archive.lsm``.
+left unreferenced is ignored. The write side is ``maintainer.executors.archive.lsm``.
 
 :class:`ArchivedCompletionTimes` answers the question the file-system view and the compaction
 planner ask of archived instants: when did a deltacommit older than the active timeline

@@ -8,15 +8,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from maintainer.artifact.model import ArchiveInstant, NodePlan
+from maintainer.executors.archive.executor import ArchiveOutcome, run_archive
+from maintainer.executors.archive.selection import ArchivePlanResult
+from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.table import load_timeline
 from maintainer.project.models import TableSpec
-from maintainer.services.archive.executor import ArchiveOutcome, run_archive
 from maintainer.services.archive.node import (
     plan_archive_result,
 )
-from maintainer.services.archive.planner import ArchivePlanResult
-from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import summary
 

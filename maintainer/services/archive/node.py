@@ -11,10 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
+from maintainer.executors.archive.selection import ArchivePlanResult
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
-from maintainer.services.archive.planner import ArchivePlanResult, plan_archive
+from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 
 SERVICE = "archive"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from maintainer.executors.archive.selection import ArchivePlanResult, Boundary
 from maintainer.hudi.instants.instant import WRITE_ACTIONS, Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.project.services import ArchiveSpec
@@ -48,30 +49,6 @@ class ArchiveInputs:
     ``max_delta_commits``; None where compaction does not count delta commits."""
     extra_boundaries: tuple[Boundary, ...] = ()
     """Boundaries the caller adds (a metadata table's: the data table's earliest instant)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Boundary:
-    """An instant archival must stop before, and why."""
-
-    timestamp: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class ArchivePlanResult:
-    instants: tuple[Instant, ...] = ()
-    """Instants to archive, oldest first (every state of each)."""
-    reasons: tuple[str, ...] = ()
-    boundaries: tuple[Boundary, ...] = ()
-
-    @property
-    def has_changes(self) -> bool:
-        return bool(self.instants)
-
-    @property
-    def commits(self) -> tuple[Instant, ...]:
-        return tuple(i for i in self.instants if i.action not in (Action.CLEAN, Action.ROLLBACK))
 
 
 def _first(instants: list[Instant], reason: str) -> list[Boundary]:

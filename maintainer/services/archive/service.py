@@ -7,6 +7,7 @@ from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
 from maintainer.catalog import BY_NAME
+from maintainer.executors.common.metadata_sync import nothing_written
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
@@ -15,7 +16,6 @@ from maintainer.services.archive import node
 from maintainer.services.archive.apply import execute_archive
 from maintainer.services.archive.validate import validate_archive
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.metadata_sync import nothing_written
 from maintainer.storage import Storage
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from maintainer.executors.archive import v6_log
 from maintainer.hudi.instants.archived import archived_instants
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.table import METADATA_TABLE_DIR, load_config, load_timeline
 from maintainer.project.services import CompactionSpec
-from maintainer.services.archive import v6_log
 from maintainer.services.archive.planner import ArchiveInputs
 from maintainer.services.common.clean_history import last_clean_ectr
 

@@ -28,6 +28,14 @@ from typing import Any
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.clean.executor import (
+    BeforeComplete,
+    CleanRun,
+    plan_deletions,
+    read_requested_plan,
+    run_clean_instant,
+)
+from maintainer.executors.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -37,13 +45,6 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clean.columnar import partitions_planner
-from maintainer.services.clean.executor import (
-    BeforeComplete,
-    CleanRun,
-    plan_deletions,
-    read_requested_plan,
-    run_clean_instant,
-)
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,
@@ -55,7 +56,6 @@ from maintainer.services.clean.planner import CleanPlanResult, live_files, plan_
 from maintainer.services.clean.state import clean_settings, whole_table_inputs
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.services.common.metadata_table import drop_if_approved
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner

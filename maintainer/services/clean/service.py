@@ -13,6 +13,7 @@ from maintainer.artifact.model import (
     SyncMetadataTable,
 )
 from maintainer.catalog import BY_NAME
+from maintainer.executors.common.metadata_sync import clean_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
@@ -24,7 +25,6 @@ from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
-from maintainer.services.common.metadata_sync import clean_writes
 from maintainer.storage import Storage
 
 

@@ -21,6 +21,9 @@ from typing import Any
 
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.common.metadata_sync import COMPACTION_UPDATES
+from maintainer.executors.compaction.codec import configured_settings
+from maintainer.executors.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Instant, State
@@ -32,10 +35,7 @@ from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.project.services import CompactionSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.common.metadata_sync import COMPACTION_UPDATES
 from maintainer.services.common.metadata_table import drop_if_approved
-from maintainer.services.compaction.codec import configured_settings
-from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan

@@ -7,13 +7,13 @@ from datetime import datetime
 
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.catalog import BY_NAME
+from maintainer.executors.common.metadata_sync import compaction_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.metadata_sync import compaction_writes
 from maintainer.services.compaction import node
 from maintainer.services.compaction.apply import compaction_not_written_by_plan, execute_compaction
 from maintainer.services.compaction.projection import project_after_compaction

@@ -11,13 +11,14 @@ from dataclasses import replace
 from typing import Any
 
 from maintainer.artifact.model import ArchiveMetadataTable, CleanMetadataTable, CompactMetadataTable
+from maintainer.executors.faults import maybe_fail
+from maintainer.executors.metadata import run_compaction
 from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.table import load_timeline
-from maintainer.services.base import Drift, NodeContext, NodeOutcome, maybe_fail
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.metadata.archival import run_metadata_archival
 from maintainer.services.metadata.clean import run_metadata_clean
-from maintainer.services.metadata.executor import run_compaction
 from maintainer.services.metadata.node import SERVICE
 from maintainer.services.metadata.planner import decide_compaction, plan_archival, plan_clean, settings_of
 from maintainer.storage import Storage

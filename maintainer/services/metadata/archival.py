@@ -25,14 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from maintainer.executors.archive.executor import ArchiveOutcome, run_archive
+from maintainer.executors.archive.selection import ArchivePlanResult, Boundary
+from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.project.services import ArchiveSpec
-from maintainer.services.archive.executor import ArchiveOutcome, run_archive
-from maintainer.services.archive.planner import ArchiveInputs, ArchivePlanResult, Boundary, plan_archive
+from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.archive.state import already_archived
-from maintainer.services.base import Fault, no_fault
 from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.storage import Storage
 

@@ -19,7 +19,7 @@ KEEP_LATEST_FILE_VERSIONS ``ceil(data versions * 1.2)`` versions and KEEP_LATEST
 failed-writes policy is the data writer's (EAGER by default, under which a clean rolls nothing
 back: ``CleanerUtils.rollbackFailedWrites``). A plan that deletes nothing is not written
 (``CleanPlanActionExecutor.requestClean``). The metadata table has no metadata table: nothing is
-synced. The instant files are the data clean's (:mod:`maintainer.services.clean.executor`):
+synced. The instant files are the data clean's (:mod:`maintainer.executors.clean.executor`):
 ``HoodieCleanerPlan``, an empty inflight file (version 8+), ``HoodieCleanMetadata``.
 
 The planner is the data table's (:func:`maintainer.services.clean.planner.plan_clean`) on the
@@ -34,6 +34,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.clean.executor import (
+    CleanRun,
+    plan_deletions,
+    read_requested_plan,
+    run_clean_instant,
+)
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -46,12 +52,6 @@ from maintainer.hudi.payloads import (
     encode_avro,
 )
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.executor import (
-    CleanRun,
-    plan_deletions,
-    read_requested_plan,
-    run_clean_instant,
-)
 from maintainer.services.clean.planner import (
     CleanPlanResult,
     FileToDelete,

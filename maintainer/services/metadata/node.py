@@ -16,6 +16,7 @@ from maintainer.artifact.model import (
     NodePlan,
     NodeStatus,
 )
+from maintainer.executors.metadata import CompactionDecision
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
@@ -25,13 +26,7 @@ from maintainer.services.metadata.archival import (
     MetadataArchivalPlan,
 )
 from maintainer.services.metadata.clean import MetadataCleanPlan
-from maintainer.services.metadata.planner import (
-    CompactionDecision,
-    decide_compaction,
-    plan_archival,
-    plan_clean,
-    settings_of,
-)
+from maintainer.services.metadata.planner import decide_compaction, plan_archival, plan_clean, settings_of
 
 SERVICE = "metadata"
 

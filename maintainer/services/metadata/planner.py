@@ -4,9 +4,9 @@ metadata table would do now. Apply calls the same functions again on the table a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
+from maintainer.executors.metadata import CompactionDecision
 from maintainer.hudi.instants.instant import Instant, State, format_instant_time, wall_clock_in_timezone
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata import compaction_plan as mcp
@@ -42,18 +42,6 @@ def plan_clean(mdt: MetadataTable, spec: TableSpec, now: datetime) -> MetadataCl
 
 def plan_archival(mdt: MetadataTable, data_timeline: Timeline, spec: TableSpec) -> MetadataArchivalPlan:
     return plan_metadata_archival(mdt.state, data_timeline, archival_settings(spec))
-
-
-@dataclass(frozen=True)
-class CompactionDecision:
-    """What a compaction of the metadata table would do now."""
-
-    trigger: mcp.CompactionTrigger
-    instant: str | None
-    """The instant to compact at (pending or new); None: nothing to do."""
-    pending: bool
-    operations: tuple[mcp.FileGroupCompaction, ...]
-    reason: str
 
 
 def _pending_operations(mdt: MetadataTable, pending: Instant) -> tuple[mcp.FileGroupCompaction, ...]:

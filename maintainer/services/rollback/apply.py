@@ -17,16 +17,17 @@ from maintainer.artifact.model import (
 )
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import PlanError
+from maintainer.executors.common.rollback_requests import relative_path
+from maintainer.executors.faults import Fault, maybe_fail, no_fault
+from maintainer.executors.rollback.executor import RollbackOutcome, run_rollback
+from maintainer.executors.rollback.model import DroppedPath, PlannedRollback, RollbackKind
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
-from maintainer.services.common.rollback_requests import relative_path
-from maintainer.services.rollback.approval import DroppedPath, intersect
-from maintainer.services.rollback.executor import RollbackOutcome, run_rollback
-from maintainer.services.rollback.model import PlannedRollback, RollbackKind
+from maintainer.services.rollback.approval import intersect
 from maintainer.services.rollback.node import (
     NEW_ROLLBACKS,
     listed_bytes,

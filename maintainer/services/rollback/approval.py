@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from maintainer.executors.common.rollback_requests import relative_path
+from maintainer.executors.rollback.model import DroppedPath
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_data_file_name
 from maintainer.hudi.payloads import RollbackPlan, RollbackRequest
-from maintainer.services.common.rollback_requests import relative_path
 
 OUTSIDE = "outside the table"
 NOT_DATA = "not a Hudi data file"
@@ -33,15 +34,6 @@ NOT_DERIVED = "not a file the table yields for this rollback now"
 
 BlockKey = tuple[str, str, str, str]
 """(partition, file id, base instant, table-relative log path) of a rollback-block request."""
-
-
-@dataclass(frozen=True, slots=True)
-class DroppedPath:
-    """A path the plan asked the rollback of ``target`` to touch that apply leaves alone."""
-
-    path: str
-    target: str
-    reason: str
 
 
 def inside_table(table_uri: str, path: str) -> str | None:

@@ -1,16 +1,17 @@
-"""The rollback service's models: what the planner reads and what it decides."""
+"""The rollback service's models: what the planner reads and what it decides (each rollback it
+plans is a :class:`~maintainer.executors.rollback.model.PlannedRollback`, what the executor takes)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 
+from maintainer.executors.common.markers import Marker
+from maintainer.executors.rollback.model import PlannedRollback
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import RollbackPlan
-from maintainer.services.common.markers import Marker
 
 
 @dataclass(frozen=True)
@@ -40,36 +41,6 @@ class RollbackInputs:
     """Pending replacecommits (layout 1) that are clusterings: table services, not writes (Hudi's
     ``ClusteringUtils.isClusteringInstant``)."""
     timezone: str = "UTC"
-
-
-class RollbackKind(str, Enum):
-    ROLLBACK = "rollback"
-    """Roll back a failed write: delete its files, then its instant."""
-    FINISH_PENDING_ROLLBACK = "finish_pending_rollback"
-    """Finish a rollback that was started before (with its own instant and plan)."""
-    REMOVE_ROLLED_BACK_INSTANT = "remove_rolled_back_instant"
-    """A completed rollback's target is still on the timeline: only remove its files."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedRollback:
-    """One rollback apply will carry out."""
-
-    kind: RollbackKind
-    target: Instant
-    reason: str
-    plan: RollbackPlan
-    rollback_instant: Instant | None = None
-    """The existing rollback instant (pending, or completed for REMOVE_ROLLED_BACK_INSTANT)."""
-    source: str = "markers"
-    """How the files were found: ``markers`` or ``listing`` (or ``plan`` for a pending rollback)."""
-
-    @property
-    def reverts_to_requested(self) -> bool:
-        return self.target.action.value in _SERVICE_ACTIONS
-
-
-_SERVICE_ACTIONS = frozenset({"compaction", "logcompaction", "clustering"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,13 +25,14 @@ from maintainer.artifact.model import (
     RollbackRequestRecord,
 )
 from maintainer.artifact.model import RollbackKind as ActionKind
+from maintainer.executors.common.rollback_requests import relative_path
+from maintainer.executors.rollback.model import PlannedRollback, RollbackKind
 from maintainer.hudi import payloads
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
-from maintainer.services.common.rollback_requests import relative_path
-from maintainer.services.rollback.model import PlannedRollback, RollbackKind, RollbackPlanResult
+from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from maintainer.executors.rollback.model import PlannedRollback, RollbackKind
 from maintainer.hudi.instants.instant import (
     TABLE_SERVICE_ACTIONS,
     WRITE_ACTIONS,
@@ -35,13 +36,7 @@ from maintainer.hudi.instants.instant import (
     is_instant_time,
 )
 from maintainer.project.services import RollbackSpec
-from maintainer.services.rollback.model import (
-    PlannedRollback,
-    RollbackInputs,
-    RollbackKind,
-    RollbackPlanResult,
-    SkippedWrite,
-)
+from maintainer.services.rollback.model import RollbackInputs, RollbackPlanResult, SkippedWrite
 from maintainer.services.rollback.requests import rollback_plan
 
 

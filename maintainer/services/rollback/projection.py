@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from maintainer.artifact.model import NodePlan, NodeStatus, RollbackAction, RollbackRequestRecord
+from maintainer.executors.common.rollback_requests import relative_path
 from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.file_groups.fsview import rebuild_partitions
 from maintainer.hudi.instants.instant import Action
@@ -35,7 +36,6 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
-from maintainer.services.common.rollback_requests import relative_path
 from maintainer.storage import FileInfo
 
 COMMAND_BLOCK_VERSION = 6

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from maintainer.executors.common.markers import Marker
+from maintainer.executors.common.rollback_requests import absolute_uri, grouped_deletes
 from maintainer.hudi.file_groups.filemodel import LogFile
 from maintainer.hudi.file_groups.filenames import MarkerType
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
-from maintainer.services.common.markers import Marker
-from maintainer.services.common.rollback_requests import absolute_uri, grouped_deletes
 from maintainer.services.rollback.model import RollbackInputs
 
 

@@ -7,11 +7,11 @@ from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, RollbackAction, SyncMetadataTable
 from maintainer.catalog import BY_NAME
+from maintainer.executors.common.metadata_sync import rollback_writes
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.metadata_sync import rollback_writes
 from maintainer.services.rollback import node
 from maintainer.services.rollback.apply import execute_rollback
 from maintainer.services.rollback.projection import project_after_rollback

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from maintainer.executors.common.markers import Marker, read_markers
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.file_groups.filenames import MarkerType
@@ -17,7 +18,6 @@ from maintainer.hudi.instants.instant import (
 )
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat import read_log_file
-from maintainer.services.common.markers import Marker, read_markers
 from maintainer.services.rollback.model import (
     RollbackInputs,
 )

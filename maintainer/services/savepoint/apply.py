@@ -11,13 +11,14 @@ from typing import Any
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.faults import Fault, maybe_fail, no_fault
+from maintainer.executors.savepoint import create_savepoint, delete_savepoint
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.services.base import Drift, Fault, NodeContext, NodeOutcome, maybe_fail, no_fault
+from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply
 from maintainer.services.common.outcome import drift, summary
-from maintainer.services.savepoint.executor import create_savepoint, delete_savepoint
 from maintainer.services.savepoint.node import (
     CREATE_SERVICE,
     plan_savepoint_result,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from maintainer.artifact.model import NodePlan, NodeStatus
+from maintainer.executors.savepoint import savepoint_metadata
 from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.projection import Projection, completed_entry, with_entries
-from maintainer.services.savepoint.executor import savepoint_metadata
 
 _PROJECTED = "projected"
 

@@ -8,11 +8,11 @@ from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
 from maintainer.catalog import BY_NAME
+from maintainer.executors.common.metadata_sync import nothing_written
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
-from maintainer.services.common.metadata_sync import nothing_written
 from maintainer.services.savepoint import node
 from maintainer.services.savepoint.apply import execute_savepoint_create, execute_savepoint_delete
 from maintainer.services.savepoint.projection import project_after_savepoint_create

@@ -20,6 +20,8 @@ import pytest
 from maintainer.artifact.model import CompactSlice, NodePlan, NodeStatus
 from maintainer.datagen.generator import LOCAL_WRITERS, DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.compaction.executor import run_compaction
+from maintainer.executors.savepoint import create_savepoint
 from maintainer.hudi.loading import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
@@ -30,12 +32,10 @@ from maintainer.project.services import (
     RollbackSpec,
     SavepointsSpec,
 )
-from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.rollback.apply import apply_rollback_node
 from maintainer.services.rollback.node import plan_rollback_service
-from maintainer.services.savepoint.executor import create_savepoint
 from tests.support.compaction import CompactingWriter, schedule_compaction
 from tests.support.plans import clean_effect_of, files_to_delete
 

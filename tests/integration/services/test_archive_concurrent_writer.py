@@ -17,6 +17,8 @@ import networkx as nx
 import pytest
 
 from maintainer.artifact.directory import read_plan, write_plan
+from maintainer.executors.archive.executor import run_archive
+from maintainer.executors.compaction.executor import run_compaction
 from maintainer.graph import NodeId
 from maintainer.hudi.loading import open_table
 from maintainer.planning.builder import TableRequest, build_plan
@@ -24,10 +26,8 @@ from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
-from maintainer.services.archive.executor import run_archive
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
-from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

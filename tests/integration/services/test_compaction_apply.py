@@ -24,16 +24,17 @@ from maintainer.artifact.model import (
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.compaction.executor import IN_PROCESS
+from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
-from maintainer.services.base import FAULT_ENV, InjectedFault, NodeContext
+from maintainer.services.base import NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
-from maintainer.services.compaction.executor import IN_PROCESS
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from tests.support import fixtures as fx
 from tests.support import oracle

@@ -14,16 +14,16 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.compaction import operation
+from maintainer.executors.compaction.codec import slice_settings
+from maintainer.executors.compaction.executor import IN_PROCESS, run_compaction
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.parquet import basefile
 from maintainer.hudi.parquet.basefile import ParquetSettings, file_codec
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext
-from maintainer.services.compaction import operation
 from maintainer.services.compaction.apply import CompactionApply
-from maintainer.services.compaction.codec import slice_settings
-from maintainer.services.compaction.executor import IN_PROCESS, run_compaction
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

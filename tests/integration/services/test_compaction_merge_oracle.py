@@ -17,6 +17,7 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.layout import avro_schema
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi import logformat, payloads
 from maintainer.hudi.config.properties import PROPERTIES_FILE, parse_java_properties
 from maintainer.hudi.file_groups.filemodel import FileSlice
@@ -28,7 +29,6 @@ from maintainer.hudi.parquet.basefile import with_meta_fields
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
 from maintainer.hudi.reader import read_base_file
 from maintainer.services.common.metadata_table import rewrite_properties
-from maintainer.services.compaction.executor import run_compaction
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName

@@ -21,15 +21,15 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.compaction import base_merge
+from maintainer.executors.compaction.executor import CompactionOutcome, run_compaction
+from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.parquet.basefile import ParquetSettings
-from maintainer.services.base import FAULT_ENV, InjectedFault
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_metadata_table
-from maintainer.services.compaction import base_merge
-from maintainer.services.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.services.compaction.model import CompactionPlanResult, PlanStatus
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

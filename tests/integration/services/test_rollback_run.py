@@ -15,6 +15,10 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.common.rollback_requests import relative_path
+from maintainer.executors.common.table_service_rollback import rollback_table_service
+from maintainer.executors.rollback.executor import run_rollback
+from maintainer.executors.rollback.model import RollbackKind
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filemodel import BaseFile
 from maintainer.hudi.file_groups.filenames import BaseFileName
@@ -23,13 +27,7 @@ from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.project.services import RollbackSpec
-from maintainer.services.common.rollback_requests import relative_path
-from maintainer.services.common.table_service_rollback import rollback_table_service
-from maintainer.services.rollback.executor import run_rollback
-from maintainer.services.rollback.model import (
-    RollbackKind,
-    RollbackPlanResult,
-)
+from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.spark.tasks import SparkRunner

@@ -13,6 +13,7 @@ import fastavro
 from maintainer.artifact.model import NodeStatus, RollbackAction, RollbackEffect, read_body
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.savepoint import create_savepoint
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.loading import open_table
@@ -23,7 +24,6 @@ from maintainer.services.archive.node import plan_archive_service
 from maintainer.services.rollback.apply import apply_rollback_node
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
 from maintainer.services.savepoint.apply import apply_savepoint_create_node, apply_savepoint_delete_node
-from maintainer.services.savepoint.executor import create_savepoint
 from maintainer.services.savepoint.node import plan_savepoint_create_service, plan_savepoint_delete_service
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle

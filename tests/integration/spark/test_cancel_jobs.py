@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from maintainer.executors.faults import clear_stop, request_stop
 from maintainer.graph import NodeId
 from maintainer.runner.dag import run_one
 from maintainer.runner.results import NodeRunStatus
 from maintainer.runner.spark import LazySpark
-from maintainer.services.base import NodeOutcome, clear_stop, request_stop
+from maintainer.services.base import NodeOutcome
 
 pytestmark = pytest.mark.spark
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from maintainer.commands.interrupts import Interrupts
-from maintainer.services.base import Stopped, maybe_fail, stop_requested
+from maintainer.executors.faults import Stopped, maybe_fail, stop_requested
 
 
 class Spark:

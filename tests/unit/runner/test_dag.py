@@ -11,10 +11,11 @@ import networkx as nx
 import pytest
 
 from maintainer.errors import ApplyError
+from maintainer.executors.faults import clear_stop, maybe_fail, request_stop
 from maintainer.graph import NodeId
 from maintainer.runner.dag import walk
 from maintainer.runner.results import NodeResult, NodeRunStatus
-from maintainer.services.base import Drift, NodeOutcome, clear_stop, maybe_fail, request_stop
+from maintainer.services.base import Drift, NodeOutcome
 
 SERVICES = ("rollback", "clean", "archive")
 

@@ -22,6 +22,7 @@ import pytest
 from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
 from maintainer.errors import ApplyError, StorageUnavailableError
+from maintainer.executors.faults import Stopped, clear_stop, request_stop
 from maintainer.hudi.lock import LockTiming, StorageLockData
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.lock import (
@@ -35,7 +36,7 @@ from maintainer.runner.lock import (
     process_scope,
     read_lock,
 )
-from maintainer.services.base import NodeContext, NodeOutcome, Stopped, clear_stop, request_stop
+from maintainer.services.base import NodeContext, NodeOutcome
 from maintainer.storage import Storage, conditional_store
 from maintainer.storage.conditional import ConditionalStore, Versioned
 from tests.unit.runner.test_apply import graph_of, saved_plan, spec

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+from maintainer.executors.archive import lsm
 from maintainer.hudi.file_groups.fsview import FileSystemView, build_view
 from maintainer.hudi.instants.archived import ArchivedCompletionTimes, read_completion_times
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import LSMTimelineInstant
-from maintainer.services.archive import lsm
 from maintainer.storage import FileInfo, Storage
 
 T = [f"202401010000{i:02d}000" for i in range(60)]

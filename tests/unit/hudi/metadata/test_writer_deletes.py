@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from maintainer.executors.common.metadata_sync import clean_writes, sync_clean
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import block_deletes
@@ -20,7 +21,6 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import delete_block
 from maintainer.hudi.payloads.clean import CleanMetadata, CleanPartitionMetadata
 from maintainer.hudi.payloads.container import read_container
-from maintainer.services.common.metadata_sync import clean_writes, sync_clean
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures

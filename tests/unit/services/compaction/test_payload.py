@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from maintainer.errors import ApplyError
+from maintainer.executors.compaction.executor import slices_of
 from maintainer.hudi import payloads
 from maintainer.hudi.payloads import CompactionOperation, CompactionPlan
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.compaction.executor import slices_of
 from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.payload import encode_compaction_plan
 from tests.support.plans import compact_slice, slice_file

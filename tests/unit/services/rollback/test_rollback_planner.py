@@ -5,18 +5,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from maintainer.executors.common.markers import Marker, read_markers
+from maintainer.executors.common.rollback_requests import absolute_path, relative_path
+from maintainer.executors.rollback.model import RollbackKind
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, MarkerType
 from maintainer.hudi.instants.instant import Action, State, instant_time_to_epoch_ms
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.project.services import RollbackSpec
-from maintainer.services.common.markers import Marker, read_markers
-from maintainer.services.common.rollback_requests import absolute_path, relative_path
-from maintainer.services.rollback.model import (
-    RollbackInputs,
-    RollbackKind,
-)
+from maintainer.services.rollback.model import RollbackInputs
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.storage import Storage
 

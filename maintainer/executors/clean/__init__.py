@@ -1,0 +1,1 @@
+"""The clean's executor: requested -> inflight -> the deletions by partition -> completed."""
