@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.catalog import installed
 from maintainer.errors import ManifestError
 from maintainer.project.inheritance import Layer, Provenance, leaf_paths, merge_layers
 from maintainer.project.issues import did_you_mean, raise_all, validation_error
@@ -286,7 +286,7 @@ def _resolve_table(
 
 def _to_spec(entry: TableEntry, manifest: str, line: int) -> TableSpec:
     values = dict(entry)
-    for block in SERVICE_BLOCKS:
+    for block in installed().blocks:
         spec = values[block]
         if spec is not None and not spec.enabled:
             values[block] = None

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.catalog import installed
 from maintainer.project.gates import GatesSpec
 from maintainer.project.readers import ReaderSpec
 from maintainer.project.services import (
@@ -163,7 +163,7 @@ class TableSpec(FrozenModel):
     def services(self) -> dict[str, ServiceSpec]:
         """The active service blocks, in execution order."""
         active: dict[str, ServiceSpec] = {}
-        for block in SERVICE_BLOCKS:
+        for block in installed().blocks:
             spec = getattr(self, block)
             if spec is not None:
                 active[block] = spec

@@ -1,22 +1,47 @@
-"""The service catalog is the one list of services: the project model and the graph agree with it."""
+"""The service catalog is derived from the registered declarations: the project model and the
+graph agree with it, and declarations that contradict each other are refused."""
 
-from maintainer.catalog import ACTION_LABELS, BY_NAME, SERVICE_BLOCKS, SERVICE_ORDER, SERVICES
+import pytest
+
+from maintainer.catalog import ActionLabel, Catalog, CatalogError, ServiceDeclaration, installed, installing
 from maintainer.project.models import DefaultsBlock, TableEntry, TableSpec
+from maintainer.services.registry import registered_services
 
 
 def test_every_manifest_block_is_a_field_of_the_project_models() -> None:
     for model in (DefaultsBlock, TableEntry, TableSpec):
-        assert set(SERVICE_BLOCKS) <= set(model.model_fields), model.__name__
+        assert set(installed().blocks) <= set(model.model_fields), model.__name__
 
 
 def test_names_and_action_kinds_are_unique() -> None:
-    assert len(BY_NAME) == len(SERVICES) == len(SERVICE_ORDER)
-    kinds = [label.kind for label in ACTION_LABELS]
+    catalog = installed()
+    assert len(catalog.by_name) == len(catalog.services) == len(catalog.order)
+    kinds = [label.kind for label in catalog.action_labels]
     assert len(kinds) == len(set(kinds))
-    assert len({label.rank for label in ACTION_LABELS}) == len(kinds)
+    assert len({label.rank for label in catalog.action_labels}) == len(kinds)
 
 
-def test_the_registry_has_one_service_per_catalog_entry_in_its_order() -> None:
-    from maintainer.services.registry import SERVICES as IMPLEMENTED
+def test_the_installed_catalog_is_the_registry_s_declarations_in_its_order() -> None:
+    assert installed().order == tuple(service.declaration.name for service in registered_services())
+    assert installed().order == (
+        "rollback", "compaction", "savepoint_create", "clean", "metadata", "archive", "savepoint_delete"
+    )  # fmt: skip
+    assert installed().blocks == ("rollback", "compaction", "clean", "metadata", "archive", "savepoints")
 
-    assert tuple(service.descriptor.name for service in IMPLEMENTED) == SERVICE_ORDER
+
+def test_declarations_that_contradict_each_other_are_refused() -> None:
+    clash = ServiceDeclaration("twin", "twin", (ActionLabel("delete_file", "f", "fs", 99),))
+    with pytest.raises(CatalogError, match="action kind declared twice: delete_file"):
+        installed().extended(clash)
+    with pytest.raises(CatalogError, match="service name declared twice: clean"):
+        installed().extended(ServiceDeclaration("clean", "x", ()))
+
+
+def test_a_catalog_installed_for_a_block_is_undone_after_it() -> None:
+    before = installed()
+    extra = ServiceDeclaration("touch", "touch", (ActionLabel("touch_table", "t", "ts", 99),))
+    with installing(before.extended(extra)) as catalog:
+        assert installed() is catalog
+        assert installed().order[-1] == "touch"
+    assert installed() is before
+    assert isinstance(before, Catalog)

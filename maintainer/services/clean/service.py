@@ -12,7 +12,6 @@ from maintainer.artifact.model import (
     NodePlan,
     SyncMetadataTable,
 )
-from maintainer.catalog import BY_NAME
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
@@ -22,6 +21,7 @@ from maintainer.project.services import CleanSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
+from maintainer.services.clean.declaration import DECLARATION
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
 from maintainer.services.common.metadata_sync import clean_writes
@@ -29,7 +29,7 @@ from maintainer.storage import Storage
 
 
 class CleanService(ServiceDefaults):
-    descriptor = BY_NAME["clean"]
+    declaration = DECLARATION
     plans_on_projection = True
     syncs_metadata_table = True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typing
 
 from maintainer.artifact.model import Action, Effect, NodePlan, NodeStatus
-from maintainer.catalog import ACTION_LABELS
+from maintainer.catalog import installed
 from tests.support.plans import table_plan
 
 
@@ -20,7 +20,7 @@ def _tags(union: object) -> set[str]:
 
 
 def test_every_action_kind_is_labelled_by_the_catalog_and_no_other() -> None:
-    assert _tags(Action) == {label.kind for label in ACTION_LABELS}
+    assert _tags(Action) == {label.kind for label in installed().action_labels}
 
 
 def test_effects_are_tagged_by_service_family() -> None:
