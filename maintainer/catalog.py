@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,12 @@ class ServiceDeclaration:
     """A change of any other option of the block (None: metadata-only, as is a block removed)."""
     summary: tuple[SummaryPart, ...] = ()
     """The parts of apply's closing line the effects of its nodes make."""
+    records: tuple[type[Any], ...] = ()
+    """The plan records of its actions (``artifact.model`` dataclasses tagged by ``kind``; one
+    record may carry several of its kinds): the plan's ``Action`` union is derived from them."""
+    effect: type[Any] | None = None
+    """The plan record of its nodes' effect (tagged by ``kind``; services may share one): the
+    plan's ``Effect`` union is derived from them."""
 
 
 DROP_METADATA_TABLE = ActionLabel(
@@ -116,6 +122,8 @@ class Catalog:
         kinds = [label.kind for label in self.action_labels]
         _check_unique("action kind", kinds)
         _check_unique("action rank", [str(label.rank) for label in self.action_labels])
+        for service in self.services:
+            _check_labelled(service)
         _check_unique(
             "change rule", [f"{s.block}.{option}" for s in self.services for option in s.change_rules]
         )
@@ -155,6 +163,16 @@ class Catalog:
         """The closing line's parts of every service, in their order."""
         return tuple(sorted((part for s in self.services for part in s.summary), key=lambda p: p.rank))
 
+    @cached_property
+    def action_records(self) -> tuple[type[Any], ...]:
+        """Every service's action records, in the catalog's order."""
+        return tuple(dict.fromkeys(record for s in self.services for record in s.records))
+
+    @cached_property
+    def effect_records(self) -> tuple[type[Any], ...]:
+        """Every service's effect record (each once), in the catalog's order."""
+        return tuple(dict.fromkeys(s.effect for s in self.services if s.effect is not None))
+
     def extended(self, *services: ServiceDeclaration) -> Catalog:
         """This catalog with ``services`` run after its own."""
         return Catalog((*self.services, *services))
@@ -164,6 +182,20 @@ def _check_unique(what: str, values: Sequence[str]) -> None:
     repeated = sorted({value for value in values if values.count(value) > 1})
     if repeated:
         raise CatalogError(f"{what} declared twice: {', '.join(repeated)}")
+
+
+def record_kinds(record: type[Any]) -> tuple[str, ...]:
+    """The kinds a record's ``kind`` field takes (its ``Literal``)."""
+    return tuple(str(kind) for kind in get_args(get_type_hints(record)["kind"]))
+
+
+def _check_labelled(service: ServiceDeclaration) -> None:
+    """Every kind its records carry has a label, and every label a record."""
+    carried = {kind for record in service.records for kind in record_kinds(record)}
+    labelled = {label.kind for label in service.actions}
+    if carried != labelled:
+        differ = ", ".join(sorted(carried ^ labelled))
+        raise CatalogError(f"{service.name}: action kinds without both a record and a label: {differ}")
 
 
 _installed: list[Catalog] = []

@@ -33,8 +33,8 @@ install(Catalog(tuple(service.declaration for service in SERVICES)))
 
 
 def registered_services() -> tuple[TableService, ...]:
-    """Every registered service, in the order of a table's nodes."""
-    return tuple(BY_NAME.values())
+    """Every registered service, in the order of a table's nodes (the installed catalog's)."""
+    return tuple(BY_NAME[name] for name in installed().order if name in BY_NAME)
 
 
 def service_for(name: str) -> TableService | None:

@@ -1,8 +1,11 @@
 """The service catalog is derived from the registered declarations: the project model and the
 graph agree with it, and declarations that contradict each other are refused."""
 
+import importlib
+
 import pytest
 
+from maintainer.artifact.model import DeleteFile
 from maintainer.catalog import ActionLabel, Catalog, CatalogError, ServiceDeclaration, installed, installing
 from maintainer.project.models import DefaultsBlock, TableEntry, TableSpec
 from maintainer.services.registry import registered_services
@@ -30,18 +33,29 @@ def test_the_installed_catalog_is_the_registry_s_declarations_in_its_order() -> 
 
 
 def test_declarations_that_contradict_each_other_are_refused() -> None:
-    clash = ServiceDeclaration("twin", "twin", (ActionLabel("delete_file", "f", "fs", 99),))
+    clash = ServiceDeclaration(
+        "twin", "twin", (ActionLabel("delete_file", "f", "fs", 99),), records=(DeleteFile,)
+    )
     with pytest.raises(CatalogError, match="action kind declared twice: delete_file"):
         installed().extended(clash)
+    with pytest.raises(CatalogError, match="without both a record and a label: delete_file"):
+        installed().extended(ServiceDeclaration("unlabelled", "x", (), records=(DeleteFile,)))
     with pytest.raises(CatalogError, match="service name declared twice: clean"):
         installed().extended(ServiceDeclaration("clean", "x", ()))
 
 
 def test_a_catalog_installed_for_a_block_is_undone_after_it() -> None:
     before = installed()
-    extra = ServiceDeclaration("touch", "touch", (ActionLabel("touch_table", "t", "ts", 99),))
+    extra = ServiceDeclaration("touch", "touch", ())
     with installing(before.extended(extra)) as catalog:
         assert installed() is catalog
         assert installed().order[-1] == "touch"
     assert installed() is before
     assert isinstance(before, Catalog)
+
+
+def test_every_service_declares_itself_in_its_own_folder() -> None:
+    for service in registered_services():
+        package = type(service).__module__.rpartition(".")[0]
+        declarations = vars(importlib.import_module(f"{package}.declaration")).values()
+        assert any(value is service.declaration for value in declarations), package

@@ -3,6 +3,7 @@ manifest block and its part of apply's closing line."""
 
 from __future__ import annotations
 
+from maintainer.artifact.model import ArchiveEffect, ArchiveInstant
 from maintainer.catalog import ActionLabel, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import less_is_destructive, switched_on, true_is_destructive
 from maintainer.services.common.summary_parts import counted
@@ -18,4 +19,6 @@ DECLARATION = ServiceDeclaration(
         "archive_beyond_savepoint": true_is_destructive("archival goes past savepoints"),
     },
     summary=(SummaryPart(6, counted("instants_archived", len, "instant", "archived")),),
+    records=(ArchiveInstant,),
+    effect=ArchiveEffect,
 )

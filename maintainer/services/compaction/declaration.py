@@ -4,6 +4,7 @@ closing line."""
 
 from __future__ import annotations
 
+from maintainer.artifact.model import CompactionEffect, CompactSlice, ExecutePendingCompaction
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.summary_parts import counted
 
@@ -20,4 +21,6 @@ DECLARATION = ServiceDeclaration(
     ledger_actions=("compaction",),
     other_changes=(ChangeKind.REWRITE, "compaction settings"),
     summary=(SummaryPart(1, counted("slices_compacted", int, "file slice", "compacted")),),
+    records=(ExecutePendingCompaction, CompactSlice),
+    effect=CompactionEffect,
 )

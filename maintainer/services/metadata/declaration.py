@@ -3,6 +3,12 @@ manifest block and its parts of apply's closing line."""
 
 from __future__ import annotations
 
+from maintainer.artifact.model import (
+    ArchiveMetadataTable,
+    CleanMetadataTable,
+    CompactMetadataTable,
+    MetadataEffect,
+)
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, switched_on
 from maintainer.services.common.summary_parts import counted
@@ -24,4 +30,6 @@ DECLARATION = ServiceDeclaration(
         SummaryPart(4, counted("metadata_files_cleaned", int, "metadata table file", "cleaned")),
         SummaryPart(5, counted("metadata_instants_archived", int, "metadata table instant", "archived")),
     ),
+    records=(CleanMetadataTable, CompactMetadataTable, ArchiveMetadataTable),
+    effect=MetadataEffect,
 )

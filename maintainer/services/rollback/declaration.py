@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from maintainer.artifact.model import RollbackAction, RollbackEffect
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import counted, files_deleted, of_service
@@ -40,4 +41,6 @@ DECLARATION = ServiceDeclaration(
         "heartbeat_tolerable_misses": less_is_destructive("heartbeat misses tolerated"),
     },
     summary=(SummaryPart(2, _told),),
+    records=(RollbackAction,),
+    effect=RollbackEffect,
 )

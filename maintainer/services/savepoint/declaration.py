@@ -4,6 +4,7 @@ apply's closing line."""
 
 from __future__ import annotations
 
+from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, SavepointEffect
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, fewer_items, less_is_destructive
 from maintainer.services.common.summary_parts import counted
@@ -19,10 +20,14 @@ CREATE = ServiceDeclaration(
         "rolling.every": always(ChangeKind.METADATA, "rolling savepoint cadence"),
     },
     summary=(SummaryPart(7, counted("savepoints_created", len, "savepoint", "created")),),
+    records=(CreateSavepoint,),
+    effect=SavepointEffect,
 )
 DELETE = ServiceDeclaration(
     "savepoint_delete",
     "savepoints",
     (ActionLabel("delete_savepoint", "savepoint to delete", "savepoints to delete", 11),),
     summary=(SummaryPart(8, counted("savepoints_deleted", len, "savepoint", "deleted")),),
+    records=(DeleteSavepoint,),
+    effect=SavepointEffect,
 )
