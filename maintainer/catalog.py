@@ -87,6 +87,9 @@ class ServiceDeclaration:
     """A change of any other option of the block (None: metadata-only, as is a block removed)."""
     summary: tuple[SummaryPart, ...] = ()
     """The parts of apply's closing line the effects of its nodes make."""
+    settings: type[Any] | None = None
+    """The settings model of its manifest block (a frozen pydantic model, with the defaults and
+    Hudi's names of its options); services sharing a block declare it once, in one of them."""
     records: tuple[type[Any], ...] = ()
     """The plan records of its actions (``artifact.model`` dataclasses tagged by ``kind``; one
     record may carry several of its kinds): the plan's ``Action`` union is derived from them."""
@@ -124,6 +127,7 @@ class Catalog:
         _check_unique("action rank", [str(label.rank) for label in self.action_labels])
         for service in self.services:
             _check_labelled(service)
+        _check_settings(self.services)
         _check_unique(
             "change rule", [f"{s.block}.{option}" for s in self.services for option in s.change_rules]
         )
@@ -164,6 +168,16 @@ class Catalog:
         return tuple(sorted((part for s in self.services for part in s.summary), key=lambda p: p.rank))
 
     @cached_property
+    def settings(self) -> dict[str, type[Any]]:
+        """The settings model of each manifest block, in the blocks' order."""
+        declared = {s.block: s.settings for s in self.services if s.settings is not None}
+        return {block: declared[block] for block in self.blocks}
+
+    def block_of(self, settings: type[Any]) -> str:
+        """The manifest block whose settings are ``settings``."""
+        return next(block for block, model in self.settings.items() if model is settings)
+
+    @cached_property
     def action_records(self) -> tuple[type[Any], ...]:
         """Every service's action records, in the catalog's order."""
         return tuple(dict.fromkeys(record for s in self.services for record in s.records))
@@ -196,6 +210,16 @@ def _check_labelled(service: ServiceDeclaration) -> None:
     if carried != labelled:
         differ = ", ".join(sorted(carried ^ labelled))
         raise CatalogError(f"{service.name}: action kinds without both a record and a label: {differ}")
+
+
+def _check_settings(services: Sequence[ServiceDeclaration]) -> None:
+    """Each manifest block has one settings model, declared by one of its services."""
+    for block in dict.fromkeys(service.block for service in services):
+        declared = [s.name for s in services if s.block == block and s.settings is not None]
+        if len(declared) != 1:
+            raise CatalogError(
+                f"the {block} block needs its settings declared by exactly one service (by: {declared})"
+            )
 
 
 _installed: list[Catalog] = []

@@ -3,27 +3,26 @@
 ``TableEntry`` is one table as written in a manifest (every service block optional);
 ``TableSpec`` is the same table after inheritance, rendering and validation, with
 each service either active (its typed spec) or ``None``.
+
+The service blocks are not written here: each service declares its block's settings model
+(``ServiceDeclaration.settings``), and :func:`project_models` derives, for the installed
+catalog, the models with one optional field per block (``DefaultsBlock``, ``TableEntry``,
+``TableSpec``, and ``ManifestFile`` and ``ProjectConfig`` holding them). The classes here are
+their static types; :meth:`TableSpec.settings_of` reads a block by its settings model.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
-from maintainer.catalog import installed
+from maintainer.catalog import Catalog, installed
 from maintainer.project.gates import GatesSpec
 from maintainer.project.readers import ReaderSpec
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    FrozenModel,
-    MetadataSpec,
-    RollbackSpec,
-    SavepointsSpec,
-    ServiceSpec,
-)
+from maintainer.project.services import FrozenModel
 
 TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]
@@ -51,6 +50,9 @@ def check_state_location(value: str | None) -> str | None:
     return value
 
 
+S = TypeVar("S", bound=BaseModel)
+
+
 def default_metadata_policy(table_version: int) -> MetadataTablePolicy:
     return "sync" if table_version >= 8 else "refuse"
 
@@ -62,12 +64,6 @@ class DefaultsBlock(FrozenModel):
     tags: tuple[Tag, ...] = ()
     """Tags added to every table below (tags accumulate)."""
     metadata_table: MetadataTablePolicy | None = None
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -89,12 +85,6 @@ class TableEntry(FrozenModel):
     metadata_table: MetadataTablePolicy | None = None
     """What to do when the table has a metadata table: sync it, drop it, or refuse to maintain the
     table (default: sync for table versions 8 and 9, refuse for version 6)."""
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -145,12 +135,6 @@ class TableSpec(FrozenModel):
     depends_on: tuple[str, ...] = ()
     metadata_table: MetadataTablePolicy | None = None
     """None: the default of the table's version (:func:`default_metadata_policy`)."""
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -160,9 +144,19 @@ class TableSpec(FrozenModel):
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)
 
-    def services(self) -> dict[str, ServiceSpec]:
+    @classmethod
+    def of(cls, **values: Any) -> TableSpec:
+        """A spec validated with the installed catalog's service blocks (``clean=CleanSpec()``)."""
+        return project_models().spec(**values)
+
+    def settings_of(self, settings: type[S]) -> S | None:
+        """The block whose settings model is ``settings`` (None: the service does not run)."""
+        value = getattr(self, installed().block_of(settings), None)
+        return value if isinstance(value, settings) else None
+
+    def services(self) -> dict[str, BaseModel]:
         """The active service blocks, in execution order."""
-        active: dict[str, ServiceSpec] = {}
+        active: dict[str, BaseModel] = {}
         for block in installed().blocks:
             spec = getattr(self, block)
             if spec is not None:
@@ -172,3 +166,37 @@ class TableSpec(FrozenModel):
     @property
     def location(self) -> str:
         return f"{self.manifest}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectModels:
+    """The project's models with the service blocks of one catalog."""
+
+    defaults: type[DefaultsBlock]
+    entry: type[TableEntry]
+    spec: type[TableSpec]
+    manifest: type[ManifestFile]
+    config: type[ProjectConfig]
+
+
+def project_models() -> ProjectModels:
+    """The models of the installed catalog."""
+    return _project_models(installed())
+
+
+@lru_cache(maxsize=4)
+def _project_models(catalog: Catalog) -> ProjectModels:
+    blocks: dict[str, Any] = {block: (model | None, None) for block, model in catalog.settings.items()}
+    defaults = _with(DefaultsBlock, blocks)
+    entry = _with(TableEntry, blocks)
+    manifest = _with(ManifestFile, {"tables": (list[entry], Field(default_factory=list))})  # type: ignore[valid-type]
+    config = _with(ProjectConfig, {"defaults": (defaults, defaults())})
+    return ProjectModels(defaults, entry, _with(TableSpec, blocks), manifest, config)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _with(model: type[M], fields: dict[str, Any]) -> type[M]:
+    """``model`` with ``fields`` added (or given another type)."""
+    return create_model(model.__name__, __base__=model, __doc__=model.__doc__, __module__=__name__, **fields)

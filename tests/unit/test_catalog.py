@@ -7,12 +7,14 @@ import pytest
 
 from maintainer.artifact.model import DeleteFile
 from maintainer.catalog import ActionLabel, Catalog, CatalogError, ServiceDeclaration, installed, installing
-from maintainer.project.models import DefaultsBlock, TableEntry, TableSpec
+from maintainer.project.models import project_models
+from maintainer.project.services import FrozenModel
 from maintainer.services.registry import registered_services
 
 
 def test_every_manifest_block_is_a_field_of_the_project_models() -> None:
-    for model in (DefaultsBlock, TableEntry, TableSpec):
+    models = project_models()
+    for model in (models.defaults, models.entry, models.spec):
         assert set(installed().blocks) <= set(model.model_fields), model.__name__
 
 
@@ -44,9 +46,18 @@ def test_declarations_that_contradict_each_other_are_refused() -> None:
         installed().extended(ServiceDeclaration("clean", "x", ()))
 
 
+class TouchSettings(FrozenModel):
+    enabled: bool = True
+
+
+def test_a_block_without_settings_is_refused() -> None:
+    with pytest.raises(CatalogError, match="the touch block needs its settings declared by exactly one"):
+        installed().extended(ServiceDeclaration("touch", "touch", ()))
+
+
 def test_a_catalog_installed_for_a_block_is_undone_after_it() -> None:
     before = installed()
-    extra = ServiceDeclaration("touch", "touch", ())
+    extra = ServiceDeclaration("touch", "touch", (), settings=TouchSettings)
     with installing(before.extended(extra)) as catalog:
         assert installed() is catalog
         assert installed().order[-1] == "touch"

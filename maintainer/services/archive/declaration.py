@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import ArchiveEffect, ArchiveInstant
 from maintainer.catalog import ActionLabel, ServiceDeclaration, SummaryPart
+from maintainer.project.services import ArchiveSpec
 from maintainer.services.common.change_rules import less_is_destructive, switched_on, true_is_destructive
 from maintainer.services.common.summary_parts import counted
 
@@ -19,6 +20,7 @@ DECLARATION = ServiceDeclaration(
         "archive_beyond_savepoint": true_is_destructive("archival goes past savepoints"),
     },
     summary=(SummaryPart(6, counted("instants_archived", len, "instant", "archived")),),
+    settings=ArchiveSpec,
     records=(ArchiveInstant,),
     effect=ArchiveEffect,
 )

@@ -13,7 +13,7 @@ from datetime import datetime
 from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import ArchivePlanResult, plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 
@@ -21,8 +21,8 @@ SERVICE = "archive"
 
 
 def plan_archive_result(table: TableState, spec: TableSpec) -> ArchivePlanResult:
-    inputs = load_archive_inputs(table, spec.compaction)
-    return plan_archive(inputs, spec.archive or ArchiveSpec())
+    inputs = load_archive_inputs(table, spec.settings_of(CompactionSpec))
+    return plan_archive(inputs, spec.settings_of(ArchiveSpec) or ArchiveSpec())
 
 
 def plan_archive_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:

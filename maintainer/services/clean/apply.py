@@ -71,7 +71,7 @@ def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanP
     clean while another is still pending), and a pending clean this node finishes first would
     otherwise turn the reviewed deletions into drift."""
     inputs = whole_table_inputs(table, "apply re-checks the approved partitions")
-    settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
+    settings = replace(clean_settings(spec.settings_of(CleanSpec) or CleanSpec()), max_commits=0)
     return plan_clean(inputs, settings, now)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
+from maintainer.project.services import CleanSpec
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import files_deleted, of_service
 
@@ -33,6 +34,7 @@ DECLARATION = ServiceDeclaration(
         "hours_retained": less_is_destructive("retention (hours)"),
     },
     summary=(SummaryPart(0, _told),),
+    settings=CleanSpec,
     records=(FinishPendingClean, DeleteFile, DeletePartition),
     effect=CleanEffect,
 )

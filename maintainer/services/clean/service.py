@@ -42,7 +42,7 @@ class CleanService(ServiceDefaults):
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
     ) -> tuple[str, ...] | None:
-        return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
+        return partitions_to_list(storage, timeline, spec.settings_of(CleanSpec) or CleanSpec(), now, tz)
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_clean_service(table, spec, now)

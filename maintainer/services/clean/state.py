@@ -184,6 +184,6 @@ def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[Cle
 
 def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
     """What a clean of this table would delete now (the same planner on plan and on apply)."""
-    spec = table_spec.clean or CleanSpec()
+    spec = table_spec.settings_of(CleanSpec) or CleanSpec()
     inputs, settings = clean_inputs(table, spec, now)
     return plan_clean(inputs, settings, now)

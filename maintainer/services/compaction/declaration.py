@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import CompactionEffect, CompactSlice, ExecutePendingCompaction
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
+from maintainer.project.services import CompactionSpec
 from maintainer.services.common.summary_parts import counted
 
 DECLARATION = ServiceDeclaration(
@@ -21,6 +22,7 @@ DECLARATION = ServiceDeclaration(
     ledger_actions=("compaction",),
     other_changes=(ChangeKind.REWRITE, "compaction settings"),
     summary=(SummaryPart(1, counted("slices_compacted", int, "file slice", "compacted")),),
+    settings=CompactionSpec,
     records=(ExecutePendingCompaction, CompactSlice),
     effect=CompactionEffect,
 )

@@ -10,6 +10,7 @@ from maintainer.artifact.model import (
     MetadataEffect,
 )
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
+from maintainer.project.services import MetadataSpec
 from maintainer.services.common.change_rules import always, switched_on
 from maintainer.services.common.summary_parts import counted
 
@@ -30,6 +31,7 @@ DECLARATION = ServiceDeclaration(
         SummaryPart(4, counted("metadata_files_cleaned", int, "metadata table file", "cleaned")),
         SummaryPart(5, counted("metadata_instants_archived", int, "metadata table instant", "archived")),
     ),
+    settings=MetadataSpec,
     records=(CleanMetadataTable, CompactMetadataTable, ArchiveMetadataTable),
     effect=MetadataEffect,
 )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from maintainer.artifact.model import RollbackAction, RollbackEffect
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
+from maintainer.project.services import RollbackSpec
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import counted, files_deleted, of_service
 
@@ -41,6 +42,7 @@ DECLARATION = ServiceDeclaration(
         "heartbeat_tolerable_misses": less_is_destructive("heartbeat misses tolerated"),
     },
     summary=(SummaryPart(2, _told),),
+    settings=RollbackSpec,
     records=(RollbackAction,),
     effect=RollbackEffect,
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, SavepointEffect
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
+from maintainer.project.services import SavepointsSpec
 from maintainer.services.common.change_rules import always, fewer_items, less_is_destructive
 from maintainer.services.common.summary_parts import counted
 
@@ -20,6 +21,7 @@ CREATE = ServiceDeclaration(
         "rolling.every": always(ChangeKind.METADATA, "rolling savepoint cadence"),
     },
     summary=(SummaryPart(7, counted("savepoints_created", len, "savepoint", "created")),),
+    settings=SavepointsSpec,
     records=(CreateSavepoint,),
     effect=SavepointEffect,
 )

@@ -31,12 +31,12 @@ NOW = datetime.now(timezone.utc)
 
 
 def spec(name: str, path: str | Path, metadata_table: str = "refuse") -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name=name,
         path=str(path),
         manifest="t.yml",
         line=1,
-        metadata_table=metadata_table,  # type: ignore[arg-type]
+        metadata_table=metadata_table,
         clean=CleanSpec(commits_retained=3),
     )
 

@@ -63,7 +63,7 @@ def table(tmp_path: Path, version: int) -> Path:
 
 
 def plan(path: Path, services: Iterable[str]) -> None:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t",
         path=str(path),
         manifest="t.yml",
