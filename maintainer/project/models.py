@@ -53,11 +53,33 @@ def check_state_location(value: str | None) -> str | None:
 S = TypeVar("S", bound=BaseModel)
 
 
+class _WithServiceBlocks(FrozenModel):
+    """A model whose service blocks are fields of a class made at run time (:func:`project_models`):
+    pickled by its fields and made again with the model of the installed catalog."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self).__name__, dict(self), self.model_fields_set)
+
+
+def _rebuild(name: str, values: dict[str, Any], fields_set: set[str]) -> BaseModel:
+    model: type[BaseModel] = getattr(project_models(), _MODEL_OF[name])
+    return model.model_construct(fields_set, **values)
+
+
+_MODEL_OF = {
+    "DefaultsBlock": "defaults",
+    "TableEntry": "entry",
+    "TableSpec": "spec",
+    "ManifestFile": "manifest",
+    "ProjectConfig": "config",
+}
+
+
 def default_metadata_policy(table_version: int) -> MetadataTablePolicy:
     return "sync" if table_version >= 8 else "refuse"
 
 
-class DefaultsBlock(FrozenModel):
+class DefaultsBlock(_WithServiceBlocks):
     """Settings inherited by tables: project ``defaults`` and a folder's ``_defaults.yml``."""
 
     version: Literal[1] | None = None
@@ -71,7 +93,7 @@ class DefaultsBlock(FrozenModel):
     them still needs is planned blocked, naming the reader."""
 
 
-class TableEntry(FrozenModel):
+class TableEntry(_WithServiceBlocks):
     """One table in a manifest."""
 
     name: TableName
@@ -92,14 +114,14 @@ class TableEntry(FrozenModel):
     them still needs is planned blocked, naming the reader."""
 
 
-class ManifestFile(FrozenModel):
+class ManifestFile(_WithServiceBlocks):
     """A manifest file: ``version: 1`` and a list of tables."""
 
     version: Literal[1]
     tables: list[TableEntry] = Field(default_factory=list)
 
 
-class ProjectConfig(FrozenModel):
+class ProjectConfig(_WithServiceBlocks):
     """``maintainer_project.yml``."""
 
     name: Annotated[str, Field(pattern=TABLE_NAME_PATTERN)]
@@ -122,7 +144,7 @@ class ProjectConfig(FrozenModel):
     _state_location = field_validator("state")(check_state_location)
 
 
-class TableSpec(FrozenModel):
+class TableSpec(_WithServiceBlocks):
     """A table after inheritance and validation; a service is None when it does not run."""
 
     name: str
