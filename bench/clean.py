@@ -39,6 +39,7 @@ from typing import Any
 
 from listing import add_layout_arguments, bare_listing, best_of, generate, model_load
 
+import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.artifact.model import CleanEffect, DeleteFile, NodePlan
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
@@ -94,8 +95,8 @@ def add_commit(root: Path, version: int, partition_index: int, compaction: str) 
 
 
 def clean_node(root: Path, threads: int) -> tuple[BuiltPlan, NodePlan]:
-    spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1,
-                     clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+    spec = TableSpec.of(name="bench", path=str(root), manifest="bench.yml", line=1,
+                        clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
     built = build_plan(
         "bench", "bench", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc), threads
     )

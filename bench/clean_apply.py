@@ -27,6 +27,7 @@ from typing import Any
 import networkx as nx
 import pyarrow.fs as pafs
 
+import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.artifact.directory import read_plan, write_plan
 from maintainer.artifact.model import DeleteFile
 from maintainer.executors.clean.deletion import group_by_partition, run_deletions
@@ -104,8 +105,8 @@ def _apply(root: Path, workdir: Path, engine: str, spark: Any) -> tuple[float, i
     table's paths in its payloads); (seconds, files deleted). Planning is not timed."""
     table = workdir / f"table-{engine}"
     shutil.copytree(root, table, copy_function=os.link)
-    spec = TableSpec(name="bench", path=str(table), manifest="bench.yml", line=1,
-                     clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+    spec = TableSpec.of(name="bench", path=str(table), manifest="bench.yml", line=1,
+                        clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
     built = build_plan("bench", "bench", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     write_plan(workdir / f"plan-{engine}", built.plan, built.payloads, "bench", {})
     saved = read_plan(workdir / f"plan-{engine}")
@@ -144,8 +145,8 @@ def measure_apply(root: Path, built: BuiltPlan) -> list[str]:
         )
         spark = warm_spark()
         spark_only = spark_deletes_alone(spark, root, paths, workdir / "spark-links")
-        spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1,
-                         clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
+        spec = TableSpec.of(name="bench", path=str(root), manifest="bench.yml", line=1,
+                            clean=CleanSpec(commits_retained=RETAINED))  # fmt: skip
         recheck = reread_and_replan(root, spec)
         on_spark, deleted = _best_apply(root, workdir, "spark", spark)
         in_process, deleted_locally = _best_apply(root, workdir, "local", None)

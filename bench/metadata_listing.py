@@ -23,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning import builder
@@ -65,7 +66,7 @@ def counted() -> Iterator[Counter[str]]:
 
 
 def plan(path: Path) -> None:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t",
         path=str(path),
         manifest="t.yml",

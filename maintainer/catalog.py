@@ -1,16 +1,27 @@
 """The service catalog: which table services maintainer knows, as plain data.
 
-The bottom layer of the package (it imports nothing of maintainer), so the project model, the
-graph, planning, rendering and the runner all derive their lists from this one tuple: the
-manifest blocks, the order of nodes inside a table, which services only run on merge-on-read
-tables, the labels of a plan's actions and the Hudi actions whose instants record a plan id.
-The behaviour of each service (plan, payloads, projection, validation, apply) is its
-``TableService`` in ``maintainer.services``.
+Each service declares itself once, in its own folder (``services/<name>/declaration.py``): a
+:class:`ServiceDeclaration` with its name, manifest block, action kinds and their labels, the
+review's rules for changes of its block and the parts of apply's closing line it tells. The
+registry (``maintainer.services.registry``) installs the :class:`Catalog` of every registered
+declaration; the floors below the services (the project model, the graph) and those above them
+(planning, rendering, the runner) derive their lists from :func:`installed`: the manifest
+blocks, the order of nodes inside a table, which services only run on merge-on-read tables, the
+labels of a plan's actions, the Hudi actions whose instants record a plan id, the change rules
+and the closing line's wording. The behaviour of each service (plan, payloads, projection,
+validation, apply) is its ``TableService`` in ``maintainer.services``.
+
+This module imports nothing of maintainer but ``units`` (it sits below the project model).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import Any, get_args, get_type_hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +35,38 @@ class ActionLabel:
     """Place of the kind in a plan's summary line (lowest first)."""
 
 
+class ChangeKind(str, Enum):
+    """How the review classifies a changed manifest option (``planning.changes``)."""
+
+    DESTRUCTIVE = "destructive"
+    REWRITE = "rewrite"
+    METADATA = "metadata-only"
+
+
+Classifier = Callable[[Any, Any], tuple[ChangeKind, str]]
+"""(value before, value after) -> the kind of the change and why, for the reviewer."""
+
+
 @dataclass(frozen=True, slots=True)
-class ServiceDescriptor:
+class NodeEffects:
+    """What one node of an apply did: its service and the effects it reported."""
+
+    service: str
+    effects: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPart:
+    """One part of apply's closing line (``12 file slices compacted``), told from the effects of
+    every node of the run (None: nothing to tell)."""
+
+    rank: int
+    """Place of the part in the closing line (lowest first)."""
+    tell: Callable[[Sequence[NodeEffects]], str | None]
+
+
+@dataclass(frozen=True)
+class ServiceDeclaration:
     """One service: a kind of node of the graph (one per table that has its manifest block)."""
 
     name: str
@@ -38,6 +79,23 @@ class ServiceDescriptor:
     """Runs on merge-on-read tables only (``plan`` drops it, keeping the order, for COW)."""
     ledger_actions: tuple[str, ...] = ()
     """Hudi actions (``Action`` values) whose instants carry the plan id of the node's apply."""
+    change_rules: Mapping[str, Classifier] = field(default_factory=dict, hash=False)
+    """How the review classifies a change of an option of the block, by its dotted path under
+    the block (``commits_retained``, ``rolling.keep``). Services sharing a block declare its
+    rules once, in one of them."""
+    other_changes: tuple[ChangeKind, str] | None = None
+    """A change of any other option of the block (None: metadata-only, as is a block removed)."""
+    summary: tuple[SummaryPart, ...] = ()
+    """The parts of apply's closing line the effects of its nodes make."""
+    settings: type[Any] | None = None
+    """The settings model of its manifest block (a frozen pydantic model, with the defaults and
+    Hudi's names of its options); services sharing a block declare it once, in one of them."""
+    records: tuple[type[Any], ...] = ()
+    """The plan records of its actions (``artifact.model`` dataclasses tagged by ``kind``; one
+    record may carry several of its kinds): the plan's ``Action`` union is derived from them."""
+    effect: type[Any] | None = None
+    """The plan record of its nodes' effect (tagged by ``kind``; services may share one): the
+    plan's ``Effect`` union is derived from them."""
 
 
 DROP_METADATA_TABLE = ActionLabel(
@@ -50,54 +108,142 @@ SYNC_METADATA_TABLE = ActionLabel(
 )
 """The action a node that changes the table carries last (``metadata_table: sync``)."""
 
-SERVICES: tuple[ServiceDescriptor, ...] = (
-    ServiceDescriptor("rollback", "rollback", (
-        ActionLabel("rollback", "failed write to roll back", "failed writes to roll back", 4),
-        ActionLabel("finish_pending_rollback", "pending rollback to finish",
-                    "pending rollbacks to finish", 6),
-        ActionLabel("remove_rolled_back_instant", "rolled-back instant to remove",
-                    "rolled-back instants to remove", 7),
-    )),
-    ServiceDescriptor("compaction", "compaction", (
-        ActionLabel("execute_pending_compaction", "pending compaction to run",
-                    "pending compactions to run", 8),
-        ActionLabel("compact_slice", "file slice to compact", "file slices to compact", 9),
-    ), mor_only=True, ledger_actions=("compaction",)),
-    ServiceDescriptor("savepoint_create", "savepoints", (
-        ActionLabel("create_savepoint", "savepoint to create", "savepoints to create", 10),
-    )),
-    ServiceDescriptor("clean", "clean", (
-        ActionLabel("delete_file", "file to delete", "files to delete", 0),
-        ActionLabel("delete_partition", "partition to delete", "partitions to delete", 1),
-        ActionLabel("finish_pending_clean", "pending clean to finish", "pending cleans to finish", 2),
-    ), ledger_actions=("clean",)),
-    ServiceDescriptor("metadata", "metadata", (
-        ActionLabel("clean_metadata_table", "metadata table clean", "metadata table cleans", 14),
-        ActionLabel("compact_metadata_table", "metadata table compaction",
-                    "metadata table compactions", 15),
-        ActionLabel("archive_metadata_table", "metadata table archival",
-                    "metadata table archivals", 16),
-    )),
-    ServiceDescriptor("archive", "archive", (
-        ActionLabel("archive_instant", "instant to archive", "instants to archive", 12),
-    )),
-    ServiceDescriptor("savepoint_delete", "savepoints", (
-        ActionLabel("delete_savepoint", "savepoint to delete", "savepoints to delete", 11),
-    )),
-)  # fmt: skip
-"""In the order the nodes of one table run (HUDI.md §5, see ``graph.build``)."""
 
-SERVICE_ORDER: tuple[str, ...] = tuple(service.name for service in SERVICES)
-SERVICE_BLOCKS: tuple[str, ...] = tuple(
-    reversed(dict.fromkeys(service.block for service in reversed(SERVICES)))
-)
-"""The manifest blocks, each once, in the order their last service runs (``savepoints`` after
-``archive``: its ``savepoint_delete`` runs last)."""
-BY_NAME: dict[str, ServiceDescriptor] = {service.name: service for service in SERVICES}
-ACTION_LABELS: tuple[ActionLabel, ...] = tuple(
-    sorted(
-        (DROP_METADATA_TABLE, SYNC_METADATA_TABLE, *(label for s in SERVICES for label in s.actions)),
-        key=lambda a: a.rank,
-    )
-)
-"""Every action kind a plan may hold, in summary order."""
+class CatalogError(ValueError):
+    """Declarations that contradict each other (a programming error, found at registration)."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The declarations of the registered services, in the order the nodes of one table run
+    (HUDI.md §5, see ``graph.build``), and every list derived from them."""
+
+    services: tuple[ServiceDeclaration, ...]
+
+    def __post_init__(self) -> None:
+        _check_unique("service name", [service.name for service in self.services])
+        kinds = [label.kind for label in self.action_labels]
+        _check_unique("action kind", kinds)
+        _check_unique("action rank", [str(label.rank) for label in self.action_labels])
+        for service in self.services:
+            _check_labelled(service)
+        _check_settings(self.services)
+        _check_unique(
+            "change rule", [f"{s.block}.{option}" for s in self.services for option in s.change_rules]
+        )
+
+    @cached_property
+    def order(self) -> tuple[str, ...]:
+        return tuple(service.name for service in self.services)
+
+    @cached_property
+    def blocks(self) -> tuple[str, ...]:
+        """The manifest blocks, each once, in the order their last service runs (``savepoints``
+        after ``archive``: its ``savepoint_delete`` runs last)."""
+        return tuple(reversed(dict.fromkeys(service.block for service in reversed(self.services))))
+
+    @cached_property
+    def by_name(self) -> dict[str, ServiceDeclaration]:
+        return {service.name: service for service in self.services}
+
+    @cached_property
+    def action_labels(self) -> tuple[ActionLabel, ...]:
+        """Every action kind a plan may hold, in summary order."""
+        labels = (DROP_METADATA_TABLE, SYNC_METADATA_TABLE, *(a for s in self.services for a in s.actions))
+        return tuple(sorted(labels, key=lambda a: a.rank))
+
+    @cached_property
+    def change_rules(self) -> dict[str, Classifier]:
+        """The review's rules by option (dotted path from the table: ``clean.commits_retained``)."""
+        return {f"{s.block}.{option}": rule for s in self.services for option, rule in s.change_rules.items()}
+
+    @cached_property
+    def other_changes(self) -> dict[str, tuple[ChangeKind, str]]:
+        """By block: how a change of an option without a rule of its own is classified."""
+        return {s.block: s.other_changes for s in self.services if s.other_changes is not None}
+
+    @cached_property
+    def summary(self) -> tuple[SummaryPart, ...]:
+        """The closing line's parts of every service, in their order."""
+        return tuple(sorted((part for s in self.services for part in s.summary), key=lambda p: p.rank))
+
+    @cached_property
+    def settings(self) -> dict[str, type[Any]]:
+        """The settings model of each manifest block, in the blocks' order."""
+        declared = {s.block: s.settings for s in self.services if s.settings is not None}
+        return {block: declared[block] for block in self.blocks}
+
+    def block_of(self, settings: type[Any]) -> str:
+        """The manifest block whose settings are ``settings``."""
+        return next(block for block, model in self.settings.items() if model is settings)
+
+    @cached_property
+    def action_records(self) -> tuple[type[Any], ...]:
+        """Every service's action records, in the catalog's order."""
+        return tuple(dict.fromkeys(record for s in self.services for record in s.records))
+
+    @cached_property
+    def effect_records(self) -> tuple[type[Any], ...]:
+        """Every service's effect record (each once), in the catalog's order."""
+        return tuple(dict.fromkeys(s.effect for s in self.services if s.effect is not None))
+
+    def extended(self, *services: ServiceDeclaration) -> Catalog:
+        """This catalog with ``services`` run after its own."""
+        return Catalog((*self.services, *services))
+
+
+def _check_unique(what: str, values: Sequence[str]) -> None:
+    repeated = sorted({value for value in values if values.count(value) > 1})
+    if repeated:
+        raise CatalogError(f"{what} declared twice: {', '.join(repeated)}")
+
+
+def record_kinds(record: type[Any]) -> tuple[str, ...]:
+    """The kinds a record's ``kind`` field takes (its ``Literal``)."""
+    return tuple(str(kind) for kind in get_args(get_type_hints(record)["kind"]))
+
+
+def _check_labelled(service: ServiceDeclaration) -> None:
+    """Every kind its records carry has a label, and every label a record."""
+    carried = {kind for record in service.records for kind in record_kinds(record)}
+    labelled = {label.kind for label in service.actions}
+    if carried != labelled:
+        differ = ", ".join(sorted(carried ^ labelled))
+        raise CatalogError(f"{service.name}: action kinds without both a record and a label: {differ}")
+
+
+def _check_settings(services: Sequence[ServiceDeclaration]) -> None:
+    """Each manifest block has one settings model, declared by one of its services."""
+    for block in dict.fromkeys(service.block for service in services):
+        declared = [s.name for s in services if s.block == block and s.settings is not None]
+        if len(declared) != 1:
+            raise CatalogError(
+                f"the {block} block needs its settings declared by exactly one service (by: {declared})"
+            )
+
+
+_installed: list[Catalog] = []
+
+
+def install(catalog: Catalog) -> None:
+    """Make ``catalog`` the one every floor derives its lists from (the registry does, once)."""
+    _installed[:] = [catalog]
+
+
+def installed() -> Catalog:
+    """The catalog the registry installed (importing ``maintainer.services.registry`` does)."""
+    if not _installed:
+        raise CatalogError("no service catalog is installed: import maintainer.services.registry first")
+    return _installed[-1]
+
+
+@contextmanager
+def installing(catalog: Catalog) -> Iterator[Catalog]:
+    """``catalog`` installed while the block runs (a test's extended registry), then the one
+    before it again."""
+    before = list(_installed)
+    install(catalog)
+    try:
+        yield catalog
+    finally:
+        _installed[:] = before

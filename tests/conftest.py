@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import maintainer.services.registry  # noqa: F401  (installs the service catalog, as the CLI does)
 from tests.support import fixtures as fx
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from maintainer.artifact.canonical import PLAN_ID_FIELD
 from maintainer.artifact.directory import PAYLOAD_HASHES_FIELD, SIGNATURE_FIELD
-from maintainer.artifact.model import FORMAT_VERSION, PLAN_ADAPTER
+from maintainer.artifact.model import FORMAT_VERSION, plan_adapter
 
 PLAN_SCHEMA_FILE = f"plan.v{FORMAT_VERSION}.json"
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -35,7 +35,7 @@ _STORED_FIELDS: dict[str, dict[str, Any]] = {
 def plan_schema() -> dict[str, Any]:
     """The schema of a stored plan.json: the plan body as the model writes it, with the plan
     id, payload hashes and (optional) signature beside it."""
-    body = PLAN_ADAPTER.json_schema(mode="serialization")
+    body = plan_adapter().json_schema(mode="serialization")
     properties = {**body["properties"], **_STORED_FIELDS}
     required = sorted({*body.get("required", ()), PLAN_ID_FIELD, PAYLOAD_HASHES_FIELD})
     return {

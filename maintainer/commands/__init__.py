@@ -32,7 +32,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def load_command(name: str) -> click.Command:
-    """The command ``name``, its module imported now, with the output options added."""
+    """The command ``name``, its module imported now, with the output options added (and the
+    service registry, which installs the catalog every command's lists derive from)."""
+    import maintainer.services.registry  # noqa: F401
     from maintainer.commands.output import add_output_options
 
     module_name, help_line = COMMANDS[name]

@@ -19,13 +19,9 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from maintainer.catalog import SERVICE_ORDER, SERVICES
+from maintainer.catalog import installed
 from maintainer.errors import ManifestError
 from maintainer.project.models import TableSpec
-
-BLOCK_OF: dict[str, str] = {service.name: service.block for service in SERVICES}
-MOR_ONLY_SERVICES = frozenset(service.name for service in SERVICES if service.mor_only)
-_RANK = {service: index for index, service in enumerate(SERVICE_ORDER)}
 
 
 class NodeId(NamedTuple):
@@ -39,13 +35,13 @@ class NodeId(NamedTuple):
 
 
 def node_sort_key(node: NodeId) -> tuple[str, int]:
-    return node.table, _RANK[node.service]
+    return node.table, installed().order.index(node.service)
 
 
 def table_nodes(spec: TableSpec) -> list[NodeId]:
     """The table's nodes in execution order (only its active services)."""
     active = spec.services()
-    return [NodeId(spec.name, service) for service in SERVICE_ORDER if BLOCK_OF[service] in active]
+    return [NodeId(spec.name, s.name) for s in installed().services if s.block in active]
 
 
 DependencyLocator = Callable[[str, int], str]
@@ -67,8 +63,8 @@ def build_graph(tables: Sequence[TableSpec], locate: DependencyLocator | None = 
                 node,
                 table=name,
                 service=node.service,
-                block=BLOCK_OF[node.service],
-                mor_only=node.service in MOR_ONLY_SERVICES,
+                block=installed().by_name[node.service].block,
+                mor_only=installed().by_name[node.service].mor_only,
                 manifest=spec.manifest,
                 tags=spec.tags,
                 owner=spec.owner or "",

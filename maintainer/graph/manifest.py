@@ -36,14 +36,16 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    GetJsonSchemaHandler,
     Tag,
     TypeAdapter,
     ValidationError,
     WithJsonSchema,
 )
-from pydantic_core import ErrorDetails
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, ErrorDetails
 
-from maintainer.catalog import SERVICE_ORDER
+from maintainer.catalog import installed
 from maintainer.errors import MaintainerError
 
 MANIFEST_JSON = "manifest.json"
@@ -62,8 +64,9 @@ SPEC_LOCATION_FIELDS: dict[str, type] = {"name": str, "path": str, "manifest": s
 
 
 def _known_service(name: str) -> str:
-    if name not in SERVICE_ORDER:
-        raise ValueError(f"unknown service {name!r} (known: {', '.join(SERVICE_ORDER)})")
+    known = installed().order
+    if name not in known:
+        raise ValueError(f"unknown service {name!r} (known: {', '.join(known)})")
     return name
 
 
@@ -75,8 +78,17 @@ def _located_spec(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-ServiceName = Annotated[str, AfterValidator(_known_service), WithJsonSchema({"enum": list(SERVICE_ORDER)})]
-"""A service of the catalog (``maintainer.catalog.SERVICE_ORDER``)."""
+class _ServiceNames:
+    """The JSON Schema of a service name: the installed catalog's, when the schema is made."""
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"enum": list(installed().order)}
+
+
+ServiceName = Annotated[str, AfterValidator(_known_service), _ServiceNames()]
+"""A service of the installed catalog (``maintainer.catalog.installed().order``)."""
 ResolvedSpec = Annotated[
     dict[str, Any],
     AfterValidator(_located_spec),

@@ -28,6 +28,7 @@ from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.orphans import find_orphans
 from maintainer.project.models import TableSpec
+from maintainer.project.services import ArchiveSpec
 
 
 def age_seconds(instant: str, now: datetime, tz: str) -> int:
@@ -167,11 +168,12 @@ def versions(table: TableState, nodes: Sequence[NodePlan]) -> Versions:
 
 def timeline_figures(table: TableState, spec: TableSpec, now: datetime) -> TimelineFigures:
     timeline = table.snapshot.timeline
+    archive = spec.settings_of(ArchiveSpec)
     first = timeline.first_instant_time()
     tz = table.snapshot.config.timeline_timezone
     return TimelineFigures(
         active_instants=len(timeline),
-        keep_max_commits=spec.archive.keep_max_commits if spec.archive is not None else None,
+        keep_max_commits=archive.keep_max_commits if archive is not None else None,
         oldest_active_instant=first,
         oldest_active_age_seconds=age_seconds(first, now, tz) if first is not None else None,
     )

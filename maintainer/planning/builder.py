@@ -54,7 +54,7 @@ from maintainer.planning.metadata_policy import (
 from maintainer.planning.readers import reader_checked
 from maintainer.project.models import TableSpec
 from maintainer.secrets import redact
-from maintainer.services.registry import SERVICES, service_for, unsupported_reason
+from maintainer.services.registry import service_for, unsupported_reason
 from maintainer.storage import Storage
 from maintainer.storage.gc_pause import paused_gc
 
@@ -62,10 +62,12 @@ log = get_logger(__name__)
 
 UNKNOWN = "unknown"
 
-DROPS_METADATA_TABLE = frozenset(service.descriptor.name for service in SERVICES)
-"""Services whose apply drops the metadata table when its node's first action is
-``drop_metadata_table`` (every registered one: the first node of a table in execution order
-gets that action)."""
+
+def drops_metadata_table(service: str) -> bool:
+    """Whether the service's apply drops the metadata table when its node's first action is
+    ``drop_metadata_table`` (every registered one does: the first node of a table in execution
+    order gets that action)."""
+    return service_for(service) is not None
 
 
 NEEDS_SYNCED_METADATA_TABLE = frozenset({"metadata"})
@@ -336,7 +338,7 @@ def _plan_nodes(
     if first is None:
         return tuple(nodes)
     service = nodes[first].service
-    if service not in DROPS_METADATA_TABLE:
+    if not drops_metadata_table(service):
         reason = (
             f"the metadata table must be dropped first (metadata_table: drop), and {spec.name}.{service}, "
             "the first node to run on the table, cannot drop it: select a service that runs before it"

@@ -18,21 +18,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from maintainer.project.durations import parse_duration
+from maintainer.catalog import ChangeKind, Classifier, installed
+from maintainer.services.common.change_rules import always, as_number, more_is_destructive
 
 LOCATION_FIELDS = frozenset({"manifest", "line"})
 """Where a table is written, not what it is: moving it to another file changes nothing."""
-
-
-class ChangeKind(str, Enum):
-    DESTRUCTIVE = "destructive"
-    REWRITE = "rewrite"
-    METADATA = "metadata-only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,116 +68,26 @@ class SpecChange:
         )
 
 
-Classifier = Callable[[Any, Any], tuple[ChangeKind, str]]
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    try:
-        return parse_duration(value).total_seconds()
-    except ValueError:
-        return None
-
-
-def less_is_destructive(what: str) -> Classifier:
-    """A retention-like option: lowering it deletes sooner or keeps less."""
-
-    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
-        old, new = _number(before), _number(after)
-        if old is not None and new is not None and new >= old:
-            return ChangeKind.METADATA, f"more {what}"
-        return ChangeKind.DESTRUCTIVE, f"less {what}"
-
-    return classify
-
-
-def more_is_destructive(what: str) -> Classifier:
-    """A limit that protects: raising (or removing) it lets a plan do more."""
-
-    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
-        old, new = _number(before), _number(after)
-        if new is not None and (old is None or new > old):
-            return (ChangeKind.DESTRUCTIVE, f"a higher {what}") if old is not None else _set_limit(what)
-        if new is None and old is not None:
-            return ChangeKind.DESTRUCTIVE, f"no {what} any more"
-        return ChangeKind.METADATA, f"a lower {what}"
-
-    return classify
-
-
-def _set_limit(what: str) -> tuple[ChangeKind, str]:
-    return ChangeKind.METADATA, f"a new {what}"
-
-
-def switched_on(service: str) -> Classifier:
-    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
-        if after is True:
-            return ChangeKind.DESTRUCTIVE, f"{service} switched on"
-        return ChangeKind.METADATA, f"{service} switched off"
-
-    return classify
-
-
-def always(kind: ChangeKind, why: str) -> Classifier:
-    return lambda before, after: (kind, why)
-
-
-def fewer_items(what: str) -> Classifier:
-    """A list whose removed items lose protection (savepointed instants)."""
-
-    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
-        removed = set(before or ()) - set(after or ())
-        if removed:
-            return ChangeKind.DESTRUCTIVE, f"{what} removed: {', '.join(sorted(map(str, removed)))}"
-        return ChangeKind.METADATA, f"{what} added"
-
-    return classify
-
-
-def _true_is_destructive(why: str) -> Classifier:
-    def classify(before: Any, after: Any) -> tuple[ChangeKind, str]:
-        return (ChangeKind.DESTRUCTIVE, why) if after is True else (ChangeKind.METADATA, f"no longer: {why}")
-
-    return classify
-
-
 def _metadata_table(before: Any, after: Any) -> tuple[ChangeKind, str]:
     if after == "drop":
         return ChangeKind.DESTRUCTIVE, "the metadata table is to be dropped"
     return ChangeKind.REWRITE, "how the metadata table is kept in step"
 
 
-RULES: dict[str, Classifier] = {
+TABLE_RULES: dict[str, Classifier] = {
     "path": always(ChangeKind.DESTRUCTIVE, "another table is maintained under this name"),
-    "clean.enabled": switched_on("clean"),
-    "clean.policy": always(ChangeKind.DESTRUCTIVE, "another retention policy: may delete other files"),
-    "clean.commits_retained": less_is_destructive("retention (commits)"),
-    "clean.file_versions_retained": less_is_destructive("retention (file versions)"),
-    "clean.hours_retained": less_is_destructive("retention (hours)"),
-    "metadata.enabled": switched_on("metadata"),
-    "metadata.compact_max_delta_commits": always(ChangeKind.REWRITE, "metadata table compaction cadence"),
-    "archive.enabled": switched_on("archive"),
-    "archive.keep_min_commits": less_is_destructive("active timeline kept"),
-    "archive.keep_max_commits": less_is_destructive("active timeline kept"),
-    "archive.archive_beyond_savepoint": _true_is_destructive("archival goes past savepoints"),
-    "rollback.enabled": switched_on("rollback"),
-    "rollback.min_age": less_is_destructive("time before a failed write is rolled back"),
-    "rollback.failed_writes_policy": always(ChangeKind.DESTRUCTIVE, "failed writes handled otherwise"),
-    "rollback.heartbeat_interval_ms": less_is_destructive("heartbeat time before a writer counts as dead"),
-    "rollback.heartbeat_tolerable_misses": less_is_destructive("heartbeat misses tolerated"),
-    "savepoints.enabled": always(ChangeKind.DESTRUCTIVE, "savepoints managed otherwise"),
-    "savepoints.instants": fewer_items("savepointed instants"),
-    "savepoints.rolling.keep": less_is_destructive("rolling savepoints kept"),
-    "savepoints.rolling.every": always(ChangeKind.METADATA, "rolling savepoint cadence"),
     "gates.max_delete_files": more_is_destructive("delete gate (files)"),
     "gates.max_delete_bytes": more_is_destructive("delete gate (bytes)"),
     "gates.max_compaction_bytes": more_is_destructive("compaction gate (bytes)"),
     "metadata_table": _metadata_table,
 }
-"""By option (dotted path); options under ``compaction`` are rewrites; the rest metadata-only."""
+"""By option (dotted path), the rules of what is not a service's block; each service declares
+those of its block (``ServiceDeclaration.change_rules``, ``other_changes``)."""
+
+
+def rules() -> dict[str, Classifier]:
+    """Every option's rule: the table's and the installed catalog's services'."""
+    return {**TABLE_RULES, **installed().change_rules}
 
 
 def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -195,23 +99,32 @@ def _flatten(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 def _classify(option: str, before: Any, after: Any) -> tuple[ChangeKind, str]:
-    rule = RULES.get(option)
+    rule = rules().get(option)
     if rule is not None:
         return rule(before, after)
-    if option.startswith("compaction"):
-        return ChangeKind.REWRITE, "compaction settings"
     if option == "readers":
         return _readers(before, after)
-    if option.startswith(("clean", "metadata.", "archive", "rollback", "savepoints")) and after is None:
-        return ChangeKind.METADATA, "service settings removed"
+    block = _block_of(option)
+    if block is not None:
+        otherwise = installed().other_changes.get(block)
+        if otherwise is not None:
+            return otherwise
+        if after is None:
+            return ChangeKind.METADATA, "service settings removed"
     return ChangeKind.METADATA, "does not change what is deleted"
+
+
+def _block_of(option: str) -> str | None:
+    """The service block an option is in (``clean.policy`` -> ``clean``), None outside one."""
+    block = option.partition(".")[0]
+    return block if block in installed().blocks else None
 
 
 def _readers(before: Any, after: Any) -> tuple[ChangeKind, str]:
     def horizons(readers: Any) -> dict[str, float]:
         found = {}
         for reader in readers or ():
-            value = _number(reader.get("lag") if reader.get("lag") is not None else reader.get("keep"))
+            value = as_number(reader.get("lag") if reader.get("lag") is not None else reader.get("keep"))
             found[str(reader.get("name"))] = value if value is not None else 0.0
         return found
 

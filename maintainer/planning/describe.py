@@ -17,12 +17,14 @@ from maintainer.artifact.model import (
     RollbackEffect,
     TablePlan,
 )
-from maintainer.catalog import ACTION_LABELS
+from maintainer.catalog import installed
 from maintainer.planning.risks import Risk, RiskLevel, node_risks
 from maintainer.units import human_bytes
 
-_ACTION_LABELS = {label.kind: (label.one, label.many) for label in ACTION_LABELS}
-"""In summary order (the catalog's)."""
+
+def _action_labels() -> dict[str, tuple[str, str]]:
+    """(one, many) by action kind, in summary order (the catalog's)."""
+    return {label.kind: (label.one, label.many) for label in installed().action_labels}
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -70,10 +72,9 @@ def describe_counts(
     """The counts in words; the files rollbacks delete go with the first rollback kind."""
     parts = []
     rollback_files_told = False
-    for kind in sorted(
-        counts, key=lambda k: (list(_ACTION_LABELS).index(k) if k in _ACTION_LABELS else 99, k)
-    ):
-        one, many = _ACTION_LABELS.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
+    labels = _action_labels()
+    for kind in sorted(counts, key=lambda k: (list(labels).index(k) if k in labels else 99, k)):
+        one, many = labels.get(kind, (kind.replace("_", " "), kind.replace("_", " ")))
         text = plural(counts[kind], one, many)
         if kind == "delete_file":
             text += f" ({human_bytes(deleted_bytes)})"

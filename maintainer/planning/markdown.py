@@ -19,8 +19,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from maintainer.artifact.model import CompactionEffect, DeleteFile, NodePlan, NodeStatus, Plan, TablePlan
+from maintainer.catalog import ChangeKind
 from maintainer.console import printable
-from maintainer.planning.changes import KIND_ORDER, TABLES_NAMED, ChangeGroup, ChangeKind
+from maintainer.planning.changes import KIND_ORDER, TABLES_NAMED, ChangeGroup
 from maintainer.planning.describe import (
     TableFigures,
     node_headline,

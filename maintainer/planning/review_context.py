@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from maintainer.catalog import ChangeKind
 from maintainer.planning.changes import (
     ChangeGroup,
-    ChangeKind,
     SpecChange,
     group_changes,
     maintenance_changes,

@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from maintainer.artifact.model import DropMetadataTable, NodePlan, NodeStatus, TablePlan
-from maintainer.catalog import BY_NAME
+from maintainer.catalog import installed
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.planning.gates import gated
@@ -51,7 +51,8 @@ class Stricter:
 
 
 def _disabled(node: NodePlan, spec: TableSpec) -> list[str]:
-    block = BY_NAME[node.service].block if node.service in BY_NAME else node.service
+    declared = installed().by_name.get(node.service)
+    block = declared.block if declared is not None else node.service
     if getattr(spec, block, None) is not None:
         return []
     return [f"{block} is disabled (or removed) in {spec.location} since the plan was made"]

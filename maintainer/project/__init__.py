@@ -15,7 +15,6 @@ from maintainer.project.services import (
     RollbackSpec,
     RollingSavepoints,
     SavepointsSpec,
-    ServiceSpec,
 )
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "RollbackSpec",
     "RollingSavepoints",
     "SavepointsSpec",
-    "ServiceSpec",
     "SparkSettings",
     "TableEntry",
     "TableSpec",

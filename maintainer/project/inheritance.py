@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.catalog import installed
 from maintainer.project.yamlsrc import Mark, Path_, YamlDocument
 
 ACCUMULATED_KEYS = frozenset({"tags"})
@@ -80,7 +80,7 @@ def _merge_into(
     for key, given in source.items():
         path = (*rel, key)
         prov.key_marks[path] = layer.document.key_mark((*layer.path, *path))
-        value = {} if given is None and not rel and key in SERVICE_BLOCKS else given
+        value = {} if given is None and not rel and key in installed().blocks else given
         existing = target.get(key)
         if not rel and key in ACCUMULATED_KEYS and isinstance(value, list) and isinstance(existing, list):
             target[key] = existing + [item for item in value if item not in existing]

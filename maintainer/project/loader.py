@@ -16,12 +16,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.catalog import installed
 from maintainer.errors import ManifestError
 from maintainer.project.inheritance import Layer, Provenance, leaf_paths, merge_layers
 from maintainer.project.issues import did_you_mean, raise_all, validation_error
 from maintainer.project.manifests import DEFAULTS_FILE, DocumentCache, ManifestFileRef, discover_manifests
-from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig, TableEntry, TableSpec
+from maintainer.project.models import ManifestFile, ProjectConfig, TableEntry, TableSpec, project_models
 from maintainer.project.profiles import Target, load_target
 from maintainer.project.rules import check_table_rules
 from maintainer.project.services import POLICY_BY_RETAINED_KEY
@@ -162,9 +162,9 @@ def _load_config(
 
 def _validate_config(document: YamlDocument, data: Any) -> ProjectConfig:
     try:
-        return ProjectConfig.model_validate(data)
+        return project_models().config.model_validate(data)
     except ValidationError as exc:
-        raise validation_error(exc, document, (), PROJECT_FILE, ProjectConfig) from None
+        raise validation_error(exc, document, (), PROJECT_FILE, project_models().config) from None
 
 
 def _manifest_refs(root: Path, document: YamlDocument, config: ProjectConfig) -> list[ManifestFileRef]:
@@ -226,9 +226,9 @@ def _folder_layer(folder: Path, cache: DocumentCache, renderer: Renderer, known:
         )
     rendered = renderer.render_tree(document, data, ())
     try:
-        DefaultsBlock.model_validate(_blocks_present(rendered))
+        project_models().defaults.model_validate(_blocks_present(rendered))
     except ValidationError as exc:
-        raise validation_error(exc, document, (), DEFAULTS_FILE, DefaultsBlock) from None
+        raise validation_error(exc, document, (), DEFAULTS_FILE, project_models().defaults) from None
     known[folder] = Layer(document, (), rendered)
     return known[folder]
 
@@ -278,25 +278,26 @@ def _resolve_table(
     provenance = merge_layers([*layers, Layer(document, ("tables", index), entry)], table_mark)
     context = f"table '{entry.get('name', f'#{index + 1}')}'"
     try:
-        validated = TableEntry.model_validate(provenance.merged)
+        validated = project_models().entry.model_validate(provenance.merged)
     except ValidationError as exc:
-        raise validation_error(exc, provenance, (), context, TableEntry) from None
+        raise validation_error(exc, provenance, (), context, project_models().entry) from None
     return _to_spec(validated, ref.name, table_mark.line), provenance
 
 
 def _to_spec(entry: TableEntry, manifest: str, line: int) -> TableSpec:
     values = dict(entry)
-    for block in SERVICE_BLOCKS:
+    for block in installed().blocks:
         spec = values[block]
         if spec is not None and not spec.enabled:
             values[block] = None
-    return TableSpec.model_construct(manifest=manifest, line=line, **values)
+    return project_models().spec.model_construct(manifest=manifest, line=line, **values)
 
 
 def _blocks_present(data: dict[str, Any]) -> dict[str, Any]:
     """A defaults block with empty service blocks (``clean:``) as empty mappings."""
     return {
-        key: {} if value is None and key in TableEntry.model_fields else value for key, value in data.items()
+        key: {} if value is None and key in project_models().entry.model_fields else value
+        for key, value in data.items()
     }
 
 

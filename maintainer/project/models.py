@@ -3,28 +3,27 @@
 ``TableEntry`` is one table as written in a manifest (every service block optional);
 ``TableSpec`` is the same table after inheritance, rendering and validation, with
 each service either active (its typed spec) or ``None``.
+
+The service blocks are not written here: each service declares its block's settings model
+(``ServiceDeclaration.settings``), and :func:`project_models` derives, for the installed
+catalog, the models with one optional field per block (``DefaultsBlock``, ``TableEntry``,
+``TableSpec``, and ``ManifestFile`` and ``ProjectConfig`` holding them). The classes here are
+their static types; :meth:`TableSpec.settings_of` reads a block by its settings model.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
-from maintainer.catalog import SERVICE_BLOCKS
+from maintainer.catalog import Catalog, installed
 from maintainer.project.gates import ByteSize, GatesSpec
 from maintainer.project.objectives import ObjectivesSpec
 from maintainer.project.readers import ReaderSpec
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    FrozenModel,
-    MetadataSpec,
-    RollbackSpec,
-    SavepointsSpec,
-    ServiceSpec,
-)
+from maintainer.project.services import FrozenModel
 
 TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]
@@ -52,23 +51,42 @@ def check_state_location(value: str | None) -> str | None:
     return value
 
 
+S = TypeVar("S", bound=BaseModel)
+
+
+class _WithServiceBlocks(FrozenModel):
+    """A model whose service blocks are fields of a class made at run time (:func:`project_models`):
+    pickled by its fields and made again with the model of the installed catalog."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self).__name__, dict(self), self.model_fields_set)
+
+
+def _rebuild(name: str, values: dict[str, Any], fields_set: set[str]) -> BaseModel:
+    model: type[BaseModel] = getattr(project_models(), _MODEL_OF[name])
+    return model.model_construct(fields_set, **values)
+
+
+_MODEL_OF = {
+    "DefaultsBlock": "defaults",
+    "TableEntry": "entry",
+    "TableSpec": "spec",
+    "ManifestFile": "manifest",
+    "ProjectConfig": "config",
+}
+
+
 def default_metadata_policy(table_version: int) -> MetadataTablePolicy:
     return "sync" if table_version >= 8 else "refuse"
 
 
-class DefaultsBlock(FrozenModel):
+class DefaultsBlock(_WithServiceBlocks):
     """Settings inherited by tables: project ``defaults`` and a folder's ``_defaults.yml``."""
 
     version: Literal[1] | None = None
     tags: tuple[Tag, ...] = ()
     """Tags added to every table below (tags accumulate)."""
     metadata_table: MetadataTablePolicy | None = None
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -81,7 +99,7 @@ class DefaultsBlock(FrozenModel):
     max_small_file_share, max_active_instants, max_since_clean)."""
 
 
-class TableEntry(FrozenModel):
+class TableEntry(_WithServiceBlocks):
     """One table in a manifest."""
 
     name: TableName
@@ -95,12 +113,6 @@ class TableEntry(FrozenModel):
     metadata_table: MetadataTablePolicy | None = None
     """What to do when the table has a metadata table: sync it, drop it, or refuse to maintain the
     table (default: sync for table versions 8 and 9, refuse for version 6)."""
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -113,7 +125,7 @@ class TableEntry(FrozenModel):
     max_small_file_share, max_active_instants, max_since_clean)."""
 
 
-class ManifestFile(FrozenModel):
+class ManifestFile(_WithServiceBlocks):
     """A manifest file: ``version: 1`` and a list of tables."""
 
     version: Literal[1]
@@ -129,7 +141,7 @@ class BudgetSpec(FrozenModel):
     others deferred to a later plan and listed in plan.md."""
 
 
-class ProjectConfig(FrozenModel):
+class ProjectConfig(_WithServiceBlocks):
     """``maintainer_project.yml``."""
 
     name: Annotated[str, Field(pattern=TABLE_NAME_PATTERN)]
@@ -159,7 +171,7 @@ OMITTED_WHILE_UNSET = ("owner", "slo")
 """TableSpec fields added after manifest.json format 1 (see :meth:`TableSpec.as_json`)."""
 
 
-class TableSpec(FrozenModel):
+class TableSpec(_WithServiceBlocks):
     """A table after inheritance and validation; a service is None when it does not run."""
 
     name: str
@@ -172,12 +184,6 @@ class TableSpec(FrozenModel):
     depends_on: tuple[str, ...] = ()
     metadata_table: MetadataTablePolicy | None = None
     """None: the default of the table's version (:func:`default_metadata_policy`)."""
-    rollback: RollbackSpec | None = None
-    compaction: CompactionSpec | None = None
-    clean: CleanSpec | None = None
-    metadata: MetadataSpec | None = None
-    archive: ArchiveSpec | None = None
-    savepoints: SavepointsSpec | None = None
     gates: GatesSpec | None = None
     """Limits a plan node must stay under (max_delete_files, max_delete_bytes, max_compaction_bytes)."""
     readers: tuple[ReaderSpec, ...] | None = None
@@ -202,10 +208,20 @@ class TableSpec(FrozenModel):
     def metadata_policy(self, table_version: int) -> MetadataTablePolicy:
         return self.metadata_table or default_metadata_policy(table_version)
 
-    def services(self) -> dict[str, ServiceSpec]:
+    @classmethod
+    def of(cls, **values: Any) -> TableSpec:
+        """A spec validated with the installed catalog's service blocks (``clean=CleanSpec()``)."""
+        return project_models().spec(**values)
+
+    def settings_of(self, settings: type[S]) -> S | None:
+        """The block whose settings model is ``settings`` (None: the service does not run)."""
+        value = getattr(self, installed().block_of(settings), None)
+        return value if isinstance(value, settings) else None
+
+    def services(self) -> dict[str, BaseModel]:
         """The active service blocks, in execution order."""
-        active: dict[str, ServiceSpec] = {}
-        for block in SERVICE_BLOCKS:
+        active: dict[str, BaseModel] = {}
+        for block in installed().blocks:
             spec = getattr(self, block)
             if spec is not None:
                 active[block] = spec
@@ -214,3 +230,37 @@ class TableSpec(FrozenModel):
     @property
     def location(self) -> str:
         return f"{self.manifest}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectModels:
+    """The project's models with the service blocks of one catalog."""
+
+    defaults: type[DefaultsBlock]
+    entry: type[TableEntry]
+    spec: type[TableSpec]
+    manifest: type[ManifestFile]
+    config: type[ProjectConfig]
+
+
+def project_models() -> ProjectModels:
+    """The models of the installed catalog."""
+    return _project_models(installed())
+
+
+@lru_cache(maxsize=4)
+def _project_models(catalog: Catalog) -> ProjectModels:
+    blocks: dict[str, Any] = {block: (model | None, None) for block, model in catalog.settings.items()}
+    defaults = _with(DefaultsBlock, blocks)
+    entry = _with(TableEntry, blocks)
+    manifest = _with(ManifestFile, {"tables": (list[entry], Field(default_factory=list))})  # type: ignore[valid-type]
+    config = _with(ProjectConfig, {"defaults": (defaults, defaults())})
+    return ProjectModels(defaults, entry, _with(TableSpec, blocks), manifest, config)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _with(model: type[M], fields: dict[str, Any]) -> type[M]:
+    """``model`` with ``fields`` added (or given another type)."""
+    return create_model(model.__name__, __base__=model, __doc__=model.__doc__, __module__=__name__, **fields)

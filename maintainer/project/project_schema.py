@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, RootModel
 
-from maintainer.project.models import DefaultsBlock, ManifestFile, ProjectConfig
+from maintainer.project.models import project_models
 from maintainer.project.profiles import ProfileSettings
 
 TEMPLATE_STRING = {"type": "string", "pattern": r"\{\{.*\}\}"}
@@ -25,17 +25,20 @@ class ProfilesFile(RootModel[dict[str, ProfileSettings]]):
     """profiles.yml: profiles by name, each with a default target and its outputs."""
 
 
-SCHEMA_MODELS: dict[str, tuple[type[BaseModel], str]] = {
-    "maintainer_project.schema.json": (ProjectConfig, "maintainer project (maintainer_project.yml)"),
-    "manifest.schema.json": (ManifestFile, "maintainer manifest (tables/*.yml)"),
-    "defaults.schema.json": (DefaultsBlock, "maintainer folder defaults (_defaults.yml)"),
-    "profiles.schema.json": (ProfilesFile, "maintainer profiles (profiles.yml)"),
-}
+def schema_models() -> dict[str, tuple[type[BaseModel], str]]:
+    """The models of the project files, with the installed catalog's service blocks."""
+    models = project_models()
+    return {
+        "maintainer_project.schema.json": (models.config, "maintainer project (maintainer_project.yml)"),
+        "manifest.schema.json": (models.manifest, "maintainer manifest (tables/*.yml)"),
+        "defaults.schema.json": (models.defaults, "maintainer folder defaults (_defaults.yml)"),
+        "profiles.schema.json": (ProfilesFile, "maintainer profiles (profiles.yml)"),
+    }
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
     schemas = {}
-    for file_name, (model, title) in SCHEMA_MODELS.items():
+    for file_name, (model, title) in schema_models().items():
         schema = _allow_templates(model.model_json_schema(mode="validation"))
         schemas[file_name] = {"$schema": _SCHEMA_DRAFT, **schema, "title": title}
     return schemas

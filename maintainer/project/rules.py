@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from maintainer.errors import ManifestError
 from maintainer.project.inheritance import Provenance
 from maintainer.project.models import TableSpec
+from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, SavepointsSpec
 from maintainer.project.yamlsrc import Path_
 
 
@@ -22,7 +23,7 @@ def check_table_rules(spec: TableSpec, provenance: Provenance) -> list[ManifestE
         blamed = next((path for path in candidates if provenance.is_set(path)), candidates[-1])
         problems.append(ManifestError(f"{context}: {message}", where=str(provenance.mark(blamed)), hint=hint))
 
-    archive, clean = spec.archive, spec.clean
+    archive, clean = spec.settings_of(ArchiveSpec), spec.settings_of(CleanSpec)
     if archive is not None and clean is not None and archive.keep_min_commits <= clean.commits_retained:
         fail(
             f"archive.keep_min_commits ({archive.keep_min_commits}) must be greater than "
@@ -38,7 +39,7 @@ def check_table_rules(spec: TableSpec, provenance: Provenance) -> list[ManifestE
             f"raise keep_max_commits to at least {archive.keep_min_commits + 1}",
             [("archive", "keep_max_commits"), ("archive", "keep_min_commits"), ("archive",)],
         )
-    compaction = spec.compaction
+    compaction = spec.settings_of(CompactionSpec)
     if compaction is not None:
         strategy = compaction.strategy
         if strategy.name == "partition_regex" and not strategy.partition_regex:
@@ -54,7 +55,7 @@ def check_table_rules(spec: TableSpec, provenance: Provenance) -> list[ManifestE
                 "set strategy.name: partition_regex or remove partition_regex",
                 [("compaction", "strategy", "partition_regex"), ("compaction",)],
             )
-    savepoints = spec.savepoints
+    savepoints = spec.settings_of(SavepointsSpec)
     if savepoints is not None and not savepoints.instants and savepoints.rolling is None:
         fail(
             "savepoints needs 'instants' or 'rolling'",

@@ -37,9 +37,9 @@ from maintainer.project.models import TableSpec
 from maintainer.runner.dag import EventSink, walk
 from maintainer.runner.engine import runs_on_spark
 from maintainer.runner.ledger import (
-    SERVICE_ACTIONS,
     NodeRecord,
     check_record,
+    ledger_actions,
     payload_hashes,
     read_record,
     write_record,
@@ -96,8 +96,8 @@ def _applied_how(
     if record is not None:
         check_record(storage, record, expected_record(plan_id, node, payloads), plan_key())
         return f"recorded {record.finished_at}"
-    actions = SERVICE_ACTIONS.get(node.service)
-    if actions is None or not node.payloads:
+    actions = ledger_actions(node.service)
+    if not actions or not node.payloads:
         return None
     try:
         timeline = read_timeline() if read_timeline is not None else _read_timeline(storage)

@@ -32,19 +32,19 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from maintainer.catalog import SERVICES
+from maintainer.catalog import installed
 from maintainer.errors import CorruptFileError, FileExistsInStorageError, PlanError, StorageError
 from maintainer.hudi.instants.instant import Action
 from maintainer.secrets import redact_tree
 from maintainer.storage import Storage
 from maintainer.storage.limits import MAX_RECORD_BYTES, loads_bounded, read_capped
 
-SERVICE_ACTIONS: dict[str, tuple[Action, ...]] = {
-    service.name: tuple(Action(action) for action in service.ledger_actions)
-    for service in SERVICES
-    if service.ledger_actions
-}
-"""The actions whose instants record which plan a service node's apply came from."""
+
+def ledger_actions(service: str) -> tuple[Action, ...]:
+    """The actions whose instants record which plan a service node's apply came from (none:
+    only the sidecar record does)."""
+    declared = installed().by_name.get(service)
+    return () if declared is None else tuple(Action(action) for action in declared.ledger_actions)
 
 
 APPLIED_DIR = ".hoodie/.maintainer/applied"

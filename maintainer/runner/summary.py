@@ -5,16 +5,18 @@ is never "nothing to do"), and Terraform's closing line, e.g.
     1 rollback (8 files deleted, 12.0 KiB); 2 approved actions skipped as drift (t.clean: 2).
 
 Counted from the effects each service reports in ``run_results.json``, as the plan's summary
-line counts them: the files rollbacks delete go with the rollbacks.
+line counts them: the files rollbacks delete go with the rollbacks. Each service declares its
+parts of the line (``ServiceDeclaration.summary``); the dropped metadata tables are any node's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from maintainer.catalog import NodeEffects, installed
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
-from maintainer.units import count, human_bytes
+from maintainer.units import count
 
 DRIFT_NODES_SHOWN = 3
 BLOCKED_NODES_SHOWN = 20
@@ -38,45 +40,12 @@ def told(message: str, effects: Mapping[str, Any]) -> str:
     return dropped + rest
 
 
-def _total(nodes: Sequence[NodeResult], key: str, size: Callable[[Any], int] = int) -> int:
-    return sum(size(node.effects[key]) for node in nodes if node.effects.get(key))
-
-
-def is_rollback_node(node: NodeResult) -> bool:
-    return node.id.rpartition(".")[2] == "rollback"
-
-
-def _counted(
-    nodes: Sequence[NodeResult], key: str, measure: Callable[[Any], int], noun: str, verb: str
-) -> str | None:
-    total = _total(nodes, key, measure)
-    return f"{count(total, noun)} {verb}".rstrip() if total else None
-
-
-def _deleted(nodes: Sequence[NodeResult], size_format: str = "{files} deleted ({size})") -> str | None:
-    """``8 files deleted (12.0 KiB)``, or None when none were."""
-    files, size = _total(nodes, "files_deleted"), _total(nodes, "bytes_deleted")
-    if not files:
-        return None
-    told = count(files, "file")
-    return size_format.format(files=told, size=human_bytes(size)) if size else f"{told} deleted"
-
-
 def effect_parts(nodes: Sequence[NodeResult]) -> list[str]:
-    """What the nodes did, in plan order: deletes, compactions, rollbacks (with the files they
-    deleted), archival, savepoints."""
-    parts = [_deleted([node for node in nodes if not is_rollback_node(node)])]
-    parts.append(_counted(nodes, "slices_compacted", int, "file slice", "compacted"))
-    rollbacks = _counted(nodes, "rollbacks", len, "rollback", "")
-    rolled_back = _deleted([node for node in nodes if is_rollback_node(node)], "{files} deleted, {size}")
-    parts.append(f"{rollbacks} ({rolled_back})" if rollbacks and rolled_back else rollbacks)
-    parts.append(_counted(nodes, "metadata_compactions", int, "metadata table", "compacted"))
-    parts.append(_counted(nodes, "metadata_files_cleaned", int, "metadata table file", "cleaned"))
-    parts.append(_counted(nodes, "metadata_instants_archived", int, "metadata table instant", "archived"))
-    parts.append(_counted(nodes, "instants_archived", len, "instant", "archived"))
-    parts.append(_counted(nodes, "savepoints_created", len, "savepoint", "created"))
-    parts.append(_counted(nodes, "savepoints_deleted", len, "savepoint", "deleted"))
-    done = [part for part in parts if part]
+    """What the nodes did, in the order of the parts the services declare (deletes,
+    compactions, rollbacks with the files they deleted, the metadata table's upkeep, archival,
+    savepoints), then the metadata tables dropped."""
+    effects = [NodeEffects(node.id.rpartition(".")[2], node.effects) for node in nodes]
+    done = [told for part in installed().summary if (told := part.tell(effects))]
     dropped = sum(1 for node in nodes if node.effects.get("metadata_table_dropped") is not None)
     if dropped:
         done.append(f"{count(dropped, 'metadata table')} dropped")

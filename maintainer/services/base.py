@@ -1,9 +1,10 @@
 """The service contract: what every table service provides, and what its apply gets and returns.
 
-A ``TableService`` is the glue of one service package (its ``service.py``): its catalog entry,
+A ``TableService`` is the glue of one service package (its ``service.py``): its declaration
+(``declaration.py``, what the catalog derives from),
 which partitions its planner needs listed, the pure planner, the payload files apply writes,
 the projection of the table after it, the up-front check of an approved node and its apply.
-``maintainer.services.registry.SERVICES`` holds one per catalog entry, in the same order.
+``maintainer.services.registry`` lists them and installs the catalog of their declarations.
 
 Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock,
 and the payloads the up-front check of the plan already rebuilt and found equal, as
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import ConfigDict
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable, TablePlan
-from maintainer.catalog import ServiceDescriptor
+from maintainer.catalog import ServiceDeclaration
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
@@ -113,7 +114,7 @@ class TableService(Protocol):
     """One table service (see the module docstring)."""
 
     @property
-    def descriptor(self) -> ServiceDescriptor: ...
+    def declaration(self) -> ServiceDeclaration: ...
 
     @property
     def plans_on_projection(self) -> bool:

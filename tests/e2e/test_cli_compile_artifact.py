@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from maintainer.catalog import SERVICE_ORDER
+from maintainer.catalog import installed
 from maintainer.cli import main
 from maintainer.graph.manifest import MANIFEST_SCHEMA_FILE, MANIFEST_SCHEMA_VERSION
 from maintainer.graph.state import table_checksum
@@ -113,7 +113,7 @@ def test_the_file_is_byte_for_byte_what_format_v1_wrote(project: Path) -> None:
         text = text.replace(json.dumps(metadata[field]), json.dumps(f"<{field}>"))
     assert text == EXPECTED_V1.read_text(encoding="utf-8")
     services = {node["service"] for node in json.loads(text)["nodes"].values()}
-    assert services == set(SERVICE_ORDER)
+    assert services == set(installed().order)
 
 
 def test_checksums_are_stable_and_each_compile_has_its_own_invocation(project: Path) -> None:

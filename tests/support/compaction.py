@@ -26,7 +26,7 @@ Result = TypeVar("Result")
 def writer_compaction(path: Path) -> tuple[TableState, list[CompactSlice]]:
     """What a Hudi writer would compact now: every slice with logs."""
     table = open_table(str(path))
-    spec = TableSpec(name="t", path=str(path), manifest="tables/example.yml", line=1,
+    spec = TableSpec.of(name="t", path=str(path), manifest="tables/example.yml", line=1,
                      compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
     result = plan_compaction_node(table, spec, datetime.now(timezone.utc))
     assert result.operations

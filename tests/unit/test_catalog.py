@@ -1,22 +1,72 @@
-"""The service catalog is the one list of services: the project model and the graph agree with it."""
+"""The service catalog is derived from the registered declarations: the project model and the
+graph agree with it, and declarations that contradict each other are refused."""
 
-from maintainer.catalog import ACTION_LABELS, BY_NAME, SERVICE_BLOCKS, SERVICE_ORDER, SERVICES
-from maintainer.project.models import DefaultsBlock, TableEntry, TableSpec
+import importlib
+
+import pytest
+
+from maintainer.artifact.model import DeleteFile
+from maintainer.catalog import ActionLabel, Catalog, CatalogError, ServiceDeclaration, installed, installing
+from maintainer.project.models import project_models
+from maintainer.project.services import FrozenModel
+from maintainer.services.registry import registered_services
 
 
 def test_every_manifest_block_is_a_field_of_the_project_models() -> None:
-    for model in (DefaultsBlock, TableEntry, TableSpec):
-        assert set(SERVICE_BLOCKS) <= set(model.model_fields), model.__name__
+    models = project_models()
+    for model in (models.defaults, models.entry, models.spec):
+        assert set(installed().blocks) <= set(model.model_fields), model.__name__
 
 
 def test_names_and_action_kinds_are_unique() -> None:
-    assert len(BY_NAME) == len(SERVICES) == len(SERVICE_ORDER)
-    kinds = [label.kind for label in ACTION_LABELS]
+    catalog = installed()
+    assert len(catalog.by_name) == len(catalog.services) == len(catalog.order)
+    kinds = [label.kind for label in catalog.action_labels]
     assert len(kinds) == len(set(kinds))
-    assert len({label.rank for label in ACTION_LABELS}) == len(kinds)
+    assert len({label.rank for label in catalog.action_labels}) == len(kinds)
 
 
-def test_the_registry_has_one_service_per_catalog_entry_in_its_order() -> None:
-    from maintainer.services.registry import SERVICES as IMPLEMENTED
+def test_the_installed_catalog_is_the_registry_s_declarations_in_its_order() -> None:
+    assert installed().order == tuple(service.declaration.name for service in registered_services())
+    assert installed().order == (
+        "rollback", "compaction", "savepoint_create", "clean", "metadata", "archive", "savepoint_delete"
+    )  # fmt: skip
+    assert installed().blocks == ("rollback", "compaction", "clean", "metadata", "archive", "savepoints")
 
-    assert tuple(service.descriptor.name for service in IMPLEMENTED) == SERVICE_ORDER
+
+def test_declarations_that_contradict_each_other_are_refused() -> None:
+    clash = ServiceDeclaration(
+        "twin", "twin", (ActionLabel("delete_file", "f", "fs", 99),), records=(DeleteFile,)
+    )
+    with pytest.raises(CatalogError, match="action kind declared twice: delete_file"):
+        installed().extended(clash)
+    with pytest.raises(CatalogError, match="without both a record and a label: delete_file"):
+        installed().extended(ServiceDeclaration("unlabelled", "x", (), records=(DeleteFile,)))
+    with pytest.raises(CatalogError, match="service name declared twice: clean"):
+        installed().extended(ServiceDeclaration("clean", "x", ()))
+
+
+class TouchSettings(FrozenModel):
+    enabled: bool = True
+
+
+def test_a_block_without_settings_is_refused() -> None:
+    with pytest.raises(CatalogError, match="the touch block needs its settings declared by exactly one"):
+        installed().extended(ServiceDeclaration("touch", "touch", ()))
+
+
+def test_a_catalog_installed_for_a_block_is_undone_after_it() -> None:
+    before = installed()
+    extra = ServiceDeclaration("touch", "touch", (), settings=TouchSettings)
+    with installing(before.extended(extra)) as catalog:
+        assert installed() is catalog
+        assert installed().order[-1] == "touch"
+    assert installed() is before
+    assert isinstance(before, Catalog)
+
+
+def test_every_service_declares_itself_in_its_own_folder() -> None:
+    for service in registered_services():
+        package = type(service).__module__.rpartition(".")[0]
+        declarations = vars(importlib.import_module(f"{package}.declaration")).values()
+        assert any(value is service.declaration for value in declarations), package

@@ -3,57 +3,76 @@
 Everything here is frozen data; ``plan.json`` is its JSON form (``dump_body``), read back
 strictly (``read_body``: a wrong type, an unknown field or action kind is an error, never
 coerced), and the runner executes exactly these objects. Actions and effects are tagged by
-``kind``; the JSON Schema of the whole file is generated from these models
-(``maintainer.artifact.plan_schema``).
+``kind``: their unions are derived from the records the installed catalog's services declare
+(``ServiceDeclaration.records`` and ``effect``); the JSON Schema of the whole file is generated
+from these models (``maintainer.artifact.plan_schema``).
 """
 
 from __future__ import annotations
 
 import json
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, TypeVar
+from functools import lru_cache, reduce
+from typing import Annotated, Any, Protocol, TypeVar
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic_core import CoreSchema
 
-from maintainer.artifact.model.archive import ArchiveEffect, ArchiveInstant
-from maintainer.artifact.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.artifact.model.common import DropMetadataTable, SyncMetadataTable
-from maintainer.artifact.model.compaction import CompactionEffect, CompactSlice, ExecutePendingCompaction
-from maintainer.artifact.model.metadata import (
-    ArchiveMetadataTable,
-    CleanMetadataTable,
-    CompactMetadataTable,
-    MetadataEffect,
-)
 from maintainer.artifact.model.records import PlanRecord
-from maintainer.artifact.model.rollback import RollbackAction, RollbackEffect
-from maintainer.artifact.model.savepoint import CreateSavepoint, DeleteSavepoint, SavepointEffect
+from maintainer.catalog import Catalog, installed
 
 FORMAT_VERSION = 2
 """Version 2: typed actions and effects (version 1 had free-form ``details``/``effect``)."""
 
-Action = Annotated[
-    DropMetadataTable
-    | RollbackAction
-    | ExecutePendingCompaction
-    | CompactSlice
-    | FinishPendingClean
-    | DeleteFile
-    | DeletePartition
-    | CreateSavepoint
-    | DeleteSavepoint
-    | CleanMetadataTable
-    | CompactMetadataTable
-    | ArchiveMetadataTable
-    | ArchiveInstant
-    | SyncMetadataTable,
-    Field(discriminator="kind"),
-]
-Effect = Annotated[
-    RollbackEffect | CompactionEffect | CleanEffect | MetadataEffect | SavepointEffect | ArchiveEffect,
-    Field(discriminator="kind"),
-]
+
+class ActionRecord(Protocol):
+    """What every action record has (each service's are its declaration's ``records``)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def target(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class EffectRecord(Protocol):
+    """What every effect record has (each service's is its declaration's ``effect``)."""
+
+    @property
+    def kind(self) -> str: ...
+
+
+def action_records(catalog: Catalog) -> tuple[type[Any], ...]:
+    """The records of the plan's ``Action`` union: a dropped metadata table first, the
+    services' in the catalog's order, the metadata table's update last."""
+    return (DropMetadataTable, *catalog.action_records, SyncMetadataTable)
+
+
+def effect_records(catalog: Catalog) -> tuple[type[Any], ...]:
+    return catalog.effect_records
+
+
+class _InstalledUnion:
+    """Validates and describes a record as the union (tagged by ``kind``) of the records the
+    installed catalog's services declare, when a schema is built (:func:`plan_adapter`)."""
+
+    def __init__(self, members: Callable[[Catalog], tuple[type[Any], ...]]) -> None:
+        self.members = members
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        union = reduce(operator.or_, self.members(installed()))
+        return handler.generate_schema(Annotated[union, Field(discriminator="kind")])
+
+
+Action = Annotated[ActionRecord, _InstalledUnion(action_records)]
+Effect = Annotated[EffectRecord, _InstalledUnion(effect_records)]
 A = TypeVar("A")
 
 
@@ -130,11 +149,18 @@ class Plan(PlanRecord):
         return dump_body(self)
 
 
-PLAN_ADAPTER: TypeAdapter[Plan] = TypeAdapter(Plan)
+def plan_adapter() -> TypeAdapter[Plan]:
+    """The plan's adapter for the installed catalog (its actions and effects)."""
+    return _plan_adapter(installed())
+
+
+@lru_cache(maxsize=4)
+def _plan_adapter(catalog: Catalog) -> TypeAdapter[Plan]:
+    return TypeAdapter(Plan)
 
 
 def dump_body(plan: Plan) -> dict[str, Any]:
-    body: dict[str, Any] = PLAN_ADAPTER.dump_python(plan, mode="json")
+    body: dict[str, Any] = plan_adapter().dump_python(plan, mode="json")
     return body
 
 
@@ -149,7 +175,7 @@ def read_body_json(text: str | bytes) -> Plan:
     which spares encoding the body again)."""
     try:
         # strict JSON mode: arrays for tuples and strings for enums, nothing coerced
-        plan = PLAN_ADAPTER.validate_json(text, strict=True)
+        plan = plan_adapter().validate_json(text, strict=True)
     except ValidationError as exc:
         raise ValueError(_first_errors(exc)) from None
     _check_node_tables(plan)

@@ -14,7 +14,7 @@ from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveIns
 from maintainer.executors.archive.selection import ArchivePlanResult
 from maintainer.hudi.loading import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec
+from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs
 
@@ -22,8 +22,8 @@ SERVICE = "archive"
 
 
 def plan_archive_result(table: TableState, spec: TableSpec) -> ArchivePlanResult:
-    inputs = load_archive_inputs(table, spec.compaction)
-    return plan_archive(inputs, spec.archive or ArchiveSpec())
+    inputs = load_archive_inputs(table, spec.settings_of(CompactionSpec))
+    return plan_archive(inputs, spec.settings_of(ArchiveSpec) or ArchiveSpec())
 
 
 def plan_archive_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
-from maintainer.catalog import BY_NAME
 from maintainer.executors.common.metadata_sync import nothing_written
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
@@ -14,13 +13,14 @@ from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.services.archive import node
 from maintainer.services.archive.apply import execute_archive
+from maintainer.services.archive.declaration import DECLARATION
 from maintainer.services.archive.validate import validate_archive
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.storage import Storage
 
 
 class ArchiveService(ServiceDefaults):
-    descriptor = BY_NAME["archive"]
+    declaration = DECLARATION
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:

@@ -72,7 +72,7 @@ def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanP
     plan (as Hudi schedules a clean while another is still pending), and a pending clean this
     node finishes first would otherwise turn the reviewed deletions into drift."""
     inputs = whole_table_inputs(table, "apply re-checks the approved partitions")
-    settings = replace(clean_settings(spec.clean or CleanSpec()), max_commits=0)
+    settings = replace(clean_settings(spec.settings_of(CleanSpec) or CleanSpec()), max_commits=0)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)
     return plan_clean(inputs, settings, now, partitions_planner(table.snapshot.listings))

@@ -12,7 +12,6 @@ from maintainer.artifact.model import (
     NodePlan,
     SyncMetadataTable,
 )
-from maintainer.catalog import BY_NAME
 from maintainer.executors.common.metadata_sync import clean_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
@@ -23,13 +22,14 @@ from maintainer.project.services import CleanSpec
 from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
+from maintainer.services.clean.declaration import DECLARATION
 from maintainer.services.clean.state import partitions_to_list
 from maintainer.services.clean.validate import validate_clean
 from maintainer.storage import Storage
 
 
 class CleanService(ServiceDefaults):
-    descriptor = BY_NAME["clean"]
+    declaration = DECLARATION
     plans_on_projection = True
     syncs_metadata_table = True
 
@@ -42,7 +42,7 @@ class CleanService(ServiceDefaults):
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
     ) -> tuple[str, ...] | None:
-        return partitions_to_list(storage, timeline, spec.clean or CleanSpec(), now, tz)
+        return partitions_to_list(storage, timeline, spec.settings_of(CleanSpec) or CleanSpec(), now, tz)
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_clean_service(table, spec, now)

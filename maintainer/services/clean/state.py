@@ -218,7 +218,7 @@ def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> 
     """What a clean of this table would delete now (the same rules on plan and on apply): on the
     columnar view of the scanned listings (:mod:`.columnar`; the object view for a scan of a
     few thousand files or a table projected after earlier nodes of the plan)."""
-    spec = table_spec.clean or CleanSpec()
+    spec = table_spec.settings_of(CleanSpec) or CleanSpec()
     inputs, settings, listings = _scanned_inputs(table, spec, now)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)

@@ -230,7 +230,7 @@ class CompactionApply:
 
     def parquet(self, config: TableConfig) -> ParquetSettings:
         """Writer settings for slices whose base file codec is not kept (:mod:`.codec`)."""
-        spec = self.ctx.spec.compaction or CompactionSpec()
+        spec = self.ctx.spec.settings_of(CompactionSpec) or CompactionSpec()
         return configured_settings(config, spec.parquet_compression)
 
     def syncs_metadata(self) -> bool:

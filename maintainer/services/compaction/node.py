@@ -48,7 +48,7 @@ def payload_name(table: str) -> str:
 
 
 def settings_of(spec: TableSpec) -> CompactionSettings:
-    return CompactionSettings.from_spec(spec.compaction or CompactionSpec())
+    return CompactionSettings.from_spec(spec.settings_of(CompactionSpec) or CompactionSpec())
 
 
 def plan_compaction_node(table: TableState, spec: TableSpec, now: datetime) -> CompactionPlanResult:

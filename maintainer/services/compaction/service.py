@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
-from maintainer.catalog import BY_NAME
 from maintainer.executors.common.metadata_sync import compaction_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
@@ -16,13 +15,14 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.compaction import node
 from maintainer.services.compaction.apply import compaction_not_written_by_plan, execute_compaction
+from maintainer.services.compaction.declaration import DECLARATION
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.services.compaction.validate import validate_compaction
 from maintainer.storage import Storage
 
 
 class CompactionService(ServiceDefaults):
-    descriptor = BY_NAME["compaction"]
+    declaration = DECLARATION
     plans_on_projection = True
     syncs_metadata_table = True
 

@@ -23,16 +23,16 @@ from maintainer.services.metadata.clean import MetadataCleanPlan, MetadataCleanS
 
 
 def settings_of(spec: TableSpec) -> MetadataSpec:
-    return spec.metadata or MetadataSpec()
+    return spec.settings_of(MetadataSpec) or MetadataSpec()
 
 
 def clean_settings(spec: TableSpec) -> MetadataCleanSettings:
-    return MetadataCleanSettings.derived_from(spec.clean or CleanSpec())
+    return MetadataCleanSettings.derived_from(spec.settings_of(CleanSpec) or CleanSpec())
 
 
 def archival_settings(spec: TableSpec) -> MetadataArchivalSettings:
     return MetadataArchivalSettings.derived_from(
-        spec.archive or ArchiveSpec(), settings_of(spec).compact_max_delta_commits
+        spec.settings_of(ArchiveSpec) or ArchiveSpec(), settings_of(spec).compact_max_delta_commits
     )
 
 

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
-from maintainer.catalog import BY_NAME
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
@@ -17,12 +16,13 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.metadata import node
 from maintainer.services.metadata.apply import execute_metadata
+from maintainer.services.metadata.declaration import DECLARATION
 from maintainer.services.metadata.validate import validate_metadata
 from maintainer.storage import Storage
 
 
 class MetadataService(ServiceDefaults):
-    descriptor = BY_NAME["metadata"]
+    declaration = DECLARATION
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:

@@ -51,7 +51,7 @@ def payload_name(table: str, target: str) -> str:
 
 
 def plan_rollback_result(table: TableState, spec: TableSpec, now: datetime) -> RollbackPlanResult:
-    return plan_rollback(load_rollback_inputs(table), spec.rollback or RollbackSpec(), now)
+    return plan_rollback(load_rollback_inputs(table), spec.settings_of(RollbackSpec) or RollbackSpec(), now)
 
 
 def _request_record(request: RollbackRequest) -> RollbackRequestRecord:

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, RollbackAction, SyncMetadataTable
-from maintainer.catalog import BY_NAME
 from maintainer.executors.common.metadata_sync import rollback_writes
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
@@ -14,13 +13,14 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.rollback import node
 from maintainer.services.rollback.apply import execute_rollback
+from maintainer.services.rollback.declaration import DECLARATION
 from maintainer.services.rollback.projection import project_after_rollback
 from maintainer.services.rollback.validate import validate_rollback
 from maintainer.storage import Storage
 
 
 class RollbackService(ServiceDefaults):
-    descriptor = BY_NAME["rollback"]
+    declaration = DECLARATION
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:

@@ -27,7 +27,9 @@ DELETE_SERVICE = "savepoint_delete"
 
 
 def plan_savepoint_result(table: TableState, spec: TableSpec, now: datetime) -> SavepointPlanResult:
-    return plan_savepoints(load_savepoint_inputs(table), spec.savepoints or SavepointsSpec(), now)
+    return plan_savepoints(
+        load_savepoint_inputs(table), spec.settings_of(SavepointsSpec) or SavepointsSpec(), now
+    )
 
 
 def _node(

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
-from maintainer.catalog import BY_NAME
 from maintainer.executors.common.metadata_sync import nothing_written
 from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
@@ -15,12 +14,13 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.savepoint import node
 from maintainer.services.savepoint.apply import execute_savepoint_create, execute_savepoint_delete
+from maintainer.services.savepoint.declaration import CREATE, DELETE
 from maintainer.services.savepoint.projection import project_after_savepoint_create
 from maintainer.services.savepoint.validate import validate_savepoint_create, validate_savepoint_delete
 
 
 class SavepointCreateService(ServiceDefaults):
-    descriptor = BY_NAME["savepoint_create"]
+    declaration = CREATE
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
@@ -40,7 +40,7 @@ class SavepointCreateService(ServiceDefaults):
 
 
 class SavepointDeleteService(ServiceDefaults):
-    descriptor = BY_NAME["savepoint_delete"]
+    declaration = DELETE
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:

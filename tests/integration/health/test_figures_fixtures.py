@@ -29,7 +29,7 @@ NOW = datetime(2026, 11, 28, tzinfo=UTC)
 
 
 def spec_of(table: FixtureTable) -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name="t",
         path=str(table.path),
         manifest="tables/t.yml",

@@ -63,7 +63,7 @@ def table_with_history(root: Path, version: int) -> Path:
 
 
 def spec(path: Path, clean: CleanSpec) -> TableSpec:
-    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1,
+    return TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1,
                      compaction=EVERY_COMMIT, clean=clean)  # fmt: skip
 
 

@@ -37,7 +37,7 @@ def has_metadata_table(root: Path) -> bool:
 def test_clean_plan_on_every_fixture(name: str, fixture_copy: Callable[[str], FixtureTable]) -> None:
     table = fixture_copy(name)
     root = table.path
-    spec = TableSpec(name="t", path=str(root), manifest="t.yml", line=1, metadata_table="drop",
+    spec = TableSpec.of(name="t", path=str(root), manifest="t.yml", line=1, metadata_table="drop",
                      clean=CleanSpec(commits_retained=1))  # fmt: skip
     built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     assert not built.errors

@@ -68,7 +68,7 @@ def expected_deletions(root: Path, compaction: str) -> set[str]:
 def test_older_slice_with_its_logs_is_deleted_and_hudi_reads_the_same(tmp_path: Path, version: int) -> None:
     root, compaction = compacted_table(tmp_path, version)
     one_version = CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1)
-    spec = TableSpec(name="t", path=str(root), manifest="t.yml", line=1, clean=one_version)
+    spec = TableSpec.of(name="t", path=str(root), manifest="t.yml", line=1, clean=one_version)
     built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     node = built.plan.tables[0].nodes[0]
     planned = files_to_delete(node)

@@ -32,7 +32,7 @@ HOURS = 5
 
 def spec_for(path: str, name: str, **clean: object) -> TableSpec:
     options = CleanSpec.model_validate({"commits_retained": RETAINED, **clean})
-    return TableSpec(name=name, path=path, manifest="tables/t.yml", line=1, clean=options)
+    return TableSpec.of(name=name, path=path, manifest="tables/t.yml", line=1, clean=options)
 
 
 def plan_clean(path: str, name: str = "t", **clean: object) -> tuple[NodePlan, dict[str, bytes], str]:

@@ -34,7 +34,7 @@ def test_a_one_file_view_budget_plans_the_same(
     name: str, fixture_copy: Callable[[str], FixtureTable], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = fixture_copy(name)
-    spec = TableSpec(name="t", path=str(table.path), manifest="t.yml", line=1, metadata_table="drop",
+    spec = TableSpec.of(name="t", path=str(table.path), manifest="t.yml", line=1, metadata_table="drop",
                      clean=CleanSpec(commits_retained=1),
                      compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)))  # fmt: skip
     default = plan(spec)

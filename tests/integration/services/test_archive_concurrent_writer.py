@@ -64,7 +64,7 @@ def archive_through_d(table: ConcurrentWriterTable) -> list[str]:
 def clean_latest_version_only(table: ConcurrentWriterTable, plan_dir: Path, spark: Any) -> set[str]:
     """Plan and apply a KEEP_LATEST_FILE_VERSIONS(1) clean; the paths it deleted."""
     clean = CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1)
-    spec = TableSpec(name="t", path=str(table.path), manifest="tables/t.yml", line=1, clean=clean)
+    spec = TableSpec.of(name="t", path=str(table.path), manifest="tables/t.yml", line=1, clean=clean)
     built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     assert not built.errors, built.errors
     write_plan(plan_dir, built.plan, built.payloads, "review", {})

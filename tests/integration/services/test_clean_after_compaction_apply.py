@@ -42,7 +42,7 @@ def rows(path: Path, as_of: str | None = None) -> list[dict[str, Any]]:
 
 def table_spec(path: Path, clean: CleanSpec) -> TableSpec:
     compaction = CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1))
-    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1,
+    return TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1,
                      compaction=compaction, clean=clean)  # fmt: skip
 
 

@@ -40,7 +40,7 @@ pytestmark = pytest.mark.spark
 def table_spec(
     name: str, path: Path | str, retained: int = 3, mdt: Literal["refuse", "drop"] = "refuse"
 ) -> TableSpec:
-    return TableSpec(name=name, path=str(path), manifest="tables/t.yml", line=1,
+    return TableSpec.of(name=name, path=str(path), manifest="tables/t.yml", line=1,
                      metadata_table=mdt, clean=CleanSpec(commits_retained=retained))  # fmt: skip
 
 

@@ -47,7 +47,7 @@ EVERY = CompactionSpec(
 
 
 def spec_for(path: Path, **options: Any) -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name="trips", path=str(path), manifest="tables/trips.yml", line=1, compaction=EVERY, **options
     )
 

@@ -79,7 +79,9 @@ def test_manifest_codec_reaches_every_slice(tmp_path: Path, monkeypatch: pytest.
         strategy=CompactionStrategy(name="unbounded"),
         parquet_compression="gzip:2",
     )
-    spec = TableSpec(name="trips", path=str(path), manifest="tables/trips.yml", line=1, compaction=compaction)
+    spec = TableSpec.of(
+        name="trips", path=str(path), manifest="tables/trips.yml", line=1, compaction=compaction
+    )
     table = open_table(str(path))
     node = plan_compaction_service(table, spec, datetime.now(timezone.utc))
     blobs = compaction_payloads(node, table.storage, PLAN_ID)

@@ -30,7 +30,7 @@ def now() -> datetime:
 
 
 def table_spec(path: Path) -> TableSpec:
-    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1,
+    return TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1,
                      rollback=RollbackSpec(min_age=timedelta(0)),
                      archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3))  # fmt: skip
 

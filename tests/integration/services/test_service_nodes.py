@@ -39,7 +39,7 @@ META = ["_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_h
 
 
 def spec(path: Path, **services: object) -> TableSpec:
-    return TableSpec(name="t", path=str(path), manifest="tables/t.yml", line=1, **services)  # type: ignore[arg-type]
+    return TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1, **services)
 
 
 def test_rollback_node_lists_the_rollback_with_its_payload_and_applies_it(tmp_path: Path) -> None:

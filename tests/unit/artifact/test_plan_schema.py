@@ -46,7 +46,7 @@ def plan_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("schema")
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=9, rows_per_commit=6, seed=2)
     generate(str(root / "t"), DatagenSpec("t", "mor", 8, workload, failed_write=True))
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t", path=str(root / "t"), manifest="tables/t.yml", line=1,
         rollback=RollbackSpec(min_age=timedelta(0)),
         compaction=CompactionSpec(trigger=CompactionTrigger(max_delta_commits=1)),
@@ -54,9 +54,9 @@ def plan_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3),
     )  # fmt: skip
     other = generate(str(root / "s"), DatagenSpec("s", "cow", 6, WorkloadSpec(commits=3, rows_per_commit=4)))
-    savepointed = TableSpec(name="s", path=str(root / "s"), manifest="tables/s.yml", line=1,
+    savepointed = TableSpec.of(name="s", path=str(root / "s"), manifest="tables/s.yml", line=1,
                             savepoints=SavepointsSpec(instants=(other.completed[-1],)))  # fmt: skip
-    missing = TableSpec(name="gone", path=str(root / "gone"), manifest="tables/gone.yml", line=1)
+    missing = TableSpec.of(name="gone", path=str(root / "gone"), manifest="tables/gone.yml", line=1)
     requests = [
         TableRequest(spec, SERVICES),
         TableRequest(savepointed, ("savepoint_create",)),

@@ -31,7 +31,7 @@ def spec(
     manifest: str = "tables/a.yml",
     blocks: tuple[str, ...] = ("rollback", "compaction", "clean", "archive"),
 ) -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name=name,
         path=f"/lake/{name}",
         manifest=manifest,

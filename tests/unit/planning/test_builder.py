@@ -31,12 +31,12 @@ NOW = datetime.now(timezone.utc)
 
 
 def spec(name: str, path: str | Path, metadata_table: str = "refuse") -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name=name,
         path=str(path),
         manifest="t.yml",
         line=1,
-        metadata_table=metadata_table,  # type: ignore[arg-type]
+        metadata_table=metadata_table,
         clean=CleanSpec(commits_retained=3),
     )
 
@@ -141,7 +141,7 @@ def test_metadata_table_drop_skips_blocked_nodes(cow: Path, tmp_path: Path) -> N
 def test_metadata_table_drop_blocks_the_table_when_the_first_node_cannot_drop(
     cow: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(builder, "DROPS_METADATA_TABLE", frozenset({"clean"}))
+    monkeypatch.setattr(builder, "drops_metadata_table", lambda service: service == "clean")
     path = with_metadata_table(cow, tmp_path)
     built = build(TableRequest(spec("m", path, "drop"), ("archive", "clean")))
     for planned in built.plan.tables[0].nodes:

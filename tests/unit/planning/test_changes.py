@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from maintainer.catalog import ChangeKind
 from maintainer.planning.changes import (
-    ChangeKind,
     SpecChange,
     compare_specs,
     group_changes,

@@ -35,7 +35,7 @@ SERVICES = ("savepoint_create", "clean", "archive")
 
 
 def plan(path: Path, policy: MetadataTablePolicy | None = None) -> dict[str, NodePlan]:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t",
         path=str(path),
         manifest="t.yml",
@@ -173,7 +173,7 @@ ALL = ("rollback", "compaction", "savepoint_create", "clean", "archive")
 
 
 def plan_all(path: Path) -> list[NodePlan]:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t",
         path=str(path),
         manifest="t.yml",

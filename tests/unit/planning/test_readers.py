@@ -38,7 +38,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def plan(path: Path, *readers: ReaderSpec, service: str = "clean") -> NodePlan:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t", path=str(path), manifest="tables/t.yml", line=1,
         clean=CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1),
         archive=ArchiveSpec(keep_min_commits=2, keep_max_commits=3),

@@ -65,7 +65,7 @@ def table(tmp_path: Path, version: int) -> Path:
 
 
 def plan(path: Path, services: Iterable[str]) -> None:
-    spec = TableSpec(
+    spec = TableSpec.of(
         name="t",
         path=str(path),
         manifest="t.yml",
@@ -125,7 +125,9 @@ def test_a_clean_nodes_earliest_commit_to_retain_is_computed_once_per_planning_s
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(module, "earliest_commit_to_retain", counted)
-    spec = TableSpec(name="t", path=str(path), manifest="t.yml", line=1, clean=CleanSpec(commits_retained=1))
+    spec = TableSpec.of(
+        name="t", path=str(path), manifest="t.yml", line=1, clean=CleanSpec(commits_retained=1)
+    )
     built = build_plan("proj", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     (node,) = built.plan.nodes()
     assert node.status.value == "changes", node.reasons

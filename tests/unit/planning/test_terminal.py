@@ -14,7 +14,8 @@ from maintainer.artifact.model import (
     RollbackAction,
     RollbackEffect,
 )
-from maintainer.planning.changes import ChangeKind, SpecChange
+from maintainer.catalog import ChangeKind
+from maintainer.planning.changes import SpecChange
 from maintainer.planning.markdown import COMMENT_LIMIT
 from maintainer.planning.review_context import Provenance, ReviewContext
 from maintainer.planning.terminal import (

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from maintainer.project import load_project
+from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, RollbackSpec, SavepointsSpec
 from tests.unit.project.projects import write_project
 
 PROJECT = """\
@@ -89,17 +90,20 @@ def test_inheritance_project_folder_table(project_dir: Path) -> None:
     assert orders.path == "/lake/dev/orders"
     assert orders.tags == ("managed", "sales", "eu", "core")
     assert orders.metadata_table == "drop"
-    assert orders.rollback is not None and orders.rollback.min_age == timedelta(minutes=30)
-    assert orders.clean is not None
-    assert (orders.clean.commits_retained, orders.clean.incremental) == (14, False)
-    assert orders.compaction is not None
-    trigger = orders.compaction.trigger
+    rollback, clean = orders.settings_of(RollbackSpec), orders.settings_of(CleanSpec)
+    assert rollback is not None and rollback.min_age == timedelta(minutes=30)
+    assert clean is not None
+    assert (clean.commits_retained, clean.incremental) == (14, False)
+    compaction = orders.settings_of(CompactionSpec)
+    assert compaction is not None
+    trigger = compaction.trigger
     assert (trigger.strategy, trigger.max_delta_commits, trigger.max_delta_seconds) == ("num_or_time", 8, 600)
-    assert (orders.compaction.strategy.name, orders.compaction.strategy.target_partitions) == ("day_based", 3)
-    assert orders.archive is not None and orders.archive.keep_min_commits == 25
-    assert orders.savepoints is not None
-    assert orders.savepoints.instants == ("20250101000000000",)
-    assert orders.savepoints.rolling is not None and orders.savepoints.rolling.every == timedelta(hours=12)
+    assert (compaction.strategy.name, compaction.strategy.target_partitions) == ("day_based", 3)
+    archive, savepoints = orders.settings_of(ArchiveSpec), orders.settings_of(SavepointsSpec)
+    assert archive is not None and archive.keep_min_commits == 25
+    assert savepoints is not None
+    assert savepoints.instants == ("20250101000000000",)
+    assert savepoints.rolling is not None and savepoints.rolling.every == timedelta(hours=12)
     assert orders.manifest == "tables/sales/eu/orders.yml"
     assert orders.line == 3
 
@@ -115,10 +119,11 @@ def test_enabled_false_and_absent_blocks_mean_no_service(project_dir: Path) -> N
 def test_hudi_defaults_and_policy_inference(project_dir: Path) -> None:
     logs = load_project(project_dir).table("logs")
 
-    assert logs.clean is not None
-    assert logs.clean.policy == "keep_latest_commits"  # commits_retained comes from the project defaults
-    assert logs.rollback is not None
-    assert (logs.rollback.failed_writes_policy, logs.rollback.heartbeat_interval_ms) == ("eager", 60000)
+    clean, rollback = logs.settings_of(CleanSpec), logs.settings_of(RollbackSpec)
+    assert clean is not None
+    assert clean.policy == "keep_latest_commits"  # commits_retained comes from the project defaults
+    assert rollback is not None
+    assert (rollback.failed_writes_policy, rollback.heartbeat_interval_ms) == ("eager", 60000)
 
 
 def test_policy_is_inferred_from_the_only_retained_option(tmp_path: Path) -> None:
@@ -128,7 +133,7 @@ def test_policy_is_inferred_from_the_only_retained_option(tmp_path: Path) -> Non
     )
 
     project = load_project(tmp_path)
-    clean = project.table("a").clean
+    clean = project.table("a").settings_of(CleanSpec)
 
     assert clean is not None and (clean.policy, clean.hours_retained) == ("keep_latest_by_hours", 6)
     assert project.sources("a")["clean.policy"] == "inferred from tables/a.yml:3:49"
@@ -238,5 +243,5 @@ def test_enabled_is_inherited_and_can_be_turned_back_on(tmp_path: Path) -> None:
 
     project = load_project(tmp_path)
 
-    assert project.table("a").archive is None
-    assert project.table("b").archive is not None
+    assert project.table("a").settings_of(ArchiveSpec) is None
+    assert project.table("b").settings_of(ArchiveSpec) is not None

@@ -40,7 +40,7 @@ def saved_plan(tmp_path: Path, *nodes: tuple[str, str, NodeStatus]) -> SavedPlan
 
 
 def spec(tmp_path: Path, name: str, path: Path | None = None) -> TableSpec:
-    return TableSpec(name=name, path=str(path or tmp_path / name), manifest="t.yml", line=1)
+    return TableSpec.of(name=name, path=str(path or tmp_path / name), manifest="t.yml", line=1)
 
 
 def graph_of(saved: SavedPlan) -> nx.DiGraph:

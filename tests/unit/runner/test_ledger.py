@@ -23,9 +23,9 @@ from maintainer.hudi.payloads import (
     encode_commit_metadata_json,
 )
 from maintainer.runner.ledger import (
-    SERVICE_ACTIONS,
     NodeRecord,
     check_record,
+    ledger_actions,
     read_record,
     record_path,
     write_record,
@@ -139,8 +139,8 @@ def test_a_compaction_carries_the_plan_id_in_its_plan_and_in_its_commit(tmp_path
         applied = is_applied(writer.storage, writer.timeline(), "p9")
         assert applied is not None and applied.timestamp == requested.timestamp
         assert applied.action is Action.COMPACTION
-        assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["clean"]) is None
-        assert is_applied(writer.storage, writer.timeline(), "p9", SERVICE_ACTIONS["compaction"]) == applied
+        assert is_applied(writer.storage, writer.timeline(), "p9", ledger_actions("clean")) is None
+        assert is_applied(writer.storage, writer.timeline(), "p9", ledger_actions("compaction")) == applied
 
 
 def test_a_node_record_is_written_once_read_back_and_ignored_by_the_timeline(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> SavedPlan:
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=8, rows_per_commit=5, seed=4)
     generate(str(root / "t"), DatagenSpec("t", "cow", 6, workload))
     archive = ArchiveSpec(keep_min_commits=2, keep_max_commits=3)
-    spec = TableSpec(name="t", path=str(root / "t"), manifest="tables/t.yml", line=1,
+    spec = TableSpec.of(name="t", path=str(root / "t"), manifest="tables/t.yml", line=1,
                      clean=CleanSpec(commits_retained=1), archive=archive)  # fmt: skip
     request = TableRequest(spec, ("clean", "archive"))
     built = build_plan("proj", "dev", [request], {}, datetime.now(timezone.utc))
@@ -131,7 +131,7 @@ def test_an_unknown_service_or_action_and_a_foreign_table_are_refused(saved: Sav
     edited = replace(saved, plan=replace(saved.plan, tables=(replace(table, nodes=(foreign, odd)),)))
     reasons = {p.reason for p in plan_problems(edited)}
     assert {"not a service this maintainer applies", "not an action of the archive service"} <= reasons
-    spec = TableSpec(name="t", path="/elsewhere", manifest="m.yml", line=1)
+    spec = TableSpec.of(name="t", path="/elsewhere", manifest="m.yml", line=1)
     moved = [p.reason for p in plan_problems(saved, {"t": spec})]
     assert moved == ["the project has the table at /elsewhere"]
     assert [p.reason for p in plan_problems(saved, {})] == ["not a table of the project"]

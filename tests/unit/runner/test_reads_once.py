@@ -64,7 +64,7 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 
 def table_spec(path: Path, name: str) -> TableSpec:
-    return TableSpec(
+    return TableSpec.of(
         name=name,
         path=str(path),
         manifest="t.yml",

@@ -24,7 +24,7 @@ def test_edited_paths_are_refused_as_outside_or_not_hudi_and_a_gone_file_is_gone
     (partition,) = table.snapshot.listings
     (table_dir / partition / "notes.txt").write_text("not data")
     clean = CleanSpec(commits_retained=1)
-    spec = TableSpec(name="t", path=str(table_dir), manifest="m.yml", line=1, clean=clean)
+    spec = TableSpec.of(name="t", path=str(table_dir), manifest="m.yml", line=1, clean=clean)
     current = recheck_planner(table, spec, datetime.now(timezone.utc))
 
     assert drift_reason(table, current, str(victim)).startswith("refused: outside the table")

@@ -65,7 +65,7 @@ def test_the_clean_node_plans_the_same_on_either_view(
 ) -> None:
     workload = WorkloadSpec(partitions=3, file_groups=2, commits=5, rows_per_commit=20, seed=3)
     generate(str(tmp_path / "t"), DatagenSpec("t", "cow", 8, workload))
-    spec = TableSpec(name="t", path=str(tmp_path / "t"), manifest="t.yml", line=1,
+    spec = TableSpec.of(name="t", path=str(tmp_path / "t"), manifest="t.yml", line=1,
                      clean=CleanSpec(commits_retained=1))  # fmt: skip
     now = datetime.now(timezone.utc)
     on_objects = plan_clean_node(open_table(spec.path), spec, now)

@@ -31,7 +31,7 @@ NOW = datetime.now(timezone.utc)
 
 
 def spec(path: str, **clean: object) -> TableSpec:
-    return TableSpec(name="t", path=path, manifest="t.yml", line=1, clean=CleanSpec(**clean))  # type: ignore[arg-type]
+    return TableSpec.of(name="t", path=path, manifest="t.yml", line=1, clean=CleanSpec(**clean))  # type: ignore[arg-type]
 
 
 def partitions_written_at(root: Path, instant: str) -> set[str]:
