@@ -33,6 +33,7 @@ from pathlib import Path
 from clean import add_commit, latest_base_instant
 from listing import add_layout_arguments, bare_listing, generate, model_load
 
+import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
@@ -57,7 +58,7 @@ def columnar_load(root: Path) -> int:
 def clean_plan(root: Path, threads: int, clean: CleanSpec) -> int:
     """A cold plan of the clean node (files it deletes)."""
     clear_last_clean_cache()
-    spec = TableSpec(name="bench", path=str(root), manifest="bench.yml", line=1, clean=clean)
+    spec = TableSpec.of(name="bench", path=str(root), manifest="bench.yml", line=1, clean=clean)
     built = build_plan(
         "bench", "bench", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc), threads
     )
