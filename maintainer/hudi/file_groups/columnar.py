@@ -33,11 +33,11 @@ from maintainer.hudi.file_groups import fsview
 from maintainer.hudi.file_groups.datafiles import parse_data_file_name
 from maintainer.hudi.file_groups.filemodel import LogFile
 from maintainer.hudi.file_groups.filenames import PARTITION_METADATA_PREFIX
-from maintainer.hudi.file_groups.fsview import ViewInputs
+from maintainer.hudi.file_groups.fsview import ViewInputs, dir_listing
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.storage import FileInfo
 from maintainer.storage.columns import SEPARATOR, Names, OptionalInts
-from maintainer.storage.listing import DirListing, Listings
+from maintainer.storage.listing import DirListing
 
 BATCH_FILES = 10_000
 """Listed entries per batch of partitions (a partition is never split). Measured on the bench's
@@ -79,13 +79,6 @@ class ColumnarBatch:
 
 
 # -- listing to frame ---------------------------------------------------------------------
-
-
-def dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
-    """The columns of a partition's listing: as loaded, or from its entries."""
-    if isinstance(listings, Listings):
-        return listings.dir_listing(partition)
-    return DirListing.from_infos(partition, listings[partition])
 
 
 def _entries(listing: DirListing) -> tuple[list[str], list[int | None]]:

@@ -399,7 +399,7 @@ def _partition_groups(
     return by_group, len(parsed)
 
 
-def _dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
+def dir_listing(listings: Mapping[str, Iterable[FileInfo]], partition: str) -> DirListing:
     """The columns of a partition's listing: as loaded, or from FileInfo entries."""
     if isinstance(listings, Listings):
         return listings.dir_listing(partition)
@@ -433,7 +433,7 @@ class _PartitionBuilder:
         layout, first = timeline.layout, timeline.write_timeline_start()
         pending_ops = self.inputs.pending_compaction
         uncommitted: list[BaseFile | LogFile] = []
-        listing = _dir_listing(self.listings, partition)
+        listing = dir_listing(self.listings, partition)
         by_group, files = _partition_groups(
             partition, listing, layout, first, completions, self.pending_times, uncommitted
         )

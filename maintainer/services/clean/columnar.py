@@ -16,14 +16,13 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import polars as pl
 
-from maintainer.hudi.file_groups.columnar import ColumnarBatch, dir_listing, view_batches
+from maintainer.hudi.file_groups.columnar import ColumnarBatch, view_batches
 from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs
 from maintainer.services.clean.planner import (
     CleanInputs,
     FileToDelete,
     PartitionClean,
     PartitionsPlanner,
-    object_partitions,
 )
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 from maintainer.storage import FileInfo
@@ -197,23 +196,6 @@ def plan_batch(
             bool(partition) and len(files) == files_per_part.get(part, 0) and not batch.uncommitted.get(part)
         )
         yield PartitionClean(partition, tuple(files), emptied)
-
-
-COLUMNAR_FROM_ENTRIES = 5_000
-"""Listed entries from which a clean plans on the columnar view: below, the object view's
-fixed costs are the lower (measured: an incremental plan listing one partition of 101 entries
-took 4 ms on the object view, 10 ms on the columnar one)."""
-
-
-def partitions_planner(listings: Mapping[str, Iterable[FileInfo]]) -> PartitionsPlanner:
-    """The per-partition planner for a scan of ``listings``: the columnar one from
-    :data:`COLUMNAR_FROM_ENTRIES` listed entries, else the object view's (the same plans)."""
-    entries = 0
-    for partition in listings:
-        entries += len(dir_listing(listings, partition))
-        if entries >= COLUMNAR_FROM_ENTRIES:
-            return columnar_partitions(listings)
-    return object_partitions
 
 
 def columnar_partitions(

@@ -14,13 +14,13 @@ Per file group (HUDI.md §5, Hudi's CleanPlanner):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import attrgetter
 
 from maintainer.hudi.file_groups.filemodel import BaseFile, FileGroup, FileSlice, LogFile
-from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
+from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation, dir_listing
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.services.clean.policy import (
@@ -30,6 +30,7 @@ from maintainer.services.clean.policy import (
     earliest_commit_to_retain,
 )
 from maintainer.services.clean.scope import LastClean, ScanScope
+from maintainer.storage import FileInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +336,24 @@ def object_partitions(
         planned = plan_partition(view, partition, settings, ectr, savepointed)
         if planned.files or planned.delete_partition:
             yield planned
+
+
+COLUMNAR_FROM_ENTRIES = 5_000
+"""From this many listed entries a scan is planned on the columnar view (polars, imported then
+only: a small plan or apply loads no dataframe library); below, the object view is cheaper."""
+
+
+def partitions_planner(listings: Mapping[str, Iterable[FileInfo]]) -> PartitionsPlanner:
+    """The per-partition planner for a scan of ``listings``: the columnar one from
+    :data:`COLUMNAR_FROM_ENTRIES` listed entries, else the object view's (the same plans)."""
+    entries = 0
+    for partition in listings:
+        entries += len(dir_listing(listings, partition))
+        if entries >= COLUMNAR_FROM_ENTRIES:
+            from maintainer.services.clean.columnar import columnar_partitions
+
+            return columnar_partitions(listings)
+    return object_partitions
 
 
 def plan_clean(

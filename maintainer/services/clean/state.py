@@ -22,9 +22,8 @@ from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.projection import Projection
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean.columnar import partitions_planner
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
-from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
+from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, partitions_planner, plan_clean
 from maintainer.services.clean.policy import (
     CleanPolicy,
     CleanSettings,

@@ -17,7 +17,7 @@ from maintainer.hudi.file_groups.fsview import build_view
 from maintainer.hudi.loading import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.clean import columnar
+from maintainer.services.clean import planner
 from maintainer.services.clean.columnar import columnar_partitions
 from maintainer.services.clean.planner import CleanInputs, object_partitions, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
@@ -55,9 +55,9 @@ def test_a_small_scan_plans_on_the_object_view_and_a_large_one_on_the_columnar_v
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     listings = {"p": [FileInfo(f"p/a-0_0-1-2_{ts(n)}.parquet", 1, False) for n in range(3)]}
-    assert columnar.partitions_planner(listings) is object_partitions
-    monkeypatch.setattr(columnar, "COLUMNAR_FROM_ENTRIES", 3)
-    assert columnar.partitions_planner(listings) is not object_partitions
+    assert planner.partitions_planner(listings) is object_partitions
+    monkeypatch.setattr(planner, "COLUMNAR_FROM_ENTRIES", 3)
+    assert planner.partitions_planner(listings) is not object_partitions
 
 
 def test_the_clean_node_plans_the_same_on_either_view(
@@ -69,7 +69,7 @@ def test_the_clean_node_plans_the_same_on_either_view(
                      clean=CleanSpec(commits_retained=1))  # fmt: skip
     now = datetime.now(timezone.utc)
     on_objects = plan_clean_node(open_table(spec.path), spec, now)
-    monkeypatch.setattr(columnar, "COLUMNAR_FROM_ENTRIES", 0)
+    monkeypatch.setattr(planner, "COLUMNAR_FROM_ENTRIES", 0)
     on_columns = plan_clean_node(open_table(spec.path), spec, now)
     assert on_columns == on_objects
     assert on_objects.files
