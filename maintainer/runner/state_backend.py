@@ -74,8 +74,11 @@ HEALTH_PATH = "history/health.json"
 one object, merged under a conditional write like the manifest, the newest
 :data:`HEALTH_POINTS` applies kept per table."""
 HEALTH_POINTS = 200
-STATE_WRITE_ATTEMPTS = 8
+STATE_WRITE_ATTEMPTS = 12
 RETRY_BASE_S = 0.05
+RETRY_CAP_S = 1.0
+"""Backoff between attempts: doubling from RETRY_BASE_S up to RETRY_CAP_S, jittered (about 8 s in
+all: a busy object store answering 500s to racing conditional writes gets time to settle)."""
 MAX_STATE_BYTES = 64 * 1024 * 1024
 _HINT = (
     "it is written by maintainer apply: delete it to start the state again "
@@ -250,7 +253,7 @@ class StateBackend:
             except (FileExistsInStorageError, PreconditionFailedError, StorageUnavailableError) as exc:
                 refused = exc
                 if attempt < STATE_WRITE_ATTEMPTS:  # another apply wrote in between: read and merge again
-                    self._sleep(RETRY_BASE_S * attempt * (1 + random.random()))
+                    self._sleep(min(RETRY_CAP_S, RETRY_BASE_S * 2 ** (attempt - 1)) * (1 + random.random()))
                 continue
             return attempt
         raise StateConflictError(
