@@ -43,6 +43,26 @@ def test_discover_on_s3(
     upload(server, bucket, fixture_table(MOR).path, "lake/sales/eu/returns")
     server.client().put_object(Bucket=bucket, Key="lake/raw/csv/a.csv", Body=b"x\n")
     options = [f"--storage-option={key}={value}" for key, value in server.storage_options().items()]
+    try:
+        check(uri, options, fixture_table, capsys)
+    finally:  # SeaweedFS gives each bucket its own volumes, and a small server has few: give them back
+        drop_bucket(server, bucket)
+
+
+def drop_bucket(server: S3Endpoint, bucket: str) -> None:
+    client = server.client()
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        for item in page.get("Contents", []):
+            client.delete_object(Bucket=bucket, Key=item["Key"])
+    client.delete_bucket(Bucket=bucket)
+
+
+def check(
+    uri: str,
+    options: list[str],
+    fixture_table: Callable[[str], FixtureTable],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["discover", f"{uri}/lake", *options, "--format", "json"]) == 0
     out = capsys.readouterr().out
     data = json.loads(out[: out.rindex("}") + 1])
