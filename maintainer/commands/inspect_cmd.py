@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from maintainer.clock import utc_now
-from maintainer.commands.options import table_storage_options
+from maintainer.commands.options import DURATION, table_storage_options
 from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
 from maintainer.hudi.file_groups.integrity import find_interrupted_completions, inspect_table
@@ -25,26 +25,9 @@ from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.inspection import describe_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.orphans import find_orphans
-from maintainer.project.durations import format_duration, parse_duration
+from maintainer.project.durations import format_duration
 
 ORPHANS_SHOWN = 10
-
-
-class DurationType(click.ParamType):  # type: ignore[type-arg]
-    """A duration as the manifests write it (``30m``, ``1h``, ``7d``)."""
-
-    name = "duration"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> timedelta:
-        if isinstance(value, timedelta):
-            return value
-        try:
-            return parse_duration(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-DURATION = DurationType()
 
 
 @click.command("inspect")

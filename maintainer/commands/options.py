@@ -31,6 +31,8 @@ from maintainer.graph.state import StateComparison, read_state, table_checksum
 from maintainer.logs import fields, get_logger
 from maintainer.planning.builder import TableRequest, requests_from_nodes
 from maintainer.project import Project, load_project
+from maintainer.project.durations import parse_duration
+from maintainer.project.gates import parse_size
 from maintainer.project.profiles import PROFILES_DIR_ENV
 from maintainer.project.selectors import load_selectors
 
@@ -103,6 +105,29 @@ class LoadedProject:
         order = self.selected_order()
         mor_only = [node for node in order if self.graph.nodes[node].get("mor_only")]
         return requests_from_nodes(self.project.tables_by_name, order, mor_only)
+
+
+class ParsedType(click.ParamType):  # type: ignore[type-arg]
+    """A value written as the manifests write it, read by the project's own parser (its
+    ValueError becomes click's usage error)."""
+
+    def __init__(self, name: str, parse: Callable[[object], Any]) -> None:
+        self.name = name
+        self._parse = parse
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value  # a default already parsed, or a value given by a caller
+        try:
+            return self._parse(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+BYTE_SIZE = ParsedType("size", parse_size)
+"""``500MiB``, ``2GiB``, ``1.5TB`` or a number of bytes."""
+DURATION = ParsedType("duration", parse_duration)
+"""``30m``, ``1h``, ``7d``."""
 
 
 def parse_vars(ctx: click.Context | None, param: click.Parameter | None, value: str | None) -> dict[str, Any]:

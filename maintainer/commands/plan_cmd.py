@@ -18,7 +18,13 @@ from maintainer.artifact.directory import plan_key, write_plan
 from maintainer.artifact.model import NodeStatus
 from maintainer.clock import utc_now
 from maintainer.commands.compile_cmd import write_compiled
-from maintainer.commands.options import CommonOptions, LoadedProject, common_options, load_from_options
+from maintainer.commands.options import (
+    BYTE_SIZE,
+    CommonOptions,
+    LoadedProject,
+    common_options,
+    load_from_options,
+)
 from maintainer.commands.progress import TableProgress
 from maintainer.commands.provenance import MANIFEST_FILE, review_context
 from maintainer.console import settings, stdout, summary
@@ -27,7 +33,6 @@ from maintainer.logs import fields, get_logger
 from maintainer.planning.builder import BuiltPlan, build_plan
 from maintainer.planning.review_context import ReviewContext
 from maintainer.planning.terminal import render_markdown, render_text, summary_line
-from maintainer.project.gates import parse_size
 from maintainer.units import count
 
 log = get_logger(__name__)
@@ -35,19 +40,6 @@ log = get_logger(__name__)
 PLAN_DIR = "plan"
 
 
-class ByteSizeType(click.ParamType):  # type: ignore[type-arg]
-    """A size as people write it (``500MiB``, ``2GiB``, ``1.5TB``) or a number of bytes."""
-
-    name = "size"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        try:
-            return parse_size(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-BYTE_SIZE = ByteSizeType()
 EXIT_OK, EXIT_FAILURE, EXIT_CHANGES, EXIT_BLOCKED = 0, 1, 2, 3
 
 
