@@ -85,3 +85,19 @@ def test_it_stops_with_its_process_group_when_the_block_fails(tmp_path: Path) ->
         raise RuntimeError("the test failed")
     with pytest.raises(ProcessLookupError):
         os.killpg(pid, 0)
+
+
+def test_many_buckets_each_take_writes_whatever_the_free_disk(seaweedfs_server: Any) -> None:
+    """Every bucket takes a volume; the slots no longer depend on free disk, so the suite's
+    buckets (and more) all take writes instead of a 500 once the slots run out."""
+    client = seaweedfs_server.client()
+    buckets = [f"weed-slots-{index}" for index in range(24)]
+    try:
+        for bucket in buckets:
+            seaweedfs_server.create_bucket(bucket)
+            client.put_object(Bucket=bucket, Key="probe", Body=b"x")
+        assert all(client.get_object(Bucket=b, Key="probe")["Body"].read() == b"x" for b in buckets)
+    finally:
+        for bucket in buckets:
+            client.delete_object(Bucket=bucket, Key="probe")
+            client.delete_bucket(Bucket=bucket)

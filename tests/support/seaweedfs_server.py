@@ -31,6 +31,11 @@ GRPC_OFFSET = 10_000
 """SeaweedFS' workers dial the admin server's gRPC port at its HTTP port + 10000, whatever
 ``-admin.port.grpc`` says, so the admin pair is chosen with that offset."""
 STOP_GRACE_SECONDS = 15
+VOLUME_SLOTS = 256
+"""Left to itself, ``weed mini`` allows free disk / volume size volumes, and every bucket takes
+at least one: on a machine with a few GB free the tests' buckets used them up and SeaweedFS
+answered 500 to the next write. Volumes are not preallocated, so many small slots cost nothing."""
+VOLUME_SIZE_LIMIT_MB = 64
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,8 @@ def mini_arguments(ports: SeaweedPorts, workdir: Path, s3_config: Path) -> list[
         "admin.port": ports.admin,
         "admin.port.grpc": ports.admin + GRPC_OFFSET,
         "webdav": "false",
+        "volume.max": VOLUME_SLOTS,
+        "master.volumeSizeLimitMB": VOLUME_SIZE_LIMIT_MB,
     }
     return ["mini", *(f"-{name}={value}" for name, value in options.items())]
 
