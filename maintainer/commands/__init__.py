@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("plan_cmd", "Read the tables and write what maintenance would do; changes nothing."),
     "show": ("show_cmd", "Render a saved plan (text, Markdown or JSON), checked unchanged."),
     "apply": ("apply_cmd", "Carry out a reviewed plan, never doing more than it says."),
+    "quarantine": ("quarantine_cmd", "List the orphan files apply quarantined, and move them back."),
     "demo": ("demo_cmd", "Run the whole story on generated tables with local Spark."),
 }
 """Command name -> (module in this package, its one-line help)."""

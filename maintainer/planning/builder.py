@@ -291,6 +291,12 @@ def _plan_synced(
     return table, tuple(nodes)
 
 
+def _lists_storage(services: Iterable[str]) -> bool:
+    """A selected service plans on what storage holds (orphan files): the metadata table lists
+    only what instants account for."""
+    return any((entry := service_for(s)) is not None and entry.lists_storage for s in services)
+
+
 def open_from_metadata_table(
     storage: Storage,
     mdt: MetadataTable,
@@ -301,11 +307,13 @@ def open_from_metadata_table(
 ) -> TableState:
     """The table as planning reads it, listed from the metadata table's ``files`` partition (as
     Hudi's own services list it): no LIST per partition. Storage is listed instead while a
-    write is pending: a failed write's files are only there, and its rollback must see them.
+    write is pending (a failed write's files are only there, and its rollback must see them),
+    for ``status`` and for a service that plans on storage (orphan files).
     Apply lists the partitions it changes from storage again. ``head``: the table's properties
     and timeline as already read (not read again)."""
     config, timeline, info = head.config, head.timeline, head.metadata_table
-    if timeline.pending_writes() or request.full_listing:  # status describes storage as it is
+    services = tuple(services)
+    if timeline.pending_writes() or request.full_listing or _lists_storage(services):
         table = open_for_services(storage, request, services, now, config, timeline, info)
     else:
         tz = mdt.state.snapshot.config.timeline_timezone

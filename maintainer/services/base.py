@@ -156,6 +156,12 @@ class TableService(Protocol):
         ...
 
     @property
+    def lists_storage(self) -> bool:
+        """Its planner needs the table listed from storage, not from the metadata table (what
+        storage holds that no instant accounts for)."""
+        ...
+
+    @property
     def syncs_metadata_table(self) -> bool:
         """Its apply keeps a metadata table in sync (``metadata_table: sync``); else its nodes
         are blocked on tables that have one, unless the policy drops it."""
@@ -177,6 +183,7 @@ class ServiceDefaults:
 
     plans_on_projection = False
     syncs_metadata_table = False
+    lists_storage = False
 
     def metadata_writes(self, mdt: MetadataTable, node: NodePlan) -> SyncMetadataTable | None:
         return None

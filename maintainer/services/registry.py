@@ -16,6 +16,7 @@ from maintainer.services.base import TableService
 from maintainer.services.clean.service import CleanService
 from maintainer.services.compaction.service import CompactionService
 from maintainer.services.metadata.service import MetadataService
+from maintainer.services.orphans.service import OrphanFilesService
 from maintainer.services.rollback.service import RollbackService
 from maintainer.services.savepoint.service import SavepointCreateService, SavepointDeleteService
 
@@ -25,6 +26,7 @@ SERVICES: tuple[TableService, ...] = (
     SavepointCreateService(),
     CleanService(),
     MetadataService(),
+    OrphanFilesService(),
     ArchiveService(),
     SavepointDeleteService(),
 )

@@ -394,7 +394,7 @@ class Storage:
                     removed.append(info.path)
         return removed
 
-    def _refuse_outside(self, path: str) -> None:
+    def _refuse_outside(self, path: str, doing: str = "delete") -> None:
         """Local storage: refuse a path that is a symbolic link or whose folder resolves outside
         the root (``..``, or a linked folder): a delete never leaves the table."""
         if not self.is_local:
@@ -408,7 +408,7 @@ class Storage:
             problem = f"it resolves to {folder}, outside the table at {root}"
         else:
             return
-        raise StorageError(self._outside_message(path, problem), hint=OUTSIDE_HINT)
+        raise StorageError(self._outside_message(path, problem, doing), hint=OUTSIDE_HINT)
 
     def delete(self, path: str) -> bool:
         """Delete one file; False where it was already gone. Never through a link, never
@@ -442,6 +442,39 @@ class Storage:
                 return False
             raise StorageError(f"cannot delete {self.uri(path)}: {exc}") from exc
         return True
+
+    def move_if_absent(self, source: str, target: str) -> None:
+        """Move a file to a root-relative name that must not exist yet, byte for byte; never
+        through a link, never outside the root. Local disk: linked under the new name, then
+        unlinked (no copy; its modification time kept); elsewhere: its bytes created under the
+        new name (conditionally: an existing object is refused), then the source deleted. A move
+        cut short leaves the file under one name or both, never neither; moving it again
+        finishes it (the target then holds the same bytes)."""
+        self.check_write_fence(target)
+        self._refuse_outside(source, "move")
+        self._refuse_outside(target, "move a file to")
+        if self.is_local:
+            self._link_then_unlink(source, target)
+            return
+        self.write_if_absent(target, self.read_bytes(source))
+        self.delete(source)
+
+    def _link_then_unlink(self, source: str, target: str) -> None:
+        full_source, full_target = self.full_path(source), self.full_path(target)
+        self.make_dirs(posixpath.dirname(target))
+        try:
+            os.link(full_source, full_target, follow_symlinks=False)
+        except FileExistsError as exc:
+            if not os.path.samefile(full_source, full_target):
+                raise FileExistsInStorageError(
+                    f"refusing to move {self.uri(source)} to {self.uri(target)}: it already exists"
+                ) from exc
+        except FileNotFoundError as exc:
+            raise StorageError(f"cannot move {self.uri(source)}: it is gone") from exc
+        except OSError as exc:
+            raise StorageError(f"cannot move {self.uri(source)} to {self.uri(target)}: {exc}") from exc
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(full_source)
 
     def delete_many(self, paths: Iterable[str]) -> Deletions:
         """Delete files, as :meth:`delete` does each (never through a link, never outside the
@@ -565,8 +598,8 @@ class Storage:
             else:
                 result.deleted.append(path)
 
-    def _outside_message(self, path: str, problem: str) -> str:
-        return f"refusing to delete {self.uri(path)}: {problem}"
+    def _outside_message(self, path: str, problem: str, doing: str = "delete") -> str:
+        return f"refusing to {doing} {self.uri(path)}: {problem}"
 
     def delete_dir(self, path: str) -> bool:
         """Delete a directory and everything below it; False where it was already gone."""

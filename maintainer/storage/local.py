@@ -8,7 +8,7 @@ import os
 from maintainer.storage.listing import DirListing
 
 OUTSIDE_HINT = (
-    "maintainer only deletes files inside the table's own folders; remove the link by hand if it "
+    "maintainer only deletes or moves files inside the table's own folders; remove the link by hand if it "
     "does not belong there"
 )
 

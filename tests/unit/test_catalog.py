@@ -29,9 +29,12 @@ def test_names_and_action_kinds_are_unique() -> None:
 def test_the_installed_catalog_is_the_registry_s_declarations_in_its_order() -> None:
     assert installed().order == tuple(service.declaration.name for service in registered_services())
     assert installed().order == (
-        "rollback", "compaction", "savepoint_create", "clean", "metadata", "archive", "savepoint_delete"
+        "rollback", "compaction", "savepoint_create", "clean", "metadata", "orphan_files", "archive",
+        "savepoint_delete",
     )  # fmt: skip
-    assert installed().blocks == ("rollback", "compaction", "clean", "metadata", "archive", "savepoints")
+    assert installed().blocks == (
+        "rollback", "compaction", "clean", "metadata", "orphan_files", "archive", "savepoints"
+    )  # fmt: skip
 
 
 def test_declarations_that_contradict_each_other_are_refused() -> None:

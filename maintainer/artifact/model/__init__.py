@@ -35,6 +35,7 @@ from maintainer.artifact.model.nodes import (
     read_body,
     read_body_json,
 )
+from maintainer.artifact.model.orphans import OrphanEffect, OrphanKind, RemoveOrphanFile
 from maintainer.artifact.model.rollback import (
     LeftAlone,
     RollbackAction,
@@ -72,7 +73,10 @@ __all__ = [
     "MetadataEffect",
     "NodePlan",
     "NodeStatus",
+    "OrphanEffect",
+    "OrphanKind",
     "Plan",
+    "RemoveOrphanFile",
     "RollbackAction",
     "RollbackEffect",
     "RollbackKind",
