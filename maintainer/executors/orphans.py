@@ -3,7 +3,7 @@ quarantined batch back.
 
 No instant is written: the files belong to no instant and no reader looks at them (Hudi's
 ``HoodieRepairTool`` removes dangling files the same way). A quarantine is a folder under the
-table's ``.hoodie/`` (``.hoodie/.quarantine``), a batch per apply (``<UTC time>-<plan id>``):
+table's ``.hoodie/`` (``.hoodie/.quarantine``), a batch per apply (``<UTC time>-<plan id>-<random>``):
 its ``batch.json`` lists every file (table-relative path, size) and is written before the first
 move, and the files sit under ``files/`` at their table-relative paths. A move cut short leaves
 a file in its place or in the batch (or, on object stores, in both with the same bytes), so a
@@ -13,6 +13,7 @@ restore of the batch, or the next apply, finishes the job.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -49,7 +50,9 @@ class Removal:
 
 
 def batch_name(now: datetime, plan_id: str) -> str:
-    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{plan_id[:12] or 'adhoc'}"
+    """``20261128T101500Z-3fab58c18d0e-1a2b3c``: sorts by time, names the plan, and is new for
+    every apply (the same plan applied again after a crash gets its own batch)."""
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{plan_id[:12] or 'adhoc'}-{uuid.uuid4().hex[:6]}"
 
 
 def delete_orphans(storage: Storage, files: Sequence[OrphanToRemove]) -> Removal:

@@ -151,3 +151,23 @@ def test_a_properties_update_on_s3_never_leaves_the_table_without_its_properties
     ]
     assert load_config(storage).partition_fields == ()
     assert s3_server.keys("properties-update") == ["t/.hoodie/hoodie.properties"]
+
+
+def test_orphans_quarantined_on_s3_come_back_byte_for_byte(s3_server: Any) -> None:
+    """On an object store a move is a conditional create then a delete: the quarantine and its
+    restore keep the bytes, and a taken name is refused."""
+    from maintainer.errors import FileExistsInStorageError
+    from maintainer.executors.orphans import OrphanToRemove, quarantine_orphans, read_batch, restore_batch
+
+    storage = Storage(s3_server.create_bucket("orphan-moves") + "/t", s3_server.storage_options())
+    storage.write_bytes("p/a.parquet", b"alpha" * 100)
+    storage.write_bytes("p/b.parquet", b"beta")
+    with pytest.raises(FileExistsInStorageError):
+        storage.move_if_absent("p/a.parquet", "p/b.parquet")
+    assert storage.read_bytes("p/b.parquet") == b"beta"
+    quarantine_orphans(storage, [OrphanToRemove("p/a.parquet", 500)], ".hoodie/.q/b1")
+    assert not storage.exists("p/a.parquet")
+    done = restore_batch(storage, read_batch(storage, ".hoodie/.q/b1"))
+    assert done.restored == ("p/a.parquet",) and done.emptied
+    assert storage.read_bytes("p/a.parquet") == b"alpha" * 100
+    assert s3_server.keys("orphan-moves") == ["t/p/a.parquet", "t/p/b.parquet"]

@@ -8,11 +8,13 @@ from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, NodeStatus, OrphanEffect, RemoveOrphanFile
 from maintainer.hudi.loading import TableState
+from maintainer.hudi.orphans import OrphanFile
 from maintainer.project.durations import format_duration
 from maintainer.project.models import TableSpec
 from maintainer.services.orphans.planner import OrphanPlanResult, left_alone_reasons, plan_orphans
 from maintainer.services.orphans.settings import OrphanFilesSpec
 from maintainer.services.orphans.state import load_orphan_inputs
+from maintainer.units import human_bytes
 
 SERVICE = "orphan_files"
 
@@ -23,6 +25,21 @@ def orphan_settings(spec: TableSpec) -> OrphanFilesSpec:
 
 def plan_orphan_result(table: TableState, spec: TableSpec, now: datetime) -> OrphanPlanResult:
     return plan_orphans(load_orphan_inputs(table, now, orphan_settings(spec).min_age))
+
+
+def _age_text(seconds: int | None) -> str:
+    """``10d old``, ``5h old``, ``40m old``: the largest whole unit."""
+    if seconds is None:
+        return "age unknown"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} old"
+    return f"{seconds}s old"
+
+
+def _told(orphan: OrphanFile) -> str:
+    """``840.2 KiB, 10d old: <why>``: what a reviewer weighs before approving the removal."""
+    return f"{human_bytes(orphan.size)}, {_age_text(orphan.age_seconds)}: {orphan.reason}"
 
 
 def plan_orphan_files_node(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
