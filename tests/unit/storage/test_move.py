@@ -46,7 +46,7 @@ def test_a_link_is_never_moved_nor_followed(root: Path, tmp_path: Path) -> None:
     outside = tmp_path / "secret.parquet"
     outside.write_bytes(b"secret")
     (root / "p" / "l.parquet").symlink_to(outside)
-    with pytest.raises(StorageError, match="refusing to move .* symbolic link"):
+    with pytest.raises(StorageError, match=r"refusing to move .* symbolic link"):
         Storage(str(root)).move_if_absent("p/l.parquet", "p/m.parquet")
     (tmp_path / "elsewhere").mkdir()
     (root / "linked").symlink_to(tmp_path / "elsewhere")
