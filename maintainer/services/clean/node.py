@@ -4,6 +4,7 @@ effect (files and bytes) and the payload apply writes into ``.clean.requested``.
 from __future__ import annotations
 
 import hashlib
+import operator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -108,6 +109,9 @@ def _projection_reasons(table: TableState) -> tuple[str, ...]:
     return (table.projection.description,) if table.projection else ()
 
 
+_BY_PATH = operator.attrgetter("path")
+
+
 def _actions(pending: list[PendingClean], files: list[FileToDelete], emptied: list[str]) -> list[Action]:
     actions: list[Action] = [
         FinishPendingClean(
@@ -118,7 +122,7 @@ def _actions(pending: list[PendingClean], files: list[FileToDelete], emptied: li
         )
         for p in pending
     ]
-    actions += [DeleteFile(target=f.path, reason=f.reason, size=f.size, partition=f.partition) for f in files]
+    actions += DeleteFile.many((f.path, f.reason, f.size, f.partition) for f in files)
     why = "no file group is left in the partition"
     actions += [DeletePartition(target=p, reason=why) for p in emptied]
     return actions
@@ -130,7 +134,7 @@ def plan_clean_service(table: TableState, spec: TableSpec, now: datetime) -> Nod
     pending = pending_cleans(table)
     taken = {path for p in pending for path in p.paths}
     taken_partitions = {part for p in pending for part in p.partitions}
-    files = sorted((f for f in result.files if f.path not in taken), key=lambda f: f.path)
+    files = sorted((f for f in result.files if f.path not in taken), key=_BY_PATH)
     emptied = sorted(p for p in result.partitions_to_delete if p not in taken_partitions)
     actions = _actions(pending, files, emptied)
     return NodePlan(

@@ -8,7 +8,7 @@ from typing import Any
 from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.artifact.model.nodes import action_records, effect_records
 from maintainer.catalog import installed, record_kinds
-from tests.support.plans import table_plan
+from tests.support.plans import plan, table_plan
 
 
 def _tags(records: tuple[type[Any], ...]) -> set[str]:
@@ -54,3 +54,21 @@ def test_a_rollback_node_written_before_its_sizes_reads_with_zero_bytes() -> Non
     (read,) = read_body(body).tables[0].nodes
     assert read.actions_of(RollbackAction)[0].delete_bytes == 0
     assert isinstance(read.effect, RollbackEffect) and read.effect.bytes == 0 and read.effect.files == 1
+
+
+def test_delete_files_made_through_the_slots_equal_the_constructed_ones() -> None:
+    from maintainer.artifact.model import DeleteFile
+
+    rows = [("p/a.parquet", "old", 3, "p"), ("b.parquet", "older", 0, "")]
+    made = DeleteFile.many(rows)
+    built = [DeleteFile(target=t, reason=r, size=s, partition=p) for t, r, s, p in rows]
+    assert made == built and [hash(a) for a in made] == [hash(a) for a in built]
+    made_plan, built_plan = (
+        plan(
+            table_plan(
+                "t", (NodePlan(table="t", service="clean", status=NodeStatus.CHANGES, actions=tuple(a)),)
+            )
+        )
+        for a in (made, built)
+    )
+    assert made_plan.body() == built_plan.body()
