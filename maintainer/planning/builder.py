@@ -139,19 +139,25 @@ def _partitions_needed(
     services: Iterable[str],
     now: datetime,
     tz: str,
+    worked_out: dict[str, object] | None = None,
 ) -> list[str] | None:
+    """The partitions the services' planners need listed (None: all); what each worked out to
+    choose them goes into ``worked_out`` (by service), for its planner."""
     if request.full_listing:
         return None
-    needed: set[str] = set()
+    needed: set[str] | None = set()
     for service in services:
         entry = service_for(service)
         if entry is None:
             continue
-        partitions = entry.partitions(storage, timeline, request.spec, now, tz)
-        if partitions is None:
-            return None
-        needed.update(partitions)
-    return sorted(needed)
+        prepared = entry.prepare(storage, timeline, request.spec, now, tz)
+        if worked_out is not None and prepared.worked_out is not None:
+            worked_out[service] = prepared.worked_out
+        if prepared.partitions is None:
+            needed = None
+        elif needed is not None:
+            needed.update(prepared.partitions)
+    return None if needed is None else sorted(needed)
 
 
 def open_for_services(
@@ -162,12 +168,15 @@ def open_for_services(
     config: TableConfig | None = None,
     timeline: Timeline | None = None,
     metadata_table: MetadataTableInfo | None = None,
+    worked_out: dict[str, object] | None = None,
 ) -> TableState:
     """Open the table listing only the partitions the services' planners need. ``config``,
-    ``timeline``, ``metadata_table``: the table as this command already read it (not read again)."""
+    ``timeline``, ``metadata_table``: the table as this command already read it (not read again);
+    ``worked_out``: filled with what the services worked out choosing the partitions."""
     config = config if config is not None else load_config(storage)
     timeline = timeline if timeline is not None else load_timeline(storage, config)
-    partitions = _partitions_needed(storage, timeline, request, services, now, config.timeline_timezone)
+    tz = config.timeline_timezone
+    partitions = _partitions_needed(storage, timeline, request, services, now, tz, worked_out)
     return read_table_state(
         storage, partitions, config=config, timeline=timeline, metadata_table=metadata_table
     )
@@ -204,13 +213,18 @@ def _with_first_action(node: NodePlan, action: DropMetadataTable) -> NodePlan:
 
 
 def _plan_node(
-    table: TableState, spec: TableSpec, service: str, now: datetime, request: TableRequest | None = None
+    table: TableState,
+    spec: TableSpec,
+    service: str,
+    now: datetime,
+    request: TableRequest | None = None,
+    worked_out: object = None,
 ) -> NodePlan:
     entry = service_for(service)
     if entry is None:
         return _blocked_node(spec.name, service, unsupported_reason(service))
     try:
-        node = entry.plan(table, spec, now)
+        node = entry.plan_prepared(table, spec, now, worked_out)
         if request is not None and request.compaction_keep is not None:
             node = within_budget(node, request.compaction_keep, request.budget, table)
         return reader_checked(gated(node, spec), spec, table, now)
@@ -226,16 +240,18 @@ def _plan_in_order(
     services: Iterable[str],
     now: datetime,
     request: TableRequest | None = None,
+    worked_out: Mapping[str, object] | None = None,
 ) -> list[NodePlan]:
     """Plan the nodes in execution order. A node whose service plans on the projection sees
     the table as the earlier nodes will leave it (e.g. the clean after this plan's compaction,
-    so it can remove the slices the compaction supersedes); the others see it as read."""
+    so it can remove the slices the compaction supersedes); the others see it as read.
+    ``worked_out``: what each service worked out choosing the partitions to list."""
     nodes: list[NodePlan] = []
     projected = table
     for service in services:
         entry = service_for(service)
         planned_on = projected if entry is not None and entry.plans_on_projection else table
-        node = _plan_node(planned_on, spec, service, now, request)
+        node = _plan_node(planned_on, spec, service, now, request, (worked_out or {}).get(service))
         nodes.append(node)
         if entry is not None:
             # a projection that cannot be made leaves later nodes on the state before this node
@@ -276,9 +292,12 @@ def _plan_synced(
                 storage, request, services, now, config, head.snapshot.timeline, info
             ), blocked
         return head, blocked
-    table = open_from_metadata_table(storage, mdt, head.snapshot, request, services, now)
+    worked_out: dict[str, object] = {}
+    table = open_from_metadata_table(storage, mdt, head.snapshot, request, services, now, worked_out)
     runnable = [s for s in services if (entry := service_for(s)) is None or entry.syncs_metadata_table]
-    planned = dict(zip(runnable, _plan_in_order(table, spec, runnable, now, request), strict=True))
+    planned = dict(
+        zip(runnable, _plan_in_order(table, spec, runnable, now, request, worked_out), strict=True)
+    )
     nodes = []
     for service in services:
         entry = service_for(service)
@@ -304,6 +323,7 @@ def open_from_metadata_table(
     request: TableRequest,
     services: Iterable[str],
     now: datetime,
+    worked_out: dict[str, object] | None = None,
 ) -> TableState:
     """The table as planning reads it, listed from the metadata table's ``files`` partition (as
     Hudi's own services list it): no LIST per partition. Storage is listed instead while a
@@ -314,10 +334,10 @@ def open_from_metadata_table(
     config, timeline, info = head.config, head.timeline, head.metadata_table
     services = tuple(services)
     if timeline.pending_writes() or request.full_listing or _lists_storage(services):
-        table = open_for_services(storage, request, services, now, config, timeline, info)
+        table = open_for_services(storage, request, services, now, config, timeline, info, worked_out)
     else:
         tz = mdt.state.snapshot.config.timeline_timezone
-        needed = _partitions_needed(storage, timeline, request, services, now, tz)
+        needed = _partitions_needed(storage, timeline, request, services, now, tz, worked_out)
         listed = metadata_listings(metadata_file_listing(mdt), needed)
         table = read_table_state(
             storage, listed=listed, config=config, timeline=timeline, metadata_table=info
@@ -333,13 +353,17 @@ def _knowing_metadata_timeline(table: TableState, mdt: MetadataTable) -> TableSt
 
 
 def _plan_nodes(
-    table: TableState, request: TableRequest, services: tuple[str, ...], now: datetime
+    table: TableState,
+    request: TableRequest,
+    services: tuple[str, ...],
+    now: datetime,
+    worked_out: Mapping[str, object] | None = None,
 ) -> tuple[NodePlan, ...]:
     """Plan the nodes; with a metadata table to drop, the first node that runs drops it (its
     first action), before any other node changes the table."""
     spec = request.spec
     info = table.snapshot.metadata_table
-    nodes = _plan_in_order(table, spec, services, now, request)
+    nodes = _plan_in_order(table, spec, services, now, request, worked_out)
     if not info.enabled:
         return tuple(nodes)
     first = _first_runnable(nodes)
@@ -409,8 +433,11 @@ def _build_table(request: TableRequest, storage_options: Mapping[str, object], n
         if policy == "sync" and (info.partitions or info.inflight_partitions):
             table, nodes = _plan_synced(storage, config, info, request, services, now)
         else:
-            table = open_for_services(storage, request, services, now, config, metadata_table=info)
-            nodes = _plan_nodes(table, request, services, now)
+            worked_out: dict[str, object] = {}
+            table = open_for_services(
+                storage, request, services, now, config, metadata_table=info, worked_out=worked_out
+            )
+            nodes = _plan_nodes(table, request, services, now, worked_out)
         _warn_recoverable(spec.name, config, table)
         plan = _table_plan(
             spec, config.table_type.value, config.version, fingerprint_of(table.snapshot), nodes

@@ -79,6 +79,16 @@ class NodeContext:
 
 
 @dataclass(frozen=True, slots=True)
+class Prepared:
+    """What a service's planner needs listed, and what it worked out to decide it (passed back
+    to its planner, so nothing is computed twice: the clean's retention point and scope)."""
+
+    partitions: tuple[str, ...] | None
+    """None: every partition."""
+    worked_out: object = None
+
+
+@dataclass(frozen=True, slots=True)
 class Drift:
     """Something the plan approved that apply did not do, and why."""
 
@@ -127,8 +137,20 @@ class TableService(Protocol):
         """The partitions its planner needs listed (None: all)."""
         ...
 
+    def prepare(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> Prepared:
+        """:meth:`partitions`, with what the service worked out to choose them."""
+        ...
+
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         """The node, planned on the table (pure: no writes, no clock of its own)."""
+        ...
+
+    def plan_prepared(
+        self, table: TableState, spec: TableSpec, now: datetime, worked_out: object
+    ) -> NodePlan:
+        """:meth:`plan`, given what :meth:`prepare` worked out for this table (None: nothing)."""
         ...
 
     def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
@@ -192,6 +214,19 @@ class ServiceDefaults:
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
     ) -> tuple[str, ...] | None:
         return None
+
+    def prepare(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> Prepared:
+        return Prepared(self.partitions(storage, timeline, spec, now, tz))
+
+    def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
+        raise NotImplementedError
+
+    def plan_prepared(
+        self, table: TableState, spec: TableSpec, now: datetime, worked_out: object
+    ) -> NodePlan:
+        return self.plan(table, spec, now)
 
     def payloads(self, node: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return {}

@@ -128,9 +128,12 @@ def _actions(pending: list[PendingClean], files: list[FileToDelete], emptied: li
     return actions
 
 
-def plan_clean_service(table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
-    """The clean node of one table: files already in a pending clean's plan are left to it."""
-    result = plan_clean_node(table, spec, now)
+def plan_clean_service(
+    table: TableState, spec: TableSpec, now: datetime, worked_out: object = None
+) -> NodePlan:
+    """The clean node of one table: files already in a pending clean's plan are left to it.
+    ``worked_out``: what choosing the partitions to list worked out (its scope), if anything."""
+    result = plan_clean_node(table, spec, now, worked_out)
     pending = pending_cleans(table)
     taken = {path for p in pending for path in p.paths}
     taken_partitions = {part for p in pending for part in p.partitions}

@@ -19,11 +19,11 @@ from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
-from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, Prepared, ServiceDefaults
 from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.declaration import DECLARATION
-from maintainer.services.clean.state import partitions_to_list
+from maintainer.services.clean.state import prepare_clean
 from maintainer.services.clean.validate import validate_clean
 from maintainer.storage import Storage
 
@@ -42,10 +42,23 @@ class CleanService(ServiceDefaults):
     def partitions(
         self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
     ) -> tuple[str, ...] | None:
-        return partitions_to_list(storage, timeline, spec.settings_of(CleanSpec) or CleanSpec(), now, tz)
+        return self.prepare(storage, timeline, spec, now, tz).partitions
+
+    def prepare(
+        self, storage: Storage, timeline: Timeline, spec: TableSpec, now: datetime, tz: str
+    ) -> Prepared:
+        partitions, scope = prepare_clean(
+            storage, timeline, spec.settings_of(CleanSpec) or CleanSpec(), now, tz
+        )
+        return Prepared(partitions, scope)
 
     def plan(self, table: TableState, spec: TableSpec, now: datetime) -> NodePlan:
         return node.plan_clean_service(table, spec, now)
+
+    def plan_prepared(
+        self, table: TableState, spec: TableSpec, now: datetime, worked_out: object
+    ) -> NodePlan:
+        return node.plan_clean_service(table, spec, now, worked_out)
 
     def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return node.clean_payloads(plan, storage, plan_id)

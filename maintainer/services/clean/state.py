@@ -2,8 +2,9 @@
 CleanSpec), the last completed clean, the scan scope with the partitions written by the
 window's commits, the savepointed files and the file-system view of the scanned partitions.
 
-``partitions_to_list`` tells the plan builder which partitions to list before the table is
-opened (only the window's when incremental), and ``plan_clean_node`` plans one clean node on an
+``prepare_clean`` tells the plan builder which partitions to list before the table is
+opened (only the window's when incremental), with the scope that says so (passed back to the
+planner: chosen once), and ``plan_clean_node`` plans one clean node on an
 opened table. Both read only instant files (never data files) and never write.
 """
 
@@ -129,11 +130,30 @@ def clean_scope(storage: Storage, timeline: Timeline, spec: CleanSpec, now: date
     return CleanScope(settings, scope, partitions, retention, last_clean)
 
 
+@dataclass(frozen=True)
+class ScopeWorkedOut:
+    """The scope chosen to decide what to list, for the timeline it was chosen on: the planner
+    takes it (rather than choosing again) when it plans on that same timeline."""
+
+    timeline: Timeline
+    spec: CleanSpec
+    scope: CleanScope
+
+
+def prepare_clean(
+    storage: Storage, timeline: Timeline, spec: CleanSpec, now: datetime, tz: str
+) -> tuple[tuple[str, ...] | None, ScopeWorkedOut]:
+    """The partitions a clean of this table needs listed (None: all of them), and the scope
+    that says so (the retention point, the last clean, the window's partitions)."""
+    found = clean_scope(storage, timeline, spec, now, tz)
+    return found.partitions, ScopeWorkedOut(timeline, spec, found)
+
+
 def partitions_to_list(
     storage: Storage, timeline: Timeline, spec: CleanSpec, now: datetime, tz: str
 ) -> tuple[str, ...] | None:
     """The partitions a clean of this table needs listed (None: all of them)."""
-    return clean_scope(storage, timeline, spec, now, tz).partitions
+    return prepare_clean(storage, timeline, spec, now, tz)[0]
 
 
 Scanned = Mapping[str, Iterable[FileInfo]]
@@ -190,15 +210,27 @@ def clean_inputs(table: TableState, spec: CleanSpec, now: datetime) -> tuple[Cle
     return inputs, settings
 
 
+def _scope(table: TableState, spec: CleanSpec, now: datetime, worked_out: object) -> CleanScope:
+    """The scope worked out when the listing was chosen, if on this table's timeline and
+    settings; else chosen now (a projected table scans every partition)."""
+    if table.projection is not None:
+        return _projected_scope(spec, table.projection)
+    if (
+        isinstance(worked_out, ScopeWorkedOut)
+        and worked_out.timeline is table.snapshot.timeline
+        and worked_out.spec == spec
+    ):
+        return worked_out.scope
+    return clean_scope(
+        table.storage, table.snapshot.timeline, spec, now, table.snapshot.config.timeline_timezone
+    )
+
+
 def _scanned_inputs(
-    table: TableState, spec: CleanSpec, now: datetime
+    table: TableState, spec: CleanSpec, now: datetime, worked_out: object = None
 ) -> tuple[CleanInputs, CleanSettings, Scanned]:
     tz = table.snapshot.config.timeline_timezone
-    found = (
-        clean_scope(table.storage, table.snapshot.timeline, spec, now, tz)
-        if table.projection is None
-        else _projected_scope(spec, table.projection)
-    )
+    found = _scope(table, spec, now, worked_out)
     listings = _scoped_listings(table, found.partitions)
     last_clean = found.last_clean or read_last_clean(table.storage, table.snapshot.timeline)
     inputs = CleanInputs(
@@ -213,12 +245,15 @@ def _scanned_inputs(
     return inputs, found.settings, listings
 
 
-def plan_clean_node(table: TableState, table_spec: TableSpec, now: datetime) -> CleanPlanResult:
+def plan_clean_node(
+    table: TableState, table_spec: TableSpec, now: datetime, worked_out: object = None
+) -> CleanPlanResult:
     """What a clean of this table would delete now (the same rules on plan and on apply): on the
     columnar view of the scanned listings (:mod:`.columnar`; the object view for a scan of a
-    few thousand files or a table projected after earlier nodes of the plan)."""
+    few thousand files or a table projected after earlier nodes of the plan). ``worked_out``:
+    what choosing the partitions to list worked out (:func:`prepare_clean`), if anything."""
     spec = table_spec.settings_of(CleanSpec) or CleanSpec()
-    inputs, settings, listings = _scanned_inputs(table, spec, now)
+    inputs, settings, listings = _scanned_inputs(table, spec, now, worked_out)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)
     return plan_clean(inputs, settings, now, partitions_planner(listings))

@@ -232,7 +232,9 @@ def test_damage_a_planner_finds_blocks_every_node_of_the_table(
     finding = Finding("p/f.parquet", "base file does not end with the Parquet magic PAR1", "restore it")
 
     class Damaged(CleanService):
-        def plan(self, table: object, spec: TableSpec, now: datetime) -> NodePlan:
+        def plan_prepared(
+            self, table: object, spec: TableSpec, now: datetime, worked_out: object
+        ) -> NodePlan:
             raise CorruptTableError([finding], str(cow))
 
     monkeypatch.setitem(registry.BY_NAME, "clean", Damaged())
@@ -289,7 +291,7 @@ def test_a_secret_quoted_by_a_planner_error_is_masked_in_the_blocked_reason(
     def refuse(*args: object) -> None:
         raise StorageError("listing https://k:s3-secret-value@s3.example failed")
 
-    monkeypatch.setattr(CleanService, "plan", refuse)
+    monkeypatch.setattr(CleanService, "plan_prepared", refuse)
     built = build(TableRequest(spec("t", cow), ("clean",)))
     (reason,) = node(built, "t", "clean").reasons
     assert reason == "listing https://k:*****@s3.example failed"

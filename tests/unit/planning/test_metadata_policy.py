@@ -207,7 +207,9 @@ def test_planning_from_the_files_partition_plans_what_a_storage_listing_plans(
     newest = {item.path.rpartition("/")[0] for item in newest_commit_files(committed).values()}
     assert planned_listings == ["/.hoodie/metadata/files", *sorted(f"/{p}" if p else "" for p in newest)]
     monkeypatch.setattr(
-        builder, "open_from_metadata_table", lambda s, m, t, r, sv, n: builder.open_for_services(s, r, sv, n)
+        builder,
+        "open_from_metadata_table",
+        lambda s, m, t, r, sv, n, w=None: builder.open_for_services(s, r, sv, n, worked_out=w),
     )
     from_storage = plan_all(path)
     assert from_metadata == from_storage

@@ -106,13 +106,12 @@ def test_with_metadata_table_sync_its_properties_and_timeline_are_read_once_too(
     assert reads["LIST " + uri(path, ".hoodie/metadata/.hoodie/timeline")] == 1
 
 
-def test_a_clean_nodes_earliest_commit_to_retain_is_computed_once_per_planning_step(
+def test_a_clean_nodes_earliest_commit_to_retain_is_computed_once_per_plan(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Choosing which partitions to list and planning the clean each need the earliest commit to
-    retain: the planner gets it from the scope rather than computing it a third time. (The two
-    steps are two calls of the service contract, ``partitions`` then ``plan``, which carries
-    nothing from one to the other yet.)"""
+    """Choosing which partitions to list and planning the clean both need the earliest commit to
+    retain: it is computed once, when the partitions are chosen (``prepare``), and handed to
+    the planner with the scope (``plan_prepared``)."""
     path = tmp_path / "t"
     workload = WorkloadSpec(partitions=2, file_groups=1, commits=5, rows_per_commit=10, seed=1)
     generate(str(path), DatagenSpec("t", "cow", 8, workload))
@@ -131,4 +130,4 @@ def test_a_clean_nodes_earliest_commit_to_retain_is_computed_once_per_planning_s
     built = build_plan("proj", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
     (node,) = built.plan.nodes()
     assert node.status.value == "changes", node.reasons
-    assert computed["ectr"] == 2
+    assert computed["ectr"] == 1

@@ -187,3 +187,34 @@ def test_plan_on_listings_of_file_infos_matches_the_column_wise_listings(tmp_pat
     expected = plan_clean_node(table, spec(str(root), commits_retained=3), NOW)
     assert not expected.scope.full and expected.files
     assert plan_clean_node(plain, spec(str(root), commits_retained=3), NOW).files == expected.files
+
+
+@pytest.mark.parametrize("earlier_clean", [False, True], ids=["full", "incremental"])
+def test_plan_chooses_the_scope_once_and_plans_as_if_chosen_again(
+    earlier_clean: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scope the builder chose to decide what to list (retention point, last clean, the
+    window's partitions: commit metadata read) is the planner's: chosen once per plan, and the
+    plan is the one a second choice would have made."""
+    import maintainer.services.registry  # noqa: F401
+    from maintainer.planning.builder import TableRequest, build_table
+    from maintainer.services.clean import state
+
+    root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
+    if earlier_clean:
+        ct.write_completed_clean(str(root), ct.completed_commits(root)[7], savepointed="")
+    table_spec = spec(str(root), commits_retained=3)
+    chosen: list[object] = []
+    real = state.clean_scope
+
+    def counted(*args: object) -> state.CleanScope:
+        chosen.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(state, "clean_scope", counted)
+    built = build_table(TableRequest(table_spec, ("clean",)), {}, NOW)
+    assert len(chosen) == 1
+    (node,) = built.plan.nodes
+    again = plan_clean_node(open_table(str(root)), table_spec, NOW)
+    assert sorted(a.target for a in node.actions) == sorted(f.path for f in again.files)
+    assert len(chosen) == 2  # planned again without the builder: chosen again
