@@ -185,3 +185,29 @@ def test_a_min_age_under_an_hour_is_refused(
     project = make_project(path, f"{OFF}\norphan_files: {{min_age: {min_age}}}")
     assert project.cli("plan") != 0
     assert not (project.root / "target" / "plan" / "plan.json").exists()
+
+
+@pytest.mark.parametrize("quarantine", ["", ", quarantine: .quarantine"], ids=["delete", "quarantine"])
+def test_a_link_planted_as_an_orphan_is_never_followed(
+    quarantine: str,
+    make_project: Callable[[Path, str], Project],
+    fixture_copy: Callable[[str], FixtureTable],
+    tmp_path: Path,
+) -> None:
+    """A symbolic link named like a data file, pointing outside the table: neither it nor its
+    target is removed or moved; apply says why and exits non-zero."""
+    path = fixture_copy(COW_V8).path
+    planted = Planted(path)
+    outside = tmp_path / "outside.parquet"
+    outside.write_bytes(b"not the table's")
+    link = planted.ghost.with_name(planted.ghost.name.replace("_0-1-0_", "_0-2-0_"))
+    link.symlink_to(outside)
+    os.utime(link, (time.time() - 10 * DAY,) * 2, follow_symlinks=False)
+    _age(outside, 10)
+    project = make_project(path, f"{OFF}\norphan_files: {{min_age: 7d{quarantine}}}")
+    assert project.cli("plan") == 0
+    assert project.cli("apply") != 0
+    assert outside.read_bytes() == b"not the table's" and link.is_symlink()
+    drift = {d["path"]: d["reason"] for d in project.results()["t.orphan_files"]["drift"]}
+    assert "symbolic link" in drift[_relative(path, link)]
+    assert not planted.ghost.exists()  # the real orphans went
