@@ -13,6 +13,7 @@ import pytest
 
 from maintainer.commands import plan_cmd
 from maintainer.services.orphans import apply as orphans_apply
+from maintainer.services.orphans.node import plan_orphan_result
 from tests.servers.test_s3_end_to_end import (
     S3Project,
     bucket_with_neighbours,
@@ -69,8 +70,10 @@ def test_orphans_on_s3_are_removed_and_rows_stay(
     assert project.cli("plan") == 0
     assert project.nodes()["t.orphan_files"]["status"] == "no_op"  # young: just written
     monkeypatch.setattr(plan_cmd, "utc_now", _later)
-    replan = orphans_apply.plan_orphan_result  # apply re-derives at its own clock: 8 days on too
-    monkeypatch.setattr(orphans_apply, "plan_orphan_result", lambda t, s, now: replan(t, s, now + EIGHT_DAYS))
+    # apply re-derives at its own clock: 8 days on too
+    monkeypatch.setattr(
+        orphans_apply, "plan_orphan_result", lambda t, s, now: plan_orphan_result(t, s, now + EIGHT_DAYS)
+    )
     assert project.cli("plan") == 0
     node = project.nodes()["t.orphan_files"]
     prefix = table.removeprefix(f"s3://{name}/") + "/"
