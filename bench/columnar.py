@@ -5,6 +5,8 @@ file groups x 10 files = 100,000 data files by default, plus two commits with me
 in ``--rounds`` rounds, each measuring in turn (wall-clock and process CPU time, all threads):
 
 (a) the floor: a bare parallel listing of every partition (``pyarrow.fs``, bench/listing.py's);
+(a0) a names-only listing of the same partitions (``os.listdir``, no stat): where a listing with
+    sizes asked on demand would start from;
 (v) the object view: ``load_snapshot`` + ``build_view``, every slice read (bench/listing.py's);
 (c) the columnar view: ``load_snapshot`` + every batch of ``view_batches``;
 (b) the full clean plan of the clean node (``build_plan``, commits_retained 2: half the files);
@@ -31,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from clean import add_commit, latest_base_instant
-from listing import add_layout_arguments, bare_listing, generate, model_load
+from listing import add_layout_arguments, bare_listing, generate, model_load, names_only_listing
 
 import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.planning.builder import TableRequest, build_plan
@@ -88,6 +90,7 @@ def main() -> None:
         bare_listing(root, partitions, args.threads)  # warm the OS directory caches once
         measures: dict[str, Measure] = {
             "(a) bare parallel listing": lambda: bare_listing(root, partitions, args.threads),
+            "(a0) names-only listing": lambda: names_only_listing(root, partitions, args.threads),
             "(v) object view": lambda: model_load(root),
             "(b) full clean plan": lambda: clean_plan(root, args.threads, CleanSpec(commits_retained=2)),
             "(n) nothing to delete": lambda: clean_plan(
