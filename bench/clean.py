@@ -52,7 +52,7 @@ from maintainer.hudi.payloads import (
     encode_avro,
     encode_commit_metadata_json,
 )
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table.snapshot import load_config
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -37,7 +37,7 @@ from maintainer.artifact.directory import read_plan, write_plan
 from maintainer.artifact.model import DeleteFile
 from maintainer.executors.clean.deletion import group_by_partition, run_deletions
 from maintainer.graph import NodeId
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.profiles import SparkSettings

@@ -30,7 +30,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from maintainer.hudi.hfile import HFileCell, read_hfile, write_hfile
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.files import metadata_file_listing
 from maintainer.hudi.metadata.keys import column_stats_key
 from maintainer.hudi.metadata.records import parsed_schema
@@ -38,6 +37,7 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.updates import partition_stats_prefixes
 from maintainer.hudi.metadata.updates.indexes import COLUMN_STATS
 from maintainer.hudi.metadata.writer import encode_value
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import unpack
 
 FIXTURE = "sample_table_mor_avro_v9_txns_simple_meta"

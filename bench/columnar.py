@@ -49,7 +49,7 @@ def columnar_load(root: Path) -> int:
     """The columnar view of the whole table, batch by batch: the data files it holds."""
     from maintainer.hudi.file_groups.columnar import view_batches
     from maintainer.hudi.file_groups.view_inputs import load_view_inputs
-    from maintainer.hudi.table import load_snapshot
+    from maintainer.hudi.table.snapshot import load_snapshot
 
     storage = Storage(str(root))
     snapshot = load_snapshot(storage)

@@ -36,10 +36,10 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.compaction.codec import configured_settings
 from maintainer.executors.compaction.executor import run_compaction
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.parquet.deflate_threads import process_threads
 from maintainer.hudi.parquet.gzip import GzipPagesSink, page_compressor
 from maintainer.hudi.payloads import WriteStat
+from maintainer.hudi.table.state import open_table
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName

@@ -28,7 +28,7 @@ import pyarrow.fs as pafs
 
 from maintainer.hudi.config.properties import format_java_properties, table_checksum
 from maintainer.hudi.file_groups.fsview import build_view
-from maintainer.hudi.table import load_snapshot
+from maintainer.hudi.table.snapshot import load_snapshot
 from maintainer.storage import Storage
 from maintainer.storage.threads import DEFAULT_LISTING_THREADS
 

@@ -20,8 +20,8 @@ from maintainer.console import stdout
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate, write_expected
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.errors import UsageError
-from maintainer.hudi.loading import open_table
-from maintainer.hudi.reader import read_table
+from maintainer.hudi.records.reader import read_table
+from maintainer.hudi.table.state import open_table
 from maintainer.planning.terminal import render_markdown
 from maintainer.runner.apply import executor_for
 from maintainer.runner.results import write_run_results

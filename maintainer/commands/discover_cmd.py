@@ -14,7 +14,7 @@ import yaml
 from maintainer.commands.options import table_storage_options
 from maintainer.console import literal, stdout, summary
 from maintainer.errors import MaintainerError
-from maintainer.hudi.discovery import MAX_DEPTH, MAX_FOLDERS, FoundTable, covering_table, discover
+from maintainer.hudi.table.discovery import MAX_DEPTH, MAX_FOLDERS, FoundTable, covering_table, discover
 
 EXIT_OK, EXIT_UNCOVERED = 0, 2
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")

@@ -17,14 +17,14 @@ from maintainer.commands.options import DURATION, table_storage_options
 from maintainer.console import literal, print_warning, stdout
 from maintainer.errors import TableFormatError
 from maintainer.hudi.file_groups.integrity import find_interrupted_completions, inspect_table
-from maintainer.hudi.inspection import describe
 from maintainer.hudi.instants.time_travel import as_of_instant, check_time_travel
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import LogBlock
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.inspection import describe_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
-from maintainer.hudi.orphans import find_orphans
+from maintainer.hudi.table.inspection import describe
+from maintainer.hudi.table.orphans import find_orphans
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.durations import format_duration
 
 ORPHANS_SHOWN = 10
@@ -105,7 +105,7 @@ def command(
     table = open_table(path, storage_options, verify=False)  # shows a damaged table as it is
     _warn_interrupted_writes(table)
     if records:
-        from maintainer.hudi.reader import read_records
+        from maintainer.hudi.records.reader import read_records
 
         instant = _time_travel_instant(table, as_of) if as_of is not None else None
         rows = read_records(table, as_of=instant, read_optimized=read_optimized, on_corrupt=_warn_corrupt)
@@ -199,7 +199,7 @@ def _render_text(state: dict[str, Any]) -> None:
 
 
 def _describe_orphans(table: TableState, min_age: timedelta) -> dict[str, Any]:
-    """The table's orphan files (:mod:`maintainer.hudi.orphans`), as inspect's JSON has them."""
+    """The table's orphan files (:mod:`maintainer.hudi.table.orphans`), as inspect's JSON has them."""
     referenced = inspect_table(table.storage, table.snapshot).referenced
     found = find_orphans(table, referenced, utc_now(), min_age)
     return {

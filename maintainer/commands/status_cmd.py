@@ -32,7 +32,7 @@ from maintainer.health.formats import (
 from maintainer.health.history import parse_history, trends, what_changed
 from maintainer.health.html import to_html
 from maintainer.health.records import FleetHealth, ScorePart, TableHealth
-from maintainer.hudi.discovery import uncovered
+from maintainer.hudi.table.discovery import uncovered
 from maintainer.runner.state_backend import HEALTH_PATH
 from maintainer.units import count
 

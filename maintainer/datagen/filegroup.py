@@ -19,7 +19,7 @@ from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerType
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
 from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, with_meta_fields
 from maintainer.hudi.payloads import WriteStat
-from maintainer.hudi.reader import read_base_file
+from maintainer.hudi.records.reader import read_base_file
 from maintainer.storage import Storage
 
 

@@ -24,7 +24,7 @@ from maintainer.hudi.file_groups.filenames import MarkerName
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
+from maintainer.hudi.table.snapshot import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner, ThreadPoolRunner
 

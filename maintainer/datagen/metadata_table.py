@@ -33,7 +33,7 @@ from maintainer.hudi.metadata.updates.commit import files_records
 from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
 from maintainer.hudi.parquet.bloom import DEFAULT_CONFIG, BloomFilterBuilder
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR
 from maintainer.storage import Storage
 
 BOOTSTRAP = "00000000000000000"

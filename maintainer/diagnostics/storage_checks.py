@@ -12,7 +12,7 @@ from typing import Any
 from maintainer.diagnostics.checks import CheckResult, attempt, failed, passed, skipped
 from maintainer.errors import StorageError
 from maintainer.hudi.config.properties import TableConfig
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.storage import Storage
 
 PROPERTIES = ".hoodie/hoodie.properties"

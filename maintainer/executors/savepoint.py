@@ -15,8 +15,8 @@ from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import SavepointMetadata, SavepointPartitionMetadata
+from maintainer.hudi.table.state import TableState
 
 DEFAULT_USER = "maintainer"
 

@@ -14,8 +14,8 @@ from maintainer.errors import MaintainerError
 from maintainer.health import figures as fig
 from maintainer.health.objectives import Figures, objectives, score, score_parts
 from maintainer.health.records import STATUS_SCHEMA_VERSION, FleetHealth, OwnerHealth, TableHealth, WhyNot
-from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.snapshot import load_config, load_timeline
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.planning.builder import UNKNOWN, BuiltTable, TableRequest, build_tables
 from maintainer.project.models import TableSpec
 from maintainer.project.objectives import DEFAULT_OBJECTIVES, ObjectivesSpec

@@ -24,9 +24,9 @@ from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.instants.instant import Action, Instant, State, instant_time_to_epoch_ms
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.sync import sync_status
-from maintainer.hudi.orphans import find_orphans
+from maintainer.hudi.table.orphans import find_orphans
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec
 

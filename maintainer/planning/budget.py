@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from maintainer.artifact.model import CompactionEffect, CompactSlice, DeferredSlice, NodePlan, NodeStatus
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.services.compaction.node import with_read_amplification
 from maintainer.units import human_bytes
 

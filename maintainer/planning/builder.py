@@ -31,11 +31,10 @@ from maintainer.graph import NodeId
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.file_groups.integrity import CorruptTableError
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.files import metadata_file_listing, metadata_listings
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.table import (
+from maintainer.hudi.table.snapshot import (
     MetadataTableInfo,
     TableSnapshot,
     load_config,
@@ -43,6 +42,7 @@ from maintainer.hudi.table import (
     load_snapshot,
     load_timeline,
 )
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.logs import fields, get_logger
 from maintainer.planning.budget import candidates, chosen, within_budget
 from maintainer.planning.gates import gated
@@ -389,7 +389,7 @@ def build_table(request: TableRequest, storage_options: Mapping[str, object], no
 
 def _warn_recoverable(name: str, config: TableConfig, table: TableState) -> None:
     """Say what a killed writer left that the table is planned around and apply finishes first
-    (:mod:`maintainer.hudi.recovery`): a ``hoodie.properties`` update cut short (planned on the
+    (:mod:`maintainer.hudi.table.recovery`): a ``hoodie.properties`` update cut short (planned on the
     backup, as Hudi reads it), a table service's completion cut short (planned as inflight)."""
     if config.properties_problem is not None:
         log.warning(

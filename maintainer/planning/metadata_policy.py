@@ -16,7 +16,7 @@ from dataclasses import replace
 from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.hudi.metadata.fitness import SYNC_FROM_VERSION
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.table import MetadataTableInfo
+from maintainer.hudi.table.snapshot import MetadataTableInfo
 from maintainer.services.base import TableService
 
 

@@ -27,7 +27,7 @@ from maintainer.artifact.model.archive import ArchiveInstant
 from maintainer.artifact.model.clean import DeleteFile
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.instants.instant import format_instant_time, parse_instant_time, wall_clock_in_timezone
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project import TableSpec
 from maintainer.project.readers import ReaderSpec
 

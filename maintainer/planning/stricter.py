@@ -30,7 +30,7 @@ from typing import Any
 from maintainer.artifact.model import DropMetadataTable, NodePlan, NodeStatus, TablePlan
 from maintainer.catalog import installed
 from maintainer.clock import Clock, utc_now
-from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.planning.gates import gated
 from maintainer.planning.readers import reader_checked
 from maintainer.project.models import TableSpec

@@ -30,8 +30,8 @@ from maintainer.executors.faults import maybe_fail
 from maintainer.graph import NodeId, restrict
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.recovery import recover_interrupted_writes
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.recovery import recover_interrupted_writes
+from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.logs import fields, get_logger
 from maintainer.project.models import TableSpec
 from maintainer.runner.dag import EventSink, walk
@@ -292,7 +292,7 @@ class PlanRunner:
 
     def _recover_once(self, ctx: NodeContext, node_id: NodeId) -> None:
         """Under the table lock, before the table's first node of this apply: finish or undo
-        what killed writers left (:mod:`maintainer.hudi.recovery`)."""
+        what killed writers left (:mod:`maintainer.hudi.table.recovery`)."""
         with self._recovered_lock:
             if ctx.table.name in self._recovered:
                 return

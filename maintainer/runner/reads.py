@@ -15,7 +15,7 @@ from typing import Any
 from maintainer.errors import MaintainerError
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.storage import Storage
 
 

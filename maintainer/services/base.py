@@ -27,9 +27,9 @@ from maintainer.catalog import ServiceDeclaration
 from maintainer.clock import Clock, utc_now
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.payloads.records import AvroRecord
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage

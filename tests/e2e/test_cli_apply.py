@@ -21,9 +21,9 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
+from maintainer.hudi.table.state import open_table
 from maintainer.runner.lock import TableLock, read_lock
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage

@@ -29,7 +29,7 @@ from maintainer.commands import apply_cmd
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.runner.lock import read_lock
 from maintainer.storage import Storage
 from tests.support import artifacts

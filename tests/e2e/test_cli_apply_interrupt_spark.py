@@ -20,7 +20,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.e2e.test_cli_apply_interrupt import PROMPT_S, Apply
 from tests.support import artifacts
 from tests.support.oracle import snapshot_rows

@@ -20,7 +20,7 @@ import pytest
 from maintainer.artifact.model import CompactSlice, NodePlan
 from maintainer.cli import main
 from maintainer.executors.faults import FAULT_ENV
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.support import artifacts, oracle
 from tests.support.clean_checks import data_files
 from tests.support.concurrent_writer import ConcurrentWriterTable, concurrent_writer_table, log_files_of

@@ -18,7 +18,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.integration.services.test_compaction_run import COMMIT_SCHEMA, FILE_NAME, reads, without_comments
 from tests.support import artifacts, oracle

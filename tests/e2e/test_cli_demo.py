@@ -9,7 +9,7 @@ import pytest
 
 from maintainer.cli import main
 from maintainer.commands.demo_cmd import MARKER_FILE, prepare_directory
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 
 

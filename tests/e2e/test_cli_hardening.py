@@ -21,7 +21,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.support import artifacts, oracle
 
 pytestmark = pytest.mark.spark

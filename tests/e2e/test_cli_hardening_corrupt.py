@@ -23,7 +23,7 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.file_groups.filenames import LogFileName
 from maintainer.hudi.instants.instant import Instant
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 
 pytestmark = pytest.mark.spark
 

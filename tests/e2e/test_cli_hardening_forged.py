@@ -18,7 +18,7 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi import payloads
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.runner.ledger import record_path
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.support import artifacts, oracle

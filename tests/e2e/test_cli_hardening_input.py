@@ -24,8 +24,8 @@ import pytest
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.lock import LOCK_PATH
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage
 
 TABLES = ("a", "b")

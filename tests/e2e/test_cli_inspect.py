@@ -163,8 +163,8 @@ def test_truncated_log_block_is_named_when_records_are_read(
 
 def test_truncated_log_block_stops_a_strict_read(fixture_copy: Callable[[str], FixtureTable]) -> None:
     from maintainer.errors import CorruptFileError
-    from maintainer.hudi.loading import open_table
-    from maintainer.hudi.reader import read_table
+    from maintainer.hudi.records.reader import read_table
+    from maintainer.hudi.table.state import open_table
 
     root = fixture_copy(TRIPS_V8).path
     log = next(root.glob("city=sao_paulo/.*.log.*"))

@@ -15,7 +15,7 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.e2e.test_crash_campaign import META, pending_maintenance
 from tests.e2e.test_crash_partial_writes import profiles_without_spark
 from tests.support import oracle

@@ -18,9 +18,9 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.payloads import decode_clean_metadata
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 from tests.support.metadata_tables import (

@@ -13,9 +13,9 @@ import pytest
 
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.hfile import read_hfile
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction, last_compaction
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.table.state import open_table
 from tests.e2e.test_cli_hardening_plan import rewrite_plan
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable

@@ -23,9 +23,9 @@ from maintainer.datagen.generator import DatagenSpec, TableWriter
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.compaction_plan import deltacommits_since_compaction
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.metadata_tables import FILE_NAME, without_metadata_table
 

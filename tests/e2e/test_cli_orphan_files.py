@@ -19,7 +19,7 @@ import pytest
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.e2e.test_cli_hardening_plan import node_of, rewrite_plan
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, base_files

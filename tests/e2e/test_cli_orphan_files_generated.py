@@ -16,7 +16,7 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
 

@@ -22,7 +22,7 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs

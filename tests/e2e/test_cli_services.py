@@ -19,8 +19,8 @@ from maintainer.executors.compaction.executor import run_compaction
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_cleaner_plan
+from maintainer.hudi.table.state import open_table
 from maintainer.services.compaction.payload import build_compaction_plan
 from tests.support import artifacts, oracle
 from tests.support.clean_checks import data_files

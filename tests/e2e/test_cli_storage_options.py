@@ -12,7 +12,7 @@ import pytest
 from maintainer.cli import main
 from maintainer.commands import datagen_cmd, inspect_cmd
 from maintainer.datagen.generator import generate
-from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.table.state import TableState, open_table
 
 
 @pytest.fixture

@@ -34,8 +34,8 @@ from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import decode_clean_metadata
+from maintainer.hudi.table.state import open_table
 from maintainer.runner.lock import LOCK_PATH, LockRecord
 from tests.support import oracle
 

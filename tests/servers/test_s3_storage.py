@@ -12,9 +12,9 @@ from maintainer.errors import CorruptFileError, StorageError
 from maintainer.executors.compaction.operation import BaseFileReader
 from maintainer.hudi.config.java_properties import format_java_properties
 from maintainer.hudi.config.properties_update import modify_properties
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table.snapshot import load_config
 from maintainer.storage import Storage
-from tests.unit.hudi.test_table import properties
+from tests.unit.hudi.table.test_snapshot import properties
 
 pytestmark = pytest.mark.servers
 

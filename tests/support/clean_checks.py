@@ -14,7 +14,7 @@ import fastavro
 
 from maintainer.hudi.file_groups.filenames import is_data_file_name
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 

@@ -13,7 +13,7 @@ from maintainer.datagen.generator import LOCAL_WRITERS
 from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionTrigger
 from maintainer.services.compaction.node import plan_compaction_node

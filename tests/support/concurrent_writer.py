@@ -12,7 +12,7 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.file_groups.filenames import LogFileName
 from maintainer.hudi.instants.instant import Action, Instant
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.support.clean_checks import data_files
 from tests.support.compaction import CompactingWriter
 

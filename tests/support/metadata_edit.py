@@ -13,7 +13,6 @@ from maintainer.hudi.hfile import HFileCell, read_hfile, write_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
 from maintainer.hudi.logformat.writer import append_blocks
@@ -28,6 +27,7 @@ from maintainer.hudi.metadata.updates.parquet_stats import read_parquet_footer
 from maintainer.hudi.metadata.writer import encode_value, hfile_block
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
 from maintainer.hudi.payloads.decode import encode_avro
+from maintainer.hudi.table.state import open_table
 
 Edit = Callable[[str, MetadataRecord], MetadataRecord | None]
 """(key, record) -> the record to write instead (None: leave the record out)."""

@@ -11,13 +11,13 @@ from pathlib import Path
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates.commit import files_records
 from maintainer.hudi.metadata.writer import MetadataUpdate
 from maintainer.hudi.payloads import CommitMetadata
+from maintainer.hudi.table.state import open_table
 
 
 def _schema(path: Path) -> str:

@@ -13,11 +13,11 @@ from typing import Any
 from maintainer.cli import main
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.latest_records import read_latest_records
 from maintainer.hudi.metadata.secondary_index import split_key
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.table.state import open_table
 from tests.support import artifacts, oracle
 from tests.support.metadata_edit import append_records, base_records
 

@@ -399,7 +399,7 @@ class CliProject:
         return {node["node"]: node for node in data["results"]}
 
     def has_logs(self) -> bool:
-        from maintainer.hudi.loading import open_table
+        from maintainer.hudi.table.state import open_table
 
         return any(file_slice.log_files for file_slice in open_table(str(self.table)).view.latest_slices())
 

@@ -22,7 +22,7 @@ from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.archived import archived_instants
 from maintainer.hudi.instants.instant import State
 from maintainer.hudi.instants.timeline import TimelineEntry
-from maintainer.hudi.table import MARKERS_DIR, load_timeline
+from maintainer.hudi.table.snapshot import MARKERS_DIR, load_timeline
 from maintainer.storage import Storage
 
 

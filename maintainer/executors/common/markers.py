@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maintainer.hudi.file_groups.filenames import MarkerName, MarkerType
-from maintainer.hudi.table import MARKERS_DIR
+from maintainer.hudi.table.snapshot import MARKERS_DIR
 from maintainer.storage import Storage
 
 MARKER_TYPE_FILE = "MARKERS.type"

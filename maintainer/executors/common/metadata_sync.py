@@ -17,7 +17,6 @@ from maintainer.executors.common.rollback_requests import grouped_deletes
 from maintainer.executors.common.table_service_rollback import pending_rollback_of
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, metadata_log_files, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
@@ -36,8 +35,9 @@ from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpda
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
-from maintainer.hudi.table import load_config
-from maintainer.hudi.table_schema import latest_avro_schema
+from maintainer.hudi.table.schema import latest_avro_schema
+from maintainer.hudi.table.snapshot import load_config
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.storage import Storage
 
 CLEAN_UPDATES = (FILES, COLUMN_STATS, BLOOM_FILTERS)

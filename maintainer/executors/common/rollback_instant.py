@@ -27,7 +27,7 @@ from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import InstantInfo, RollbackMetadata, RollbackPartitionMetadata, RollbackPlan
-from maintainer.hudi.table import HEARTBEAT_DIR, MARKERS_DIR
+from maintainer.hudi.table.snapshot import HEARTBEAT_DIR, MARKERS_DIR
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 

@@ -31,7 +31,7 @@ from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerType
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
-from maintainer.hudi.table import load_timeline
+from maintainer.hudi.table.snapshot import load_timeline
 from maintainer.storage import Storage
 from maintainer.tasks import IN_PROCESS, TaskRunner
 

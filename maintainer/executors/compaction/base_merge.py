@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from maintainer.executors.compaction.keys import record_keys
 from maintainer.executors.compaction.log_state import IS_DELETE, ORDERING, ROW, LogState
-from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.records.merge import MergeRules
 
 
 @dataclass

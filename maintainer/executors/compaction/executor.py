@@ -44,10 +44,10 @@ from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.hudi.payloads import CompactionPlan, WriteStat
-from maintainer.hudi.table import MARKERS_DIR, load_timeline
+from maintainer.hudi.records.merge import MergeRules
+from maintainer.hudi.table.snapshot import MARKERS_DIR, load_timeline
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
 

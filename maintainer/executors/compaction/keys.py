@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from maintainer.hudi.merge import RECORD_KEY_COLUMN, MergeRules
+from maintainer.hudi.records.merge import RECORD_KEY_COLUMN, MergeRules
 
 NULL_KEY = "__null__"
 

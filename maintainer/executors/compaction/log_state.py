@@ -21,8 +21,8 @@ import pyarrow.compute as pc
 from maintainer.executors.compaction.keys import record_keys
 from maintainer.hudi import logformat
 from maintainer.hudi.logformat import BlockType, LogBlock
-from maintainer.hudi.merge import MergeRules, is_natural_delete, orders_after
-from maintainer.hudi.table_schema import conform
+from maintainer.hudi.records.merge import MergeRules, is_natural_delete, orders_after
+from maintainer.hudi.table.schema import conform
 
 KEY, IS_DELETE, ORDERING, ROW, SEQ = "key", "is_delete", "ordering", "row", "seq"
 

@@ -31,11 +31,11 @@ from maintainer.hudi import logformat
 from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerName, MarkerType
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.logformat import BlockType, LogBlock
-from maintainer.hudi.merge import MergeRules
 from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
 from maintainer.hudi.payloads import WriteStat
-from maintainer.hudi.table import MARKERS_DIR
-from maintainer.hudi.table_schema import conform
+from maintainer.hudi.records.merge import MergeRules
+from maintainer.hudi.table.schema import conform
+from maintainer.hudi.table.snapshot import MARKERS_DIR
 from maintainer.storage import Storage
 from maintainer.storage.gc_pause import paused_gc
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from maintainer.errors import CorruptFileError, TableFormatError
 from maintainer.hudi.config.java_properties import PROPERTIES_FILE, parse_java_properties
 from maintainer.hudi.config.properties import parse_table_config, read_properties_file
-from maintainer.hudi.table import PROPERTIES_BACKUP
+from maintainer.hudi.table.snapshot import PROPERTIES_BACKUP
 from maintainer.storage import Storage
 
 

@@ -29,7 +29,7 @@ from maintainer.hudi.instants.timeline import Timeline, TimelineEntry, read_inst
 from maintainer.hudi.logformat.model import LogBlock
 from maintainer.hudi.logformat.reader import iter_log_blocks
 from maintainer.hudi.payloads.commit_sizes import CommittedFile, decode_committed_files
-from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.table.snapshot import TableSnapshot
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 
@@ -397,7 +397,7 @@ def inspect_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
 
 def verify_table(storage: Storage, snapshot: TableSnapshot) -> Inspection:
     """Raise :class:`CorruptTableError` naming every damaged file; planning and apply call it
-    (through :func:`maintainer.hudi.loading.open_table`) before relying on the table."""
+    (through :func:`maintainer.hudi.table.state.open_table`) before relying on the table."""
     inspection = inspect_table(storage, snapshot)
     if inspection.findings:
         raise CorruptTableError(inspection.findings, storage.base_uri)

@@ -10,7 +10,7 @@ from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import read_instant_file
-from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.table.snapshot import TableSnapshot
 from maintainer.storage import Storage
 
 

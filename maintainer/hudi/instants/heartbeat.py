@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from maintainer.errors import MaintainerError, StorageError
-from maintainer.hudi.table import HEARTBEAT_DIR
+from maintainer.hudi.table.snapshot import HEARTBEAT_DIR
 from maintainer.storage import Storage
 
 __all__ = ["HEARTBEAT_DIR", "InstantHeartbeat", "delete_heartbeat", "heartbeat_path", "keep_beating"]

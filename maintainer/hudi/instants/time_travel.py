@@ -21,8 +21,8 @@ from datetime import datetime
 
 from maintainer.errors import UsageError
 from maintainer.hudi.instants.instant import State, format_instant_time, is_instant_time, parse_instant_time
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
+from maintainer.hudi.table.state import TableState
 
 FORMS = "'yyyyMMddHHmmss[SSS]', 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'"
 _DATE_TIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?$")

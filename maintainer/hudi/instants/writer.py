@@ -33,7 +33,7 @@ from maintainer.hudi.instants.instant import (
     wall_clock_in_timezone,
 )
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.table import load_timeline
+from maintainer.hudi.table.snapshot import load_timeline
 from maintainer.logs import fields, get_logger
 from maintainer.storage import Storage
 

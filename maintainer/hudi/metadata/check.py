@@ -30,7 +30,6 @@ from typing import Any
 from maintainer.errors import CorruptFileError, UnsupportedTableError
 from maintainer.hudi.file_groups.integrity import Finding
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.base_files import IndexRecords, check_base_files
 from maintainer.hudi.metadata.column_stats import (
     describe_missing,
@@ -67,7 +66,8 @@ from maintainer.hudi.metadata.updates.indexes import (
 )
 from maintainer.hudi.metadata.updates.slices import latest_merged_files
 from maintainer.hudi.payloads import decode_rollback_plan
-from maintainer.hudi.table_schema import latest_avro_schema
+from maintainer.hudi.table.schema import latest_avro_schema
+from maintainer.hudi.table.state import TableState
 
 COLUMN_STATS = "column_stats"
 NO_KEYS = "the table keeps no _hoodie_record_key column"

@@ -19,10 +19,10 @@ from maintainer.clock import Clock, utc_now
 from maintainer.errors import TimelineWriteError
 from maintainer.hudi.hfile import HFileStyle, read_hfile
 from maintainer.hudi.instants.instant import Action, Instant
-from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import MetadataUpdate, WriteSettings, write_deltacommit
+from maintainer.hudi.table.state import read_table_state
 from maintainer.storage import Storage
 
 UpdateBuilder = Callable[[MetadataTable], MetadataUpdate]

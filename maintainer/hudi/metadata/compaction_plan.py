@@ -20,7 +20,6 @@ from maintainer.hudi.instants.instant import (
     parse_instant_time,
 )
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_IO_MB,
     METRIC_TOTAL_IO_READ_MB,
@@ -30,6 +29,7 @@ from maintainer.hudi.payloads.compaction import (
     CompactionOperation,
     CompactionPlan,
 )
+from maintainer.hudi.table.state import TableState
 
 DEFAULT_MAX_DELTA_COMMITS = 10
 """``hoodie.metadata.compact.max.delta.commits``."""

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from maintainer.errors import CorruptFileError, MaintainerError
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.partitions import FILES, MetadataPartitionKind
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
+from maintainer.hudi.table.state import TableState
 
 SYNC_FROM_VERSION = 8
 

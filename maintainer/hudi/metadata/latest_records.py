@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from maintainer.hudi.file_groups.filemodel import FileSlice
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.model import LogBlock
-from maintainer.hudi.merge import RECORD_KEY_COLUMN
-from maintainer.hudi.reader import read_base_file, read_file_slice
+from maintainer.hudi.records.merge import RECORD_KEY_COLUMN
+from maintainer.hudi.records.reader import read_base_file, read_file_slice
+from maintainer.hudi.table.state import TableState
 
 Location = tuple[str, str]
 """(data-table partition path, file id)."""

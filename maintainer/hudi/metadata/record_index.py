@@ -15,11 +15,11 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.latest_records import LatestRecords, Location, read_latest_records
 from maintainer.hudi.metadata.partitions import MetadataPartitionKind
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.table.state import TableState
 
 RECORD_INDEX = MetadataPartitionKind.RECORD_INDEX.value
 SHOWN = 5

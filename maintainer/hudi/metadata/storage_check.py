@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName
 from maintainer.hudi.file_groups.integrity import CommittedSize, Finding, inspect_table
 from maintainer.hudi.metadata.table import MetadataTable
-from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR
 
 _HINT = (
     "the metadata table is damaged: set `metadata_table: drop` for this table (the next Hudi writer "

@@ -2,7 +2,7 @@
 
 The metadata table is itself a merge-on-read Hudi table (table version 8 or 9, base files are
 HFiles, log blocks are HFILE_DATA or DELETE blocks), so its timeline and file slices come from
-the same code as any table's (:func:`maintainer.hudi.loading.read_table_state`). A partition's
+the same code as any table's (:func:`maintainer.hudi.table.state.read_table_state`). A partition's
 records are the merge, per file group, of the latest base HFile and the log blocks after it
 whose instant is valid (:mod:`.instants`) and completed on the metadata table's own timeline.
 """
@@ -17,14 +17,14 @@ from maintainer.hudi.file_groups.filemodel import FileGroup, FileSlice, LogFile
 from maintainer.hudi.hfile import HFileCell, read_hfile
 from maintainer.hudi.hfile.reader import read_cells_with_prefixes, read_file_info
 from maintainer.hudi.instants.instant import Action, Instant
-from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.logformat.delete_block import block_deletes
 from maintainer.hudi.logformat.model import BlockType, LogBlock
 from maintainer.hudi.logformat.reader import read_log_blocks
 from maintainer.hudi.metadata.instants import valid_instant_times
 from maintainer.hudi.metadata.partitions import MetadataPartition, metadata_partition
 from maintainer.hudi.metadata.records import MetadataRecord, decode_value, merge_records
-from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.storage import Storage
 
 MIN_TABLE_VERSION = 8

@@ -42,7 +42,7 @@ from maintainer.hudi.logformat.arrow import arrow_schema
 from maintainer.hudi.parquet import bloom
 from maintainer.hudi.parquet import gzip as parquet_gzip
 from maintainer.hudi.parquet.deflate_threads import process_threads
-from maintainer.hudi.record_keys import KeyRange
+from maintainer.hudi.records.keys import KeyRange
 from maintainer.storage.fs import Storage
 
 COMMIT_TIME = "_hoodie_commit_time"

@@ -11,8 +11,8 @@ from maintainer.artifact.model import ArchiveInstant, NodePlan
 from maintainer.executors.archive.executor import ArchiveOutcome, run_archive
 from maintainer.executors.archive.selection import ArchivePlanResult
 from maintainer.executors.faults import Fault, maybe_fail, no_fault
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.table import load_timeline
+from maintainer.hudi.table.snapshot import load_timeline
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.archive.node import (
     plan_archive_result,

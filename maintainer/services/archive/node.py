@@ -12,7 +12,7 @@ from datetime import datetime
 
 from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveInstant, NodePlan, NodeStatus
 from maintainer.executors.archive.selection import ArchivePlanResult
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive

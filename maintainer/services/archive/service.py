@@ -8,8 +8,8 @@ from datetime import datetime
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
 from maintainer.executors.common.metadata_sync import nothing_written
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.archive import node
 from maintainer.services.archive.apply import execute_archive

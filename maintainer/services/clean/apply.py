@@ -39,8 +39,8 @@ from maintainer.executors.common.metadata_sync import CLEAN_UPDATES, sync_clean
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome

@@ -19,7 +19,7 @@ from maintainer.artifact.model import (
 )
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Instant, State
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import BuiltPayload
 from maintainer.services.clean.payload import node_cleaner_plan, node_cleaner_plan_bytes, partition_of

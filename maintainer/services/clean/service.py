@@ -15,8 +15,8 @@ from maintainer.artifact.model import (
 from maintainer.executors.common.metadata_sync import clean_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, Prepared, ServiceDefaults

@@ -18,9 +18,9 @@ from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.fsview import FileSystemView, build_view
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import Timeline, read_instant_file
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.clean_retention import decode_clean_retention
-from maintainer.hudi.projection import Projection
+from maintainer.hudi.table.projection import Projection
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY

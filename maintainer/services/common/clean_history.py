@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 
 
 def last_clean_ectr(table: TableState) -> str | None:

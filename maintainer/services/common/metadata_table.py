@@ -25,10 +25,10 @@ from maintainer.hudi.config.properties import (
     table_checksum,
 )
 from maintainer.hudi.config.properties_update import modify_properties, recover_properties
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.partitions import FILES
-from maintainer.hudi.table import METADATA_TABLE_DIR
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.base import NodeContext
 from maintainer.storage import Storage
 

@@ -21,8 +21,8 @@ from maintainer.artifact.model import CompactSlice
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.integrity import verify_compaction_reads
 from maintainer.hudi.instants.instant import Instant, State
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads.compaction import CompactionPlan
+from maintainer.hudi.table.state import TableState
 
 
 def _in_partition(partition: str, name: str) -> str:

@@ -24,7 +24,7 @@ from maintainer.artifact.model import (
 )
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec
 from maintainer.services.compaction.inputs import verify_inputs

@@ -30,7 +30,7 @@ from maintainer.hudi.instants.instant import (
 )
 from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
     OperationsFound,

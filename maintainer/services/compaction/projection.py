@@ -20,14 +20,14 @@ from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.file_groups.fsview import ViewInputs, rebuild_partitions
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.timeline import Timeline, TimelineEntry
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.projection import (
+from maintainer.hudi.table.projection import (
     Projection,
     completed_entry,
     listings_with,
     projected_instant_time,
     with_entries,
 )
+from maintainer.hudi.table.state import TableState
 from maintainer.services.compaction.node import approved_operations
 from maintainer.storage import FileInfo
 

@@ -9,8 +9,8 @@ from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, No
 from maintainer.executors.common.metadata_sync import compaction_writes
 from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.compaction import node

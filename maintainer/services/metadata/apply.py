@@ -13,9 +13,9 @@ from typing import Any
 from maintainer.artifact.model import ArchiveMetadataTable, CleanMetadataTable, CompactMetadataTable
 from maintainer.executors.faults import maybe_fail
 from maintainer.executors.metadata import run_compaction
-from maintainer.hudi.loading import TableState, read_table_state
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
-from maintainer.hudi.table import load_timeline
+from maintainer.hudi.table.snapshot import load_timeline
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.metadata.archival import run_metadata_archival
 from maintainer.services.metadata.clean import run_metadata_clean

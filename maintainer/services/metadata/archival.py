@@ -30,7 +30,7 @@ from maintainer.executors.archive.selection import ArchivePlanResult, Boundary
 from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.archive.state import already_archived

@@ -17,9 +17,9 @@ from maintainer.artifact.model import (
     NodeStatus,
 )
 from maintainer.executors.metadata import CompactionDecision
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import MetadataSpec
 from maintainer.services.metadata.archival import (

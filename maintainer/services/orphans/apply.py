@@ -16,7 +16,7 @@ from maintainer.executors.orphans import (
     delete_orphans,
     quarantine_orphans,
 )
-from maintainer.hudi.orphans import OrphanFile
+from maintainer.hudi.table.orphans import OrphanFile
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.checks import effect_of
 from maintainer.services.common.metadata_table import open_for_apply

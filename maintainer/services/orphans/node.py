@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, NodeStatus, OrphanEffect, RemoveOrphanFile
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.orphans import OrphanFile
+from maintainer.hudi.table.orphans import OrphanFile
+from maintainer.hudi.table.state import TableState
 from maintainer.project.durations import format_duration
 from maintainer.project.models import TableSpec
 from maintainer.services.orphans.planner import OrphanPlanResult, left_alone_reasons, plan_orphans

@@ -1,6 +1,6 @@
 """The orphan planner (pure): which of the files no instant accounts for are removed.
 
-:func:`maintainer.hudi.orphans.find_orphans` already leaves alone what ``HoodieRepairTool``'s
+:func:`maintainer.hudi.table.orphans.find_orphans` already leaves alone what ``HoodieRepairTool``'s
 rules keep and more: files of pending instants (and, on table version 6 while a write is
 pending, every unlisted log file), files older than the active timeline (we do not read the
 archived timeline: ``HoodieRepairTool`` does, and would remove a dangling file of an archived
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from maintainer.hudi.orphans import OrphanFile
+from maintainer.hudi.table.orphans import OrphanFile
 from maintainer.services.orphans.state import OrphanInputs
 
 

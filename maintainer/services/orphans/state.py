@@ -1,5 +1,5 @@
 """Read what the orphan planner needs from a loaded table (read-only): the files no instant
-accounts for (:func:`maintainer.hudi.orphans.find_orphans`, on the table as storage lists it)
+accounts for (:func:`maintainer.hudi.table.orphans.find_orphans`, on the table as storage lists it)
 and, on a table with a metadata table, the files its ``files`` partition lists."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from maintainer.errors import TableFormatError
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.files import metadata_file_listing
 from maintainer.hudi.metadata.table import open_metadata_table
-from maintainer.hudi.orphans import OrphanScan, find_orphans
+from maintainer.hudi.table.orphans import OrphanScan, find_orphans
+from maintainer.hudi.table.state import TableState
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pydantic import ValidationError
 
 from maintainer.artifact.model import NodePlan, OrphanEffect, RemoveOrphanFile
-from maintainer.hudi.table import MARKERS_DIR
+from maintainer.hudi.table.snapshot import MARKERS_DIR
 from maintainer.services.base import Check
 from maintainer.services.common.checks import (
     action_label,

@@ -22,7 +22,7 @@ from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.executors.rollback.executor import RollbackOutcome, run_rollback
 from maintainer.executors.rollback.model import DroppedPath, PlannedRollback, RollbackKind
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply

@@ -28,8 +28,8 @@ from maintainer.artifact.model import RollbackKind as ActionKind
 from maintainer.executors.common.rollback_requests import relative_path
 from maintainer.executors.rollback.model import PlannedRollback, RollbackKind
 from maintainer.hudi import payloads
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackPlanResult

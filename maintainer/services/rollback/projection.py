@@ -25,10 +25,9 @@ from maintainer.hudi.file_groups.filenames import DEFAULT_WRITE_TOKEN
 from maintainer.hudi.file_groups.fsview import rebuild_partitions
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat.naming import next_log_file_v6
 from maintainer.hudi.logformat.writer import rollback_command_block
-from maintainer.hudi.projection import (
+from maintainer.hudi.table.projection import (
     Projection,
     completed_entry,
     listings_with,
@@ -36,6 +35,7 @@ from maintainer.hudi.projection import (
     projected_instant_time,
     with_entries,
 )
+from maintainer.hudi.table.state import TableState
 from maintainer.storage import FileInfo
 
 COMMAND_BLOCK_VERSION = 6

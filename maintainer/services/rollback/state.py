@@ -16,8 +16,8 @@ from maintainer.hudi.instants.instant import (
     State,
     instant_time_to_epoch_ms,
 )
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.logformat import read_log_file
+from maintainer.hudi.table.state import TableState
 from maintainer.services.rollback.model import (
     RollbackInputs,
 )

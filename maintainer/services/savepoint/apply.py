@@ -14,7 +14,7 @@ from maintainer.clock import Clock, utc_now
 from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.executors.savepoint import create_savepoint, delete_savepoint
 from maintainer.hudi.instants.instant import Instant
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.metadata_table import open_for_apply

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.planner import (

@@ -14,8 +14,8 @@ from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.executors.savepoint import savepoint_metadata
 from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.projection import Projection, completed_entry, with_entries
+from maintainer.hudi.table.projection import Projection, completed_entry, with_entries
+from maintainer.hudi.table.state import TableState
 
 _PROJECTED = "projected"
 

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable
 from maintainer.executors.common.metadata_sync import nothing_written
-from maintainer.hudi.loading import TableState
 from maintainer.hudi.metadata.table import MetadataTable
+from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.savepoint import node

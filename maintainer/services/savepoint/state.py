@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.services.savepoint.planner import SavepointInputs
 

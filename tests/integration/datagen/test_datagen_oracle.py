@@ -11,10 +11,10 @@ import pytest
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import DATA_SCHEMA, WorkloadSpec
 from maintainer.hudi.instants.instant import State
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
-from maintainer.hudi.reader import read_table
+from maintainer.hudi.records.reader import read_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 
 DATA_COLUMNS = DATA_SCHEMA.names

@@ -12,8 +12,8 @@ import pytest
 
 from maintainer.health.assess import assess_fleet
 from maintainer.health.records import TableHealth
-from maintainer.hudi.inspection import describe
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.inspection import describe
+from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest
 from maintainer.project.models import TableSpec
 from maintainer.project.objectives import SMALL_FILE_LIMIT

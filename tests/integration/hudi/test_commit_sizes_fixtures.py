@@ -12,7 +12,7 @@ from maintainer.errors import CorruptFileError
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.integrity import inspect_table
 from maintainer.hudi.payloads.commit_sizes import decode_committed_files
-from maintainer.hudi.table import load_snapshot
+from maintainer.hudi.table.snapshot import load_snapshot
 from maintainer.storage import Storage
 from tests.integration.hudi.test_payload_fixtures import instant_files
 from tests.support.fixtures import fixture_names

@@ -23,12 +23,12 @@ import pytest
 
 from maintainer.hudi.hfile import HFile, read_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
-from maintainer.hudi.loading import read_table_state
 from maintainer.hudi.metadata import compaction as mc
 from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.records import parsed_schema
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.payloads.container import read_named_container
+from maintainer.hudi.table.state import read_table_state
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable
 

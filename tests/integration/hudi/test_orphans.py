@@ -17,8 +17,8 @@ import pytest
 
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import TableState, open_table
-from maintainer.hudi.orphans import OrphanScan, find_orphans
+from maintainer.hudi.table.orphans import OrphanScan, find_orphans
+from maintainer.hudi.table.state import TableState, open_table
 from tests.support.fixtures import FixtureTable, base_files, fixture_names
 
 pytestmark = pytest.mark.fixtures

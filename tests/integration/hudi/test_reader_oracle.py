@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from maintainer.errors import UnsupportedTableError
-from maintainer.hudi.loading import open_table
-from maintainer.hudi.reader import read_table
+from maintainer.hudi.records.reader import read_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.record_index import RECORD_INDEX, data_key_locations, indexed_location
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 

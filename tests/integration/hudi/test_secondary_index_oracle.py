@@ -11,7 +11,6 @@ from collections.abc import Callable
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.files import metadata_file_listing
 from maintainer.hudi.metadata.latest_records import raw_values, read_latest_records
@@ -23,6 +22,7 @@ from maintainer.hudi.metadata.secondary_index import (
 )
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates.indexes import read_index_definitions
+from maintainer.hudi.table.state import open_table
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 

@@ -32,7 +32,7 @@ from maintainer.hudi.config.properties import parse_table_config, table_checksum
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.file_groups.fsview import FileSystemView, ViewInputs, build_view, view_as_of
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.table import TableSnapshot, load_snapshot
+from maintainer.hudi.table.snapshot import TableSnapshot, load_snapshot
 from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names

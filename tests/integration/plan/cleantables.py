@@ -20,7 +20,7 @@ from maintainer.hudi.payloads import (
     SavepointPartitionMetadata,
     encode_avro,
 )
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table.snapshot import load_config
 from maintainer.storage import Storage
 
 COMMIT_SUFFIXES = (".commit", ".deltacommit", ".replacecommit")

@@ -20,7 +20,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.file_groups.columnar import view_batches
 from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation, ViewInputs, build_view
 from maintainer.hudi.instants.instant import parse_instant_time
-from maintainer.hudi.loading import TableState, open_table
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.clean.columnar import columnar_partitions
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings

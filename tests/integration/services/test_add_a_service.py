@@ -24,7 +24,7 @@ from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, Summ
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph.manifest_schema import manifest_json_schema
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.planning.changes import compare_specs
 from maintainer.project.models import TableSpec
 from maintainer.project.project_schema import generate_schemas

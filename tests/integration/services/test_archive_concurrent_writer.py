@@ -20,7 +20,7 @@ from maintainer.artifact.directory import read_plan, write_plan
 from maintainer.executors.archive.executor import run_archive
 from maintainer.executors.compaction.executor import run_compaction
 from maintainer.graph import NodeId
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, CleanSpec

@@ -12,7 +12,7 @@ import pytest
 
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi import payloads
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.state import load_archive_inputs

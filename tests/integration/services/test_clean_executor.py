@@ -21,9 +21,9 @@ from maintainer.graph import NodeId
 from maintainer.hudi.config.properties import parse_java_properties
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, SavepointMetadata, encode_avro
 from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
+from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec

@@ -29,7 +29,7 @@ from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext

@@ -17,9 +17,9 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.compaction import operation
 from maintainer.executors.compaction.codec import slice_settings
 from maintainer.executors.compaction.executor import IN_PROCESS, run_compaction
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.parquet import basefile
 from maintainer.hudi.parquet.basefile import ParquetSettings, file_codec
+from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext

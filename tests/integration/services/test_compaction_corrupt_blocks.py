@@ -11,8 +11,8 @@ import pytest
 
 from maintainer.errors import CorruptFileError
 from maintainer.executors.compaction.executor import CompactionOutcome, run_compaction
-from maintainer.hudi.loading import open_table
-from maintainer.hudi.reader import read_table
+from maintainer.hudi.records.reader import read_table
+from maintainer.hudi.table.state import open_table
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
 from maintainer.services.compaction.settings import CompactionSettings, StrategyName

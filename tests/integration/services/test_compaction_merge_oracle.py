@@ -23,11 +23,11 @@ from maintainer.hudi.config.properties import PROPERTIES_FILE, parse_java_proper
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
 from maintainer.hudi.parquet.basefile import with_meta_fields
 from maintainer.hudi.payloads import CommitMetadata, WriteStat
-from maintainer.hudi.reader import read_base_file
+from maintainer.hudi.records.reader import read_base_file
+from maintainer.hudi.table.state import open_table
 from maintainer.services.common.metadata_table import rewrite_properties
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

@@ -20,8 +20,8 @@ from maintainer.executors.compaction.executor import rollback_inflight, run_comp
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import CompactionPlan
+from maintainer.hudi.table.state import open_table
 from maintainer.services.compaction.model import CompactionPlanResult
 from maintainer.services.compaction.payload import build_compaction_plan
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema

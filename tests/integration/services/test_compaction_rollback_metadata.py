@@ -17,10 +17,10 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.compaction.executor import rollback_inflight, run_compaction
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.instants.instant import Action, Instant, State
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.payloads import CompactionPlan
+from maintainer.hudi.table.state import open_table
 from maintainer.services.compaction.payload import build_compaction_plan
 from tests.integration.services.test_compaction_run import FILE_NAME, plan
 from tests.support import oracle

@@ -26,8 +26,8 @@ from maintainer.executors.compaction.executor import CompactionOutcome, run_comp
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.parquet.basefile import ParquetSettings
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_metadata_table
 from maintainer.services.compaction.model import CompactionPlanResult, PlanStatus

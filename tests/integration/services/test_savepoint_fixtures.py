@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from maintainer.executors.savepoint import create_savepoint
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from tests.integration.services.test_savepoint_run import delete_superseded_files
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable

@@ -17,7 +17,7 @@ from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.savepoint import create_savepoint, delete_savepoint
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.planner import plan_savepoints
 from maintainer.services.savepoint.state import load_savepoint_inputs

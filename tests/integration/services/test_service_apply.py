@@ -14,7 +14,7 @@ from maintainer.artifact.model import NodePlan, RollbackAction, RollbackEffect
 from maintainer.datagen.generator import DatagenSpec, GeneratedTable, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec
 from maintainer.services.archive.apply import execute_archive

@@ -16,7 +16,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.savepoint import create_savepoint
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import ArchiveSpec, RollbackSpec, RollingSavepoints, SavepointsSpec
 from maintainer.services.archive.apply import apply_archive_node

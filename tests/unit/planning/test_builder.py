@@ -16,7 +16,7 @@ from maintainer.hudi.file_groups.integrity import CorruptTableError, Finding
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CleanerPlan, CleanFileInfo, encode_avro
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
 from maintainer.project.models import TableSpec

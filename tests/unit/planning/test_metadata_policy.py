@@ -13,7 +13,7 @@ import pytest
 
 from maintainer.artifact.model import NodePlan, NodeStatus, SyncMetadataTable
 from maintainer.hudi.file_groups.integrity import newest_commit_files
-from maintainer.hudi.loading import open_table
+from maintainer.hudi.table.state import open_table
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import MetadataTablePolicy, TableSpec

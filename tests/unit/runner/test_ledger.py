@@ -13,7 +13,6 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import PlanError
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import (
     CleanerPlan,
     CleanMetadata,
@@ -22,6 +21,7 @@ from maintainer.hudi.payloads import (
     encode_avro,
     encode_commit_metadata_json,
 )
+from maintainer.hudi.table.state import open_table
 from maintainer.runner.ledger import (
     NodeRecord,
     check_record,

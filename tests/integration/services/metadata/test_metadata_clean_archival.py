@@ -19,9 +19,9 @@ import pytest
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.records import MetadataRecord
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.metadata.archival import (
     MetadataArchivalSettings,
     data_table_boundary,

@@ -1,5 +1,5 @@
 """The streaming slice merge (log entries folded per key, joined with base row groups) against
-the record-at-a-time merge of ``maintainer.hudi.merge``, and its own rules."""
+the record-at-a-time merge of ``maintainer.hudi.records.merge``, and its own rules."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from maintainer.executors.compaction.log_state import build_log_state, keys_all_
 from maintainer.hudi import logformat
 from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue
-from maintainer.hudi.merge import LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
+from maintainer.hudi.records.merge import LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
 
 AVRO = json.dumps({
     "type": "record", "name": "r", "fields": [

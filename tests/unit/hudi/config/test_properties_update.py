@@ -13,9 +13,9 @@ import pytest
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.config.java_properties import format_java_properties, parse_java_properties
 from maintainer.hudi.config.properties_update import modify_properties, recover_properties
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table.snapshot import load_config
 from maintainer.storage import Storage
-from tests.unit.hudi.test_table import properties, touch
+from tests.unit.hudi.table.test_snapshot import properties, touch
 
 FILE = ".hoodie/hoodie.properties"
 BACKUP = ".hoodie/hoodie.properties.backup"

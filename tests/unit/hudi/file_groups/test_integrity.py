@@ -21,14 +21,14 @@ from maintainer.hudi.file_groups.integrity import (
     size_findings,
     verify_table,
 )
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.writer import rollback_command_block
 from maintainer.hudi.payloads.commit_sizes import decode_committed_files
 from maintainer.hudi.payloads.write_stat import WriteStat
-from maintainer.hudi.table import load_snapshot
+from maintainer.hudi.table.snapshot import load_snapshot
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage
 from maintainer.storage.listing import FileInfo
-from tests.unit.hudi.test_table import properties, touch
+from tests.unit.hudi.table.test_snapshot import properties, touch
 
 T1, T2, T3 = "20240101000001000", "20240101000002000", "20240101000003000"
 BASE = f"region=eu/f1-0_0-1-1_{T1}.parquet"

@@ -11,7 +11,7 @@ from maintainer.errors import TimelineWriteError
 from maintainer.hudi.config.properties import table_config_from_properties
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.table import load_timeline
+from maintainer.hudi.table.snapshot import load_timeline
 from maintainer.storage import Storage
 
 NOW = datetime(2025, 6, 1, 12, 0, 0, tzinfo=timezone.utc)

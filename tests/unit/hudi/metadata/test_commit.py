@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, open_for_sync
 from maintainer.hudi.metadata.files import partition_key
@@ -18,6 +17,7 @@ from maintainer.hudi.metadata.partitions import FILES, RecordType
 from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.writer import MetadataUpdate
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable
 

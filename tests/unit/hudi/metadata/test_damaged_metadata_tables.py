@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from maintainer.errors import CorruptFileError, UnsupportedTableError
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.check import MetadataCheck, check_metadata_table
 from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates.indexes import COLUMN_STATS
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.check import check_metadata_table
 from maintainer.hudi.metadata.files import metadata_file_listing
@@ -17,6 +16,7 @@ from maintainer.hudi.metadata.partitions import file_group_index
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.updates import partition_stats_prefixes
 from maintainer.hudi.metadata.updates.indexes import COLUMN_STATS
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 
 pytestmark = pytest.mark.fixtures

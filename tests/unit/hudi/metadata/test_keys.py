@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.table import open_metadata_table
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 
 METADATA_FIXTURES = metadata_fixture_names()

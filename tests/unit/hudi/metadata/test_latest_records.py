@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.latest_records import raw_values, read_latest_records
-from maintainer.hudi.reader import read_base_file, read_file_slice
+from maintainer.hudi.records.reader import read_base_file, read_file_slice
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.record_schema import metadata_schemas
 from maintainer.hudi.metadata.records import decode_value, live_files, merge_records, parsed_schema
@@ -19,6 +18,7 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.updates import TableIndexes, clean_update, table_indexes
 from maintainer.hudi.metadata.writer import encode_value
 from maintainer.hudi.payloads.clean import CleanMetadata, CleanPartitionMetadata
+from maintainer.hudi.table.state import TableState, open_table
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures

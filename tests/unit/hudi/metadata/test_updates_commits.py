@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata.records import parsed_schema
 from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates import (
@@ -26,6 +25,7 @@ from maintainer.hudi.metadata.updates import (
 from maintainer.hudi.metadata.writer import encode_value
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import decode_commit_metadata
+from maintainer.hudi.table.state import TableState, open_table
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 from tests.unit.hudi.metadata.mdt_blocks import cells_at
 

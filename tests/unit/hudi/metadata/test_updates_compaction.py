@@ -17,7 +17,6 @@ from maintainer.errors import UnsupportedTableError
 from maintainer.hudi.file_groups.fsview import FileSystemView, build_view
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import TimelineEntry
-from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.records import decode_value, parsed_schema
 from maintainer.hudi.metadata.table import open_metadata_table
@@ -33,6 +32,7 @@ from maintainer.hudi.metadata.updates import (
 from maintainer.hudi.metadata.writer import encode_value
 from maintainer.hudi.payloads.commit import CommitMetadata
 from maintainer.hudi.payloads.decode import decode_commit_metadata
+from maintainer.hudi.table.state import TableState, open_table
 from tests.support.fixtures import FixtureTable
 from tests.unit.hudi.metadata.mdt_blocks import cells_at
 

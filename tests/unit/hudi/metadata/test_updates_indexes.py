@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from maintainer.errors import UnsupportedTableError
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.updates import TableIndexes, table_indexes
 from maintainer.hudi.metadata.updates.indexes import read_index_definitions
 from maintainer.hudi.metadata.updates.partition_stats import partition_stats_records
@@ -27,6 +26,7 @@ from maintainer.hudi.metadata.updates.values import (
     Wrapped,
     java_bytes,
 )
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 
 V9 = "sample_table_mor_avro_v9_txns_simple_meta"

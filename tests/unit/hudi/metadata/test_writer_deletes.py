@@ -11,7 +11,6 @@ import pytest
 
 from maintainer.executors.common.metadata_sync import clean_writes, sync_clean
 from maintainer.hudi.instants.instant import Action, Instant, State
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import block_deletes
 from maintainer.hudi.logformat.model import BlockType, HeaderKey
 from maintainer.hudi.logformat.reader import read_log_blocks
@@ -21,6 +20,7 @@ from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.writer import delete_block
 from maintainer.hudi.payloads.clean import CleanMetadata, CleanPartitionMetadata
 from maintainer.hudi.payloads.container import read_container
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures

@@ -11,7 +11,6 @@ import pytest
 
 from maintainer.hudi.hfile import HFileStyle, read_hfile
 from maintainer.hudi.hfile.model import CREATE_TIME_TS
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
 from maintainer.hudi.metadata.record_schema import metadata_schemas
@@ -24,6 +23,7 @@ from maintainer.hudi.metadata.writer import (
     hfile_block,
     log_file_writes,
 )
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable
 
 pytestmark = pytest.mark.fixtures

@@ -10,13 +10,13 @@ import pytest
 
 from maintainer.errors import StorageError
 from maintainer.hudi.instants.heartbeat import heartbeat_path
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.metadata.commit import commit_to_metadata_table
 from maintainer.hudi.metadata.files import metadata_file_listing
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.metadata.updates.build import files_record
 from maintainer.hudi.metadata.writer import MetadataUpdate
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable
 

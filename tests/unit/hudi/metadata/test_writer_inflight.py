@@ -12,7 +12,6 @@ import pytest
 
 from maintainer.hudi.file_groups.filemodel import FileGroup
 from maintainer.hudi.hfile import read_hfile
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import block_deletes
 from maintainer.hudi.logformat.model import BlockType
 from maintainer.hudi.logformat.reader import read_log_blocks
@@ -24,6 +23,7 @@ from maintainer.hudi.metadata.updates.build import files_record
 from maintainer.hudi.metadata.writer import LogFileWrite, MetadataUpdate, inflight_metadata
 from maintainer.hudi.payloads.container import read_container
 from maintainer.hudi.payloads.decode import encode_avro
+from maintainer.hudi.table.state import open_table
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 
 pytestmark = pytest.mark.fixtures

@@ -7,7 +7,7 @@ from typing import cast
 
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
+from maintainer.hudi.table.state import TableState
 from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
 from maintainer.services.archive.state import compaction_max_delta_commits

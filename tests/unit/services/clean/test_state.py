@@ -11,9 +11,9 @@ import pytest
 
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ReplaceCommitMetadata, encode_commit_metadata_json
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.snapshot import load_config, load_timeline
+from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.project.services import CleanSpec
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
@@ -155,8 +155,8 @@ def test_plan_on_a_fully_listed_table_keeps_to_the_incremental_partitions(tmp_pa
 def test_plan_lists_window_partitions_the_opened_table_lacks(tmp_path: Path) -> None:
     from maintainer.hudi.file_groups.fsview import build_view
     from maintainer.hudi.file_groups.view_inputs import load_view_inputs
-    from maintainer.hudi.loading import TableState
-    from maintainer.hudi.table import load_snapshot
+    from maintainer.hudi.table.snapshot import load_snapshot
+    from maintainer.hudi.table.state import TableState
 
     root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
     commits = ct.completed_commits(root)
@@ -176,7 +176,7 @@ def test_plan_on_listings_of_file_infos_matches_the_column_wise_listings(tmp_pat
     """A table whose listings are plain FileInfo tuples (as a projection makes) plans the same."""
     from dataclasses import replace
 
-    from maintainer.hudi.loading import TableState
+    from maintainer.hudi.table.state import TableState
 
     root = Path(ct.make_table(tmp_path, "cow", 6, commits=12, partitions=12, rows=3).path)
     commits = ct.completed_commits(root)

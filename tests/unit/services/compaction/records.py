@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from maintainer.hudi.config.properties import MergeMode
-from maintainer.hudi.merge import MergeRules
+from maintainer.hudi.records.merge import MergeRules
 
 KEY_TS_AVRO = json.dumps({
     "type": "record", "name": "r", "fields": [

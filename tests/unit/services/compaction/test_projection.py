@@ -10,9 +10,9 @@ from pathlib import Path
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, NodeStatus
 from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs, build_view
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.projection import projected_instant_time
-from maintainer.hudi.table import MetadataTableInfo, TableSnapshot
+from maintainer.hudi.table.projection import projected_instant_time
+from maintainer.hudi.table.snapshot import MetadataTableInfo, TableSnapshot
+from maintainer.hudi.table.state import TableState
 from maintainer.services.compaction.model import capture_metrics
 from maintainer.services.compaction.projection import project_after_compaction
 from maintainer.storage import FileInfo, Storage

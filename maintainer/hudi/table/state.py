@@ -19,8 +19,8 @@ from maintainer.hudi.file_groups.integrity import (
 )
 from maintainer.hudi.file_groups.view_inputs import load_view_inputs
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.projection import Projection
-from maintainer.hudi.table import MetadataTableInfo, TableSnapshot, load_snapshot
+from maintainer.hudi.table.projection import Projection
+from maintainer.hudi.table.snapshot import MetadataTableInfo, TableSnapshot, load_snapshot
 from maintainer.storage import Storage
 from maintainer.storage.listing import Listings
 

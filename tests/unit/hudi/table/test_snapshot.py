@@ -10,7 +10,7 @@ from maintainer.errors import CorruptFileError, TableFormatError, UnsupportedTab
 from maintainer.hudi.config.properties import format_java_properties, table_checksum
 from maintainer.hudi.file_groups.fsview import build_view
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.table import (
+from maintainer.hudi.table.snapshot import (
     discover_partitions,
     load_config,
     load_snapshot,

@@ -6,7 +6,7 @@ from typing import Any
 
 from maintainer.hudi.file_groups.filemodel import FileGroup
 from maintainer.hudi.file_groups.fsview import FileSystemView
-from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.table.snapshot import TableSnapshot
 
 
 def _group_json(group: FileGroup, replaced: bool) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from maintainer.errors import MaintainerError, StorageError
 from maintainer.hudi.config.java_properties import PROPERTIES_FILE
-from maintainer.hudi.table import load_config
+from maintainer.hudi.table.snapshot import load_config
 from maintainer.storage import Storage
 
 MAX_DEPTH = 8

@@ -10,13 +10,13 @@ import pytest
 from maintainer.hudi import payloads
 from maintainer.hudi.file_groups.integrity import CorruptTableError, find_interrupted_completions
 from maintainer.hudi.instants.instant import Action, State
-from maintainer.hudi.loading import open_table
-from maintainer.hudi.recovery import recover_interrupted_writes
-from maintainer.hudi.table import load_config, load_timeline
+from maintainer.hudi.table.recovery import recover_interrupted_writes
+from maintainer.hudi.table.snapshot import load_config, load_timeline
+from maintainer.hudi.table.state import open_table
 from maintainer.storage import Storage, atomic
 from tests.unit.hudi.file_groups.test_integrity import T1, T2, mor_table, parquet_bytes
 from tests.unit.hudi.payloads.samples import savepoint_metadata
-from tests.unit.hudi.test_table import properties, touch
+from tests.unit.hudi.table.test_snapshot import properties, touch
 
 
 def _table(root: Path) -> Storage:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from maintainer.hudi.config.properties import MergeMode
-from maintainer.hudi.merge import (
+from maintainer.hudi.records.merge import (
     LogDeletes,
     LogItem,
     LogRecords,

@@ -12,7 +12,7 @@ from maintainer.hudi.instants.instant import State
 from maintainer.hudi.instants.timeline import read_instant_file
 from maintainer.hudi.logformat import arrow_schema
 from maintainer.hudi.parquet.basefile import with_meta_fields
-from maintainer.hudi.table import TableSnapshot
+from maintainer.hudi.table.snapshot import TableSnapshot
 from maintainer.storage import Storage
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from maintainer.hudi.record_keys import KeyRange, key_range
+from maintainer.hudi.records.keys import KeyRange, key_range
 
 
 def test_key_range_looks_for_surrogate_pairs_only_inside_sliced_chunks() -> None:

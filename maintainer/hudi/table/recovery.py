@@ -16,7 +16,7 @@ from maintainer.hudi.config.java_properties import PROPERTIES_FILE
 from maintainer.hudi.config.properties_update import recover_properties
 from maintainer.hudi.file_groups.integrity import find_interrupted_completions
 from maintainer.hudi.instants.heartbeat import HEARTBEAT_DIR
-from maintainer.hudi.table import METADATA_TABLE_DIR, PROPERTIES_BACKUP, load_config, load_timeline
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR, PROPERTIES_BACKUP, load_config, load_timeline
 from maintainer.storage import Storage
 
 

@@ -19,9 +19,16 @@ from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.file_groups.filemodel import FileSlice
 from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.merge import META_COLUMNS, LogDeletes, LogItem, LogRecords, MergeRules, merge_file_slice
-from maintainer.hudi.table_schema import conform, table_arrow_schema
+from maintainer.hudi.records.merge import (
+    META_COLUMNS,
+    LogDeletes,
+    LogItem,
+    LogRecords,
+    MergeRules,
+    merge_file_slice,
+)
+from maintainer.hudi.table.schema import conform, table_arrow_schema
+from maintainer.hudi.table.state import TableState
 from maintainer.storage import Storage
 
 

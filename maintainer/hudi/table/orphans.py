@@ -31,8 +31,8 @@ from typing import Literal
 
 from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, is_junk, is_partition_metadata
 from maintainer.hudi.instants.instant import Action, is_instant_time
-from maintainer.hudi.loading import TableState
-from maintainer.hudi.table import MARKERS_DIR
+from maintainer.hudi.table.snapshot import MARKERS_DIR
+from maintainer.hudi.table.state import TableState
 from maintainer.storage import FileInfo
 
 DEFAULT_MIN_AGE = timedelta(days=7)
