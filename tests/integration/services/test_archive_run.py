@@ -23,9 +23,10 @@ from maintainer.hudi import payloads
 from maintainer.hudi.instants import archived
 from maintainer.hudi.loading import open_table
 from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
-from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.compaction.settings import CompactionSpec
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 

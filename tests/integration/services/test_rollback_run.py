@@ -26,9 +26,9 @@ from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.loading import TableState, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
-from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.spark.tasks import SparkRunner
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema

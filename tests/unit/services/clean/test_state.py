@@ -15,8 +15,8 @@ from maintainer.hudi.loading import open_table
 from maintainer.hudi.payloads import ReplaceCommitMetadata, encode_commit_metadata_json
 from maintainer.hudi.table import load_config, load_timeline
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import (
     clean_settings,
     partitions_to_list,
