@@ -55,7 +55,7 @@ from maintainer.hudi.payloads import (
 from maintainer.hudi.table.snapshot import load_config
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import clear_last_clean_cache
 from maintainer.storage import Storage
 

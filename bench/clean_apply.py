@@ -41,10 +41,10 @@ from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.profiles import SparkSettings
-from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.clean.apply import recheck_planner
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.spark.session import create_session
 from maintainer.spark.tasks import SparkRunner
 from maintainer.storage import Storage

@@ -38,7 +38,7 @@ from listing import add_layout_arguments, bare_listing, generate, model_load, na
 import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import clear_last_clean_cache
 from maintainer.storage import Storage
 

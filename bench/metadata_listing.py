@@ -29,7 +29,9 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning import builder
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, CompactionTrigger
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 from maintainer.storage import Storage
 from tests.support.fixtures import metadata_fixture_names, unpack
 

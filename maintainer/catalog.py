@@ -65,6 +65,24 @@ class SummaryPart:
     tell: Callable[[Sequence[NodeEffects]], str | None]
 
 
+@dataclass(frozen=True, slots=True)
+class RuleBreach:
+    """A resolved table's settings breaking one of a service's rules across options (Hudi's
+    cross-field rules, HUDI.md §5). The project loader reports it as a manifest error
+    (``table '<name>': <message>``) at the first path of ``blame`` a manifest or defaults file
+    set, else at the last: the most specific value first, so the message points at the line a
+    user most likely has to change."""
+
+    message: str
+    hint: str
+    blame: tuple[tuple[str, ...], ...]
+    """Paths from the table (``("archive", "keep_min_commits")``), most specific first."""
+
+
+TableRules = Callable[[Any], Sequence[RuleBreach]]
+"""A resolved table (``project.TableSpec``) -> the rules of a service its settings break."""
+
+
 @dataclass(frozen=True)
 class ServiceDeclaration:
     """One service: a kind of node of the graph (one per table that has its manifest block)."""
@@ -96,6 +114,12 @@ class ServiceDeclaration:
     effect: type[Any] | None = None
     """The plan record of its nodes' effect (tagged by ``kind``; services may share one): the
     plan's ``Effect`` union is derived from them."""
+    table_rules: TableRules | None = None
+    """The rules its settings must keep across options, and with other blocks' (``archive``:
+    keep_min_commits above clean's commits_retained), checked on every resolved table."""
+    inferred: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    """Options of its settings that, when not written, are inferred from the one of these options
+    written (clean's ``policy`` from its ``*_retained``): their source says so (``Project.sources``)."""
 
 
 DROP_METADATA_TABLE = ActionLabel(
@@ -172,6 +196,16 @@ class Catalog:
         """The settings model of each manifest block, in the blocks' order."""
         declared = {s.block: s.settings for s in self.services if s.settings is not None}
         return {block: declared[block] for block in self.blocks}
+
+    @cached_property
+    def table_rules(self) -> tuple[TableRules, ...]:
+        """Every service's table rules, in the catalog's order."""
+        return tuple(s.table_rules for s in self.services if s.table_rules is not None)
+
+    @cached_property
+    def inferred(self) -> dict[str, tuple[str, ...]]:
+        """By option (dotted path from the table: ``clean.policy``): the options it is inferred from."""
+        return {f"{s.block}.{option}": given for s in self.services for option, given in s.inferred.items()}
 
     def block_of(self, settings: type[Any]) -> str:
         """The manifest block whose settings are ``settings``."""

@@ -28,7 +28,7 @@ from maintainer.hudi.metadata.sync import sync_status
 from maintainer.hudi.table.orphans import find_orphans
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive.settings import ArchiveSpec
 
 
 def age_seconds(instant: str, now: datetime, tz: str) -> int:

@@ -1,34 +1,17 @@
 """The declarative layer: project file, profiles and manifests -> validated, typed TableSpecs.
 
-``load_project(dir, target=..., cli_vars=...)`` is the entry point; see ``loader``.
+``load_project(dir, target=..., cli_vars=...)`` is the entry point; see ``loader``. The service
+blocks' settings models are each service's own (``services/<name>/settings.py``).
 """
 
 from maintainer.project.loader import PROJECT_FILE, Project, load_project
 from maintainer.project.models import ProjectConfig, TableEntry, TableSpec
 from maintainer.project.profiles import SparkSettings, Target, TargetSettings
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    CompactionStrategy,
-    CompactionTrigger,
-    RollbackSpec,
-    RollingSavepoints,
-    SavepointsSpec,
-)
 
 __all__ = [
     "PROJECT_FILE",
-    "ArchiveSpec",
-    "CleanSpec",
-    "CompactionSpec",
-    "CompactionStrategy",
-    "CompactionTrigger",
     "Project",
     "ProjectConfig",
-    "RollbackSpec",
-    "RollingSavepoints",
-    "SavepointsSpec",
     "SparkSettings",
     "TableEntry",
     "TableSpec",

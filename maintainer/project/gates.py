@@ -19,7 +19,7 @@ from typing import Annotated
 
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
-from maintainer.project.services import FrozenModel
+from maintainer.project.settings_types import FrozenModel
 
 _UNITS = {
     "": 1, "b": 1,

@@ -24,7 +24,6 @@ from maintainer.project.manifests import DEFAULTS_FILE, DocumentCache, ManifestF
 from maintainer.project.models import ManifestFile, ProjectConfig, TableEntry, TableSpec, project_models
 from maintainer.project.profiles import Target, load_target
 from maintainer.project.rules import check_table_rules
-from maintainer.project.services import POLICY_BY_RETAINED_KEY
 from maintainer.project.templating import Renderer, blame_cli_vars
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
 
@@ -51,14 +50,17 @@ class Project:
 
     def sources(self, name: str) -> dict[str, str]:
         """For each option of table ``name``: the file:line:col that set it, ``default`` (Hudi's),
-        or ``inferred from <file:line:col>`` (the clean policy, from the one *_retained option given)."""
+        or ``inferred from <file:line:col>`` (an option a service infers from the one other option
+        given: ``ServiceDeclaration.inferred``, e.g. the clean policy from its *_retained)."""
         provenance = self.provenance[name]
         resolved = self.table(name).model_dump(exclude={"manifest", "line"}, exclude_none=True)
         sources = {".".join(map(str, path)): provenance.source(path) for path in leaf_paths(resolved)}
-        if sources.get("clean.policy") == "default":
-            given = [key for key in POLICY_BY_RETAINED_KEY if provenance.is_set(("clean", key))]
-            if len(given) == 1:
-                sources["clean.policy"] = f"inferred from {provenance.mark(('clean', given[0]))}"
+        for option, options in installed().inferred.items():
+            if sources.get(option) == "default":
+                parent = tuple(option.split(".")[:-1])
+                given = [(*parent, key) for key in options if provenance.is_set((*parent, key))]
+                if len(given) == 1:
+                    sources[option] = f"inferred from {provenance.mark(given[0])}"
         return sources
 
     def location(self, table: str, path: tuple[str | int, ...]) -> str:

@@ -23,7 +23,7 @@ from maintainer.catalog import Catalog, installed
 from maintainer.project.gates import ByteSize, GatesSpec
 from maintainer.project.objectives import ObjectivesSpec
 from maintainer.project.readers import ReaderSpec
-from maintainer.project.services import FrozenModel
+from maintainer.project.settings_types import FrozenModel
 
 TABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 TableName = Annotated[str, Field(pattern=TABLE_NAME_PATTERN, max_length=200)]

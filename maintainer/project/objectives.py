@@ -13,7 +13,7 @@ from typing import Annotated
 from pydantic import Field
 
 from maintainer.project.gates import ByteSize
-from maintainer.project.services import Duration, FrozenModel, PositiveInt
+from maintainer.project.settings_types import Duration, FrozenModel, PositiveInt
 
 SMALL_FILE_LIMIT = 104_857_600
 """Hudi's ``hoodie.parquet.small.file.limit`` default (100 MiB): a base file under it is small."""

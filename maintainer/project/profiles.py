@@ -12,7 +12,7 @@ from pydantic import Field, field_validator, model_validator
 from maintainer.errors import ManifestError
 from maintainer.project.issues import did_you_mean, validation_error
 from maintainer.project.models import check_state_location
-from maintainer.project.services import FrozenModel
+from maintainer.project.settings_types import FrozenModel
 from maintainer.project.templating import Renderer
 from maintainer.project.yamlsrc import YamlDocument, load_yaml_file
 

@@ -19,7 +19,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from maintainer.project.durations import format_duration
-from maintainer.project.services import Duration, FrozenModel
+from maintainer.project.settings_types import Duration, FrozenModel
 
 ReaderName = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.\-]+$")]
 

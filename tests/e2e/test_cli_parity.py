@@ -23,9 +23,10 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table.state import open_table
-from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.compaction.settings import CompactionSpec
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable
 

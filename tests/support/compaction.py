@@ -15,9 +15,9 @@ from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CompactionSpec, CompactionTrigger
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan, encode_compaction_plan
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

@@ -8,7 +8,7 @@ import pytest
 from maintainer.artifact.model import DeleteFile
 from maintainer.catalog import ActionLabel, Catalog, CatalogError, ServiceDeclaration, installed, installing
 from maintainer.project.models import project_models
-from maintainer.project.services import FrozenModel
+from maintainer.project.settings_types import FrozenModel
 from maintainer.services.registry import registered_services
 
 
@@ -73,3 +73,24 @@ def test_every_service_declares_itself_in_its_own_folder() -> None:
         package = type(service).__module__.rpartition(".")[0]
         declarations = vars(importlib.import_module(f"{package}.declaration")).values()
         assert any(value is service.declaration for value in declarations), package
+
+
+def test_every_settings_model_is_in_its_service_s_own_folder() -> None:
+    """One source per fact: a block's settings (defaults, Hudi's names) and its rules are its
+    service's ``settings.py``; the project floor holds only the shared vocabulary."""
+    for service in registered_services():
+        declaration = service.declaration
+        package = type(service).__module__.rpartition(".")[0]
+        for hook in (declaration.settings, declaration.table_rules):
+            if hook is not None:
+                assert hook.__module__ == f"{package}.settings", (declaration.name, hook)
+
+
+def test_the_catalog_lists_every_service_s_table_rules_and_inferred_options() -> None:
+    catalog = installed()
+    owners = [s.name for s in catalog.services if s.table_rules is not None]
+    assert owners == ["compaction", "savepoint_create", "archive"]
+    assert catalog.table_rules == tuple(catalog.by_name[name].table_rules for name in owners)
+    assert catalog.inferred == {
+        "clean.policy": ("file_versions_retained", "hours_retained", "commits_retained")
+    }

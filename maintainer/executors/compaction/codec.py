@@ -21,7 +21,7 @@ from dataclasses import replace
 from maintainer.errors import ApplyError
 from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.parquet.basefile import HUDI_CODEC_LEVELS, ParquetSettings
-from maintainer.project.services import parse_parquet_compression
+from maintainer.hudi.parquet.codecs import parse_parquet_compression
 
 CODEC_PROPERTY = "hoodie.parquet.compression.codec"
 DEFAULT_CODEC = "gzip"

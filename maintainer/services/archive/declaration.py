@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import ArchiveEffect, ArchiveInstant
 from maintainer.catalog import ActionLabel, ServiceDeclaration, SummaryPart
-from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive.settings import ArchiveSpec, archive_rules
 from maintainer.services.common.change_rules import less_is_destructive, switched_on, true_is_destructive
 from maintainer.services.common.summary_parts import counted
 
@@ -21,6 +21,7 @@ DECLARATION = ServiceDeclaration(
     },
     summary=(SummaryPart(6, counted("instants_archived", len, "instant", "archived")),),
     settings=ArchiveSpec,
+    table_rules=archive_rules,
     records=(ArchiveInstant,),
     effect=ArchiveEffect,
 )

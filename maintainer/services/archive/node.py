@@ -14,15 +14,16 @@ from maintainer.artifact.model import ArchiveBoundary, ArchiveEffect, ArchiveIns
 from maintainer.executors.archive.selection import ArchivePlanResult
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.common.neighbour_settings import compaction_of
 
 SERVICE = "archive"
 
 
 def plan_archive_result(table: TableState, spec: TableSpec) -> ArchivePlanResult:
-    inputs = load_archive_inputs(table, spec.settings_of(CompactionSpec))
+    inputs = load_archive_inputs(table, compaction_of(spec))
     return plan_archive(inputs, spec.settings_of(ArchiveSpec) or ArchiveSpec())
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from maintainer.executors.archive.selection import ArchivePlanResult, Boundary
 from maintainer.hudi.instants.instant import WRITE_ACTIONS, Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive.settings import ArchiveSpec
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from maintainer.executors.archive import v6_log
 from maintainer.hudi.instants.archived import archived_instants
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR, load_config, load_timeline
 from maintainer.hudi.table.state import TableState
-from maintainer.project.services import CompactionSpec
+from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR, load_config, load_timeline
 from maintainer.services.archive.planner import ArchiveInputs
 from maintainer.services.common.clean_history import last_clean_ectr
+from maintainer.services.common.neighbour_settings import CompactionView, compaction_defaults
 
 
 def already_archived(table: TableState) -> frozenset[str]:
@@ -30,18 +30,18 @@ def already_archived(table: TableState) -> frozenset[str]:
 COUNTING_TRIGGERS = frozenset({"num_commits", "num_and_time"})
 
 
-def compaction_max_delta_commits(table: TableState, compaction: CompactionSpec | None) -> int | None:
+def compaction_max_delta_commits(table: TableState, compaction: CompactionView | None) -> int | None:
     """The delta-commit count the compaction trigger needs kept, on every MOR table: Hudi's
     archivers apply the guard whenever the trigger strategy counts delta commits, and its
     default (num_commits, 5) holds where the manifest says nothing about compaction or turns
     it off here (another job, or Hudi itself, may still compact the table)."""
     if not table.snapshot.config.is_mor:
         return None
-    trigger = (compaction or CompactionSpec()).trigger
+    trigger = (compaction or compaction_defaults()).trigger
     return trigger.max_delta_commits if trigger.strategy in COUNTING_TRIGGERS else None
 
 
-def load_archive_inputs(table: TableState, compaction: CompactionSpec | None = None) -> ArchiveInputs:
+def load_archive_inputs(table: TableState, compaction: CompactionView | None = None) -> ArchiveInputs:
     return ArchiveInputs(
         timeline=table.snapshot.timeline,
         last_clean_ectr=last_clean_ectr(table),

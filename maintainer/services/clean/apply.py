@@ -42,7 +42,6 @@ from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
@@ -52,6 +51,7 @@ from maintainer.services.clean.payload import (
     partition_of,
 )
 from maintainer.services.clean.planner import CleanPlanResult, live_files, partitions_planner, plan_clean
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import clean_settings, whole_table_inputs
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import POLICY_BY_RETAINED_KEY, CleanSpec
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import files_deleted, of_service
 
@@ -35,6 +35,7 @@ DECLARATION = ServiceDeclaration(
     },
     summary=(SummaryPart(0, _told),),
     settings=CleanSpec,
+    inferred={"policy": tuple(POLICY_BY_RETAINED_KEY)},
     records=(FinishPendingClean, DeleteFile, DeletePartition),
     effect=CleanEffect,
 )

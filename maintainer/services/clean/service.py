@@ -18,11 +18,11 @@ from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.base import BuiltPayload, Check, NodeContext, NodeOutcome, Prepared, ServiceDefaults
 from maintainer.services.clean import node
 from maintainer.services.clean.apply import clean_not_written_by_plan, execute_clean
 from maintainer.services.clean.declaration import DECLARATION
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import prepare_clean
 from maintainer.services.clean.validate import validate_clean
 from maintainer.storage import Storage

@@ -22,7 +22,6 @@ from maintainer.hudi.payloads.clean_retention import decode_clean_retention
 from maintainer.hudi.table.projection import Projection
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean.payload import SAVEPOINTED_TIMESTAMPS_KEY
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, partitions_planner, plan_clean
 from maintainer.services.clean.policy import (
@@ -32,6 +31,7 @@ from maintainer.services.clean.policy import (
     earliest_commit_to_retain,
 )
 from maintainer.services.clean.scope import LastClean, ScanScope, choose_scope, partitions_in_window
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.storage import FileInfo, Storage
 from maintainer.storage.listing import Listings
 

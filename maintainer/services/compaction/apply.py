@@ -30,9 +30,8 @@ from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.hudi.table.state import TableState, open_table
-from maintainer.project.services import CompactionSpec
+from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved
@@ -40,6 +39,7 @@ from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import find_operations, inputs_of, v6_scheduling_conflicts
+from maintainer.services.compaction.settings import CompactionSpec
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 

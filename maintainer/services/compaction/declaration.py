@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from maintainer.artifact.model import CompactionEffect, CompactSlice, ExecutePendingCompaction
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
-from maintainer.project.services import CompactionSpec
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.compaction.settings import CompactionSpec, compaction_rules
 
 DECLARATION = ServiceDeclaration(
     "compaction",
@@ -23,6 +23,7 @@ DECLARATION = ServiceDeclaration(
     other_changes=(ChangeKind.REWRITE, "compaction settings"),
     summary=(SummaryPart(1, counted("slices_compacted", int, "file slice", "compacted")),),
     settings=CompactionSpec,
+    table_rules=compaction_rules,
     records=(ExecutePendingCompaction, CompactSlice),
     effect=CompactionEffect,
 )

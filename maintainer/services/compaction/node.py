@@ -26,12 +26,11 @@ from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CompactionSpec
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.model import CompactionPlanResult, PlanStatus
 from maintainer.services.compaction.payload import encode_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
-from maintainer.services.compaction.settings import CompactionSettings
+from maintainer.services.compaction.settings import CompactionSettings, CompactionSpec
 from maintainer.storage import Storage
 
 SERVICE = "compaction"

@@ -31,8 +31,8 @@ from maintainer.executors.faults import Fault, no_fault
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.table.state import TableState
-from maintainer.project.services import ArchiveSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import already_archived
 from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.storage import Storage

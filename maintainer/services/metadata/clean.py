@@ -43,6 +43,7 @@ from maintainer.executors.clean.executor import (
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.hudi.payloads import (
     ActionInstant,
     CleanerPlan,
@@ -50,8 +51,6 @@ from maintainer.hudi.payloads import (
     decode_cleaner_plan,
     encode_avro,
 )
-from maintainer.hudi.table.state import TableState, read_table_state
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean.planner import (
     CleanPlanResult,
     FileToDelete,
@@ -59,6 +58,7 @@ from maintainer.services.clean.planner import (
     plan_clean,
 )
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import read_last_clean, whole_table_inputs
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage

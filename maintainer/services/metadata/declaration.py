@@ -10,9 +10,9 @@ from maintainer.artifact.model import (
     MetadataEffect,
 )
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
-from maintainer.project.services import MetadataSpec
 from maintainer.services.common.change_rules import always, switched_on
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.metadata.settings import MetadataSpec
 
 DECLARATION = ServiceDeclaration(
     "metadata",

@@ -21,12 +21,12 @@ from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable, open_metadata_table
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import MetadataSpec
 from maintainer.services.metadata.archival import (
     MetadataArchivalPlan,
 )
 from maintainer.services.metadata.clean import MetadataCleanPlan
 from maintainer.services.metadata.planner import decide_compaction, plan_archival, plan_clean, settings_of
+from maintainer.services.metadata.settings import MetadataSpec
 
 SERVICE = "metadata"
 

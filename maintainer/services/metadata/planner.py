@@ -13,13 +13,15 @@ from maintainer.hudi.metadata import compaction_plan as mcp
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.payloads.decode import decode_compaction_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec, MetadataSpec
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.metadata.archival import (
     MetadataArchivalPlan,
     MetadataArchivalSettings,
     plan_metadata_archival,
 )
 from maintainer.services.metadata.clean import MetadataCleanPlan, MetadataCleanSettings, plan_metadata_clean
+from maintainer.services.metadata.settings import MetadataSpec
 
 
 def settings_of(spec: TableSpec) -> MetadataSpec:

@@ -12,7 +12,7 @@ from datetime import timedelta
 from pydantic import field_validator
 
 from maintainer.project.durations import format_duration
-from maintainer.project.services import Duration, FrozenModel
+from maintainer.project.settings_types import Duration, FrozenModel
 
 MIN_AGE_FLOOR = timedelta(hours=1)
 QUARANTINE_ROOT = ".hoodie"

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from maintainer.artifact.model import RollbackAction, RollbackEffect
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
-from maintainer.project.services import RollbackSpec
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import counted, files_deleted, of_service
+from maintainer.services.rollback.settings import RollbackSpec
 
 _rollbacks = counted("rollbacks", len, "rollback", "")
 

@@ -31,9 +31,9 @@ from maintainer.hudi import payloads
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan, RollbackRequest
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.storage import Storage
 

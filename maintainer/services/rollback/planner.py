@@ -35,9 +35,9 @@ from maintainer.hudi.instants.instant import (
     instant_time_to_epoch_ms,
     is_instant_time,
 )
-from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackInputs, RollbackPlanResult, SkippedWrite
 from maintainer.services.rollback.requests import rollback_plan
+from maintainer.services.rollback.settings import RollbackSpec
 
 
 def _epoch_ms(now: datetime) -> int:

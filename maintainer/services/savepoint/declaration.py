@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, SavepointEffect
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
-from maintainer.project.services import SavepointsSpec
 from maintainer.services.common.change_rules import always, fewer_items, less_is_destructive
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.savepoint.settings import SavepointsSpec, savepoints_rules
 
 CREATE = ServiceDeclaration(
     "savepoint_create",
@@ -22,6 +22,7 @@ CREATE = ServiceDeclaration(
     },
     summary=(SummaryPart(7, counted("savepoints_created", len, "savepoint", "created")),),
     settings=SavepointsSpec,
+    table_rules=savepoints_rules,
     records=(CreateSavepoint,),
     effect=SavepointEffect,
 )

@@ -14,12 +14,12 @@ from datetime import datetime
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan, NodeStatus, SavepointEffect
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
-from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.planner import (
     SavepointAction,
     SavepointPlanResult,
     plan_savepoints,
 )
+from maintainer.services.savepoint.settings import SavepointsSpec
 from maintainer.services.savepoint.state import load_savepoint_inputs
 
 CREATE_SERVICE = "savepoint_create"

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from maintainer.hudi.instants.instant import Action, instant_time_to_epoch_ms
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.project.services import SavepointsSpec
+from maintainer.services.savepoint.settings import SavepointsSpec
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,11 @@ from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest
 from maintainer.project.models import TableSpec
 from maintainer.project.objectives import SMALL_FILE_LIMIT
-from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, MetadataSpec, RollbackSpec
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec
+from maintainer.services.metadata.settings import MetadataSpec
+from maintainer.services.rollback.settings import RollbackSpec
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names, metadata_fixture_names
 

@@ -25,17 +25,14 @@ from maintainer.executors.savepoint import create_savepoint
 from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import (
-    CleanSpec,
-    CompactionSpec,
-    CompactionTrigger,
-    RollbackSpec,
-    SavepointsSpec,
-)
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.compaction.node import plan_compaction_node
 from maintainer.services.compaction.payload import build_compaction_plan
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 from maintainer.services.rollback.apply import apply_rollback_node
 from maintainer.services.rollback.node import plan_rollback_service
+from maintainer.services.rollback.settings import RollbackSpec
+from maintainer.services.savepoint.settings import SavepointsSpec
 from tests.support.compaction import CompactingWriter, schedule_compaction
 from tests.support.plans import clean_effect_of, files_to_delete
 

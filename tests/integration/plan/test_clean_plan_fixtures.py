@@ -16,7 +16,7 @@ import pytest
 from maintainer.artifact.model import NodeStatus
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 from tests.integration.plan import cleantables as ct
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable, fixture_names

@@ -19,7 +19,7 @@ from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

@@ -19,7 +19,7 @@ from maintainer.hudi.instants.instant import wall_clock_in_timezone
 from maintainer.hudi.table.snapshot import load_config
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
 from tests.support import oracle

@@ -12,7 +12,8 @@ import pytest
 from maintainer.hudi.file_groups import fsview
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 from tests.support.fixtures import FixtureTable, fixture_names
 
 pytestmark = pytest.mark.fixtures

@@ -1,8 +1,9 @@
 """Adding a service is one declaration and one ``TableService``, with no other module edited:
 a read-only ``touch`` service defined here (it plans one action per table: count the completed
 instants), registered for the test, is accepted in a manifest block and in the project files'
-schemas, planned through the CLI on a generated table, validated, rendered in plan.md, classified
-by the review, summarised by apply, and present in the plan's schema."""
+schemas, has its settings' rule checked where the block is written, planned through the CLI
+on a generated table, validated, rendered in plan.md, classified by the review, summarised by
+apply, and present in the plan's schema."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from maintainer.artifact.directory import PLAN_FILE, read_plan
 from maintainer.artifact.model import NodePlan, NodeStatus
 from maintainer.artifact.model.records import PlanRecord
 from maintainer.artifact.plan_schema import plan_schema
-from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart, installed
+from maintainer.catalog import ActionLabel, ChangeKind, RuleBreach, ServiceDeclaration, SummaryPart, installed
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph.manifest_schema import manifest_json_schema
@@ -28,7 +29,7 @@ from maintainer.hudi.table.state import TableState
 from maintainer.planning.changes import compare_specs
 from maintainer.project.models import TableSpec
 from maintainer.project.project_schema import generate_schemas
-from maintainer.project.services import FrozenModel, PositiveInt
+from maintainer.project.settings_types import FrozenModel, PositiveInt
 from maintainer.runner.plan_checks import plan_problems
 from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.common.change_rules import less_is_destructive, switched_on
@@ -60,6 +61,22 @@ class TouchSettings(FrozenModel):
     enabled: bool = True
     min_instants: PositiveInt = 1
     """Touch only tables with at least this many completed instants."""
+    max_instants: PositiveInt | None = None
+    """Touch only tables with at most this many completed instants."""
+
+
+def touch_rules(spec: TableSpec) -> list[RuleBreach]:
+    settings = spec.settings_of(TouchSettings)
+    if settings is None or settings.max_instants is None or settings.max_instants >= settings.min_instants:
+        return []
+    return [
+        RuleBreach(
+            f"touch.max_instants ({settings.max_instants}) is below "
+            f"touch.min_instants ({settings.min_instants})",
+            f"raise max_instants to at least {settings.min_instants}",
+            (("touch", "max_instants"), ("touch",)),
+        )
+    ]
 
 
 DECLARATION = ServiceDeclaration(
@@ -67,6 +84,7 @@ DECLARATION = ServiceDeclaration(
     "touch",
     (ActionLabel("touch_table", "table to touch", "tables to touch", 40),),
     settings=TouchSettings,
+    table_rules=touch_rules,
     records=(TouchTable,),
     effect=TouchEffect,
     change_rules={"enabled": switched_on("touch"), "min_instants": less_is_destructive("instants needed")},
@@ -156,6 +174,23 @@ def test_a_wrong_setting_is_refused_where_it_is_written(
     assert touched.cli("validate") != 0
     err = capsys.readouterr().err
     assert "min_instants" in err and "tables/example.yml" in err
+
+
+def test_its_table_rule_is_checked_and_blames_the_line_written(
+    touched: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_manifest(touched, "touch: {min_instants: 3, max_instants: 2}")
+    assert touched.cli("validate") != 0
+    err = capsys.readouterr().err
+    line = (touched.root / "tables" / "example.yml").read_text().splitlines()[2]
+    column = line.index("max_instants: 2") + len("max_instants: ") + 1
+    assert (
+        f"tables/example.yml:3:{column}: table 't': touch.max_instants (2) is below touch.min_instants (3)"
+        in err
+    )
+    assert "raise max_instants to at least 3" in err
+    write_manifest(touched, "touch: {min_instants: 3, max_instants: 3}")
+    assert touched.cli("validate") == 0
 
 
 def test_planned_validated_rendered_applied_and_summarised_through_the_cli(

@@ -23,11 +23,12 @@ from maintainer.graph import NodeId
 from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeRunStatus
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction

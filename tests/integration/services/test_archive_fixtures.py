@@ -13,9 +13,10 @@ import pytest
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi import payloads
 from maintainer.hudi.table.state import open_table
-from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.compaction.settings import CompactionSpec
 from tests.integration.services.test_archive_run import v6_records, v8_rows
 from tests.support import oracle
 from tests.support.fixtures import FixtureTable

@@ -21,11 +21,12 @@ from maintainer.executors.archive import v6_log
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi import payloads
 from maintainer.hudi.instants import archived
-from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
 from maintainer.hudi.table.state import open_table
-from maintainer.project.services import ArchiveSpec, CompactionSpec
+from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
 from maintainer.services.archive.planner import plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs
+from maintainer.services.compaction.settings import CompactionSpec
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 

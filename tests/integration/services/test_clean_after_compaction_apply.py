@@ -20,11 +20,12 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeResult, NodeRunStatus
 from maintainer.services.clean.node import clean_payloads
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.compaction.node import compaction_payloads
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by

@@ -26,9 +26,9 @@ from maintainer.hudi.payloads.savepoint import SavepointPartitionMetadata
 from maintainer.hudi.table.state import open_table
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.runner.apply import PlanRunner, apply_plan
 from maintainer.runner.results import NodeResult, NodeRunStatus, RunResults
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from tests.support.clean_checks import data_files, decoded_cleans, deleted_by, reads
 from tests.support.fixtures import FixtureTable

@@ -31,11 +31,11 @@ from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
+from maintainer.services.compaction.settings import CompactionSpec, CompactionStrategy, CompactionTrigger
 from tests.support import fixtures as fx
 from tests.support import oracle
 from tests.support.plans import NO_FINGERPRINT, table_plan

@@ -21,13 +21,18 @@ from maintainer.hudi.parquet import basefile
 from maintainer.hudi.parquet.basefile import ParquetSettings, file_codec
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CompactionSpec, CompactionStrategy, CompactionTrigger
 from maintainer.services.base import NodeContext
 from maintainer.services.compaction.apply import CompactionApply
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
-from maintainer.services.compaction.settings import CompactionSettings, StrategyName
+from maintainer.services.compaction.settings import (
+    CompactionSettings,
+    CompactionSpec,
+    CompactionStrategy,
+    CompactionTrigger,
+    StrategyName,
+)
 from tests.support import oracle
 from tests.support.plans import NO_FINGERPRINT, table_plan
 

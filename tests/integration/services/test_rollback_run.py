@@ -24,11 +24,11 @@ from maintainer.hudi.file_groups.filemodel import BaseFile
 from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.hudi.table.state import TableState, open_table
-from maintainer.project.services import RollbackSpec
+from maintainer.hudi.logformat import BlockType, read_log_file
 from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.services.rollback.state import load_rollback_inputs
 from maintainer.spark.tasks import SparkRunner
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema

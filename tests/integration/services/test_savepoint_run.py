@@ -18,8 +18,8 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.savepoint import create_savepoint, delete_savepoint
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.table.state import open_table
-from maintainer.project.services import SavepointsSpec
 from maintainer.services.savepoint.planner import plan_savepoints
+from maintainer.services.savepoint.settings import SavepointsSpec
 from maintainer.services.savepoint.state import load_savepoint_inputs
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle

@@ -16,12 +16,13 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError, PlanError
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, RollbackSpec
 from maintainer.services.archive.apply import execute_archive
 from maintainer.services.archive.node import plan_archive_service
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.base import NodeContext
 from maintainer.services.rollback.apply import execute_rollback
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
+from maintainer.services.rollback.settings import RollbackSpec
 from tests.support.plans import NO_FINGERPRINT, table_plan
 
 

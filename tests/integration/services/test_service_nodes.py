@@ -18,13 +18,15 @@ from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, RollbackSpec, RollingSavepoints, SavepointsSpec
 from maintainer.services.archive.apply import apply_archive_node
 from maintainer.services.archive.node import plan_archive_service
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.rollback.apply import apply_rollback_node
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.services.savepoint.apply import apply_savepoint_create_node, apply_savepoint_delete_node
 from maintainer.services.savepoint.node import plan_savepoint_create_service, plan_savepoint_delete_service
+from maintainer.services.savepoint.settings import RollingSavepoints, SavepointsSpec
 from tests.integration.hudi.test_payload_fixtures import hudi_reader_schema
 from tests.support import oracle
 from tests.support.plans import plan, table_plan

@@ -18,14 +18,11 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.project_schema import schema_text
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    CompactionTrigger,
-    RollbackSpec,
-    SavepointsSpec,
-)
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
+from maintainer.services.rollback.settings import RollbackSpec
+from maintainer.services.savepoint.settings import SavepointsSpec
 from tests.support.artifacts import SCHEMAS, plan_json
 
 SERVICES = ("rollback", "compaction", "savepoint_create", "clean", "archive", "savepoint_delete")

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from maintainer.project import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    RollbackSpec,
-    SavepointsSpec,
-    TableSpec,
-)
-from maintainer.project.services import RollingSavepoints
+from maintainer.project import TableSpec
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec
+from maintainer.services.rollback.settings import RollbackSpec
+from maintainer.services.savepoint.settings import RollingSavepoints, SavepointsSpec
 
 ALL_BLOCKS: dict[str, Any] = {
     "rollback": RollbackSpec(),

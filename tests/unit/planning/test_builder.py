@@ -20,10 +20,10 @@ from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan, requests_from_nodes
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services import registry
 from maintainer.services.clean.payload import node_cleaner_plan_bytes
 from maintainer.services.clean.service import CleanService
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.storage import Storage
 from tests.integration.plan import cleantables as ct
 

@@ -17,14 +17,11 @@ from maintainer.hudi.table.state import open_table
 from maintainer.planning import builder
 from maintainer.planning.builder import BuiltPlan, TableRequest, build_plan
 from maintainer.project.models import MetadataTablePolicy, TableSpec
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    CompactionTrigger,
-    SavepointsSpec,
-)
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.clean.service import CleanService
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
+from maintainer.services.savepoint.settings import SavepointsSpec
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable, metadata_fixture_names
 

@@ -16,7 +16,8 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.project.readers import ReaderSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 NOW = START + timedelta(hours=10)

@@ -16,15 +16,12 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import (
-    ArchiveSpec,
-    CleanSpec,
-    CompactionSpec,
-    CompactionTrigger,
-    RollbackSpec,
-)
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.clean import planner as clean_planner
 from maintainer.services.clean import state as clean_state
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.storage import Storage
 
 WITHOUT_ARCHIVE = ("rollback", "compaction", "clean")

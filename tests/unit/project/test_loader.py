@@ -6,7 +6,11 @@ from pathlib import Path
 import pytest
 
 from maintainer.project import load_project
-from maintainer.project.services import ArchiveSpec, CleanSpec, CompactionSpec, RollbackSpec, SavepointsSpec
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
+from maintainer.services.compaction.settings import CompactionSpec
+from maintainer.services.rollback.settings import RollbackSpec
+from maintainer.services.savepoint.settings import SavepointsSpec
 from tests.unit.project.projects import write_project
 
 PROJECT = """\

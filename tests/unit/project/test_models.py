@@ -7,7 +7,7 @@ import copy
 import pickle
 
 from maintainer.project.models import ProjectConfig, TableSpec, project_models
-from maintainer.project.services import CleanSpec
+from maintainer.services.clean.settings import CleanSpec
 
 
 def test_a_spec_pickles_and_comes_back_with_its_service_blocks() -> None:

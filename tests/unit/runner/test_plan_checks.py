@@ -21,8 +21,9 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import PlanError
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.runner.plan_checks import plan_problems, validate_plan
+from maintainer.services.archive.settings import ArchiveSpec
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.common.checks import data_file_problem, instant_problem, relative_path_problem
 
 

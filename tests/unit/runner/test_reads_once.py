@@ -24,14 +24,16 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.graph import NodeId
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec, CompactionSpec, CompactionTrigger, RollbackSpec
 from maintainer.runner.apply import PlanRunner, apply_plan, preflight
 from maintainer.runner.results import NodeRunStatus, RunResults
 from maintainer.services.clean import payload as clean_payload
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.compaction import apply as compaction_apply
 from maintainer.services.compaction import node as compaction_node
+from maintainer.services.compaction.settings import CompactionSpec, CompactionTrigger
 from maintainer.services.rollback import apply as rollback_apply
 from maintainer.services.rollback import node as rollback_node
+from maintainer.services.rollback.settings import RollbackSpec
 from tests.unit.planning.test_reads_once import reads, uri
 
 __all__ = ["reads"]  # the fixture, shared with the planning side's test

@@ -14,7 +14,6 @@ import pytest
 
 from maintainer.errors import StateConflictError, StorageError
 from maintainer.graph.manifest import Applied, ManifestTable, dump_record
-from maintainer.project import CleanSpec
 from maintainer.runner.results import NodeResult, NodeRunStatus
 from maintainer.runner.state_backend import (
     MANIFEST_PATH,
@@ -25,6 +24,7 @@ from maintainer.runner.state_backend import (
     run_id,
     table_figures,
 )
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.storage import Storage
 from maintainer.storage.conditional import GcsConditionalStore, LocalConditionalStore
 from tests.unit.graph.manifests import compiled, metadata, table

@@ -14,9 +14,9 @@ from maintainer.executors.common.table_service_rollback import (
 from maintainer.hudi.file_groups.filemodel import BaseFile, LogFile
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackInputs
 from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.storage import Storage
 
 T = "20260101000000000"

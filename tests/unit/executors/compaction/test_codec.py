@@ -29,7 +29,8 @@ from maintainer.executors.compaction.operation import (
 )
 from maintainer.hudi import logformat
 from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
-from maintainer.project.services import CompactionSpec, parse_parquet_compression
+from maintainer.hudi.parquet.codecs import parse_parquet_compression
+from maintainer.services.compaction.settings import CompactionSpec
 from maintainer.storage import Storage
 from tests.unit.services.compaction import states
 from tests.unit.services.compaction.records import EVENT_TIME_RULES, KEY_TS_AVRO

@@ -8,9 +8,10 @@ from typing import cast
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.table.state import TableState
-from maintainer.project.services import ArchiveSpec, CompactionSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import compaction_max_delta_commits
+from maintainer.services.compaction.settings import CompactionSpec
 
 SETTINGS = ArchiveSpec(keep_min_commits=3, keep_max_commits=5)
 

@@ -9,8 +9,8 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean.apply import drift_reason, lost_from_storage, recheck_planner
+from maintainer.services.clean.settings import CleanSpec
 
 
 def test_edited_paths_are_refused_as_outside_or_not_hudi_and_a_gone_file_is_gone(tmp_path: Path) -> None:

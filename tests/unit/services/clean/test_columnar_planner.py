@@ -16,12 +16,12 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.hudi.file_groups.fsview import build_view
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean import planner
 from maintainer.services.clean.columnar import columnar_partitions
 from maintainer.services.clean.planner import CleanInputs, object_partitions, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 from maintainer.services.clean.scope import ScanScope
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import plan_clean_node
 from maintainer.storage import FileInfo
 from tests.support.random_tables import START, RandomTable, random_tables, ts

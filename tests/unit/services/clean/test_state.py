@@ -15,8 +15,8 @@ from maintainer.hudi.payloads import ReplaceCommitMetadata, encode_commit_metada
 from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
-from maintainer.project.services import CleanSpec
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import (
     clean_settings,
     partitions_to_list,

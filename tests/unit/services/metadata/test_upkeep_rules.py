@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.project.services import ArchiveSpec, CleanSpec
 from maintainer.services.archive.planner import ArchiveInputs, plan_archive
+from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.clean.policy import CleanPolicy
+from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.metadata.archival import MetadataArchivalSettings, data_table_boundary
 from maintainer.services.metadata.clean import MetadataCleanSettings, clean_wait
 

@@ -13,9 +13,9 @@ from maintainer.hudi.file_groups.filenames import BaseFileName, LogFileName, Mar
 from maintainer.hudi.instants.instant import Action, State, instant_time_to_epoch_ms
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
-from maintainer.project.services import RollbackSpec
 from maintainer.services.rollback.model import RollbackInputs
 from maintainer.services.rollback.planner import plan_rollback
+from maintainer.services.rollback.settings import RollbackSpec
 from maintainer.storage import Storage
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from maintainer.hudi.instants.timeline import Timeline
-from maintainer.project.services import RollingSavepoints, SavepointsSpec
 from maintainer.services.savepoint.planner import (
     SavepointInputs,
     plan_savepoints,
 )
+from maintainer.services.savepoint.settings import RollingSavepoints, SavepointsSpec
 
 NOW = datetime(2026, 1, 10, 0, 0, 0, tzinfo=timezone.utc)
 
