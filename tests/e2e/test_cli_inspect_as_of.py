@@ -16,8 +16,8 @@ from maintainer.cli import main
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.table.state import open_table
 from maintainer.hudi.table.snapshot import load_config
+from maintainer.hudi.table.state import open_table
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs

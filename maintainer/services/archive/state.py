@@ -5,8 +5,8 @@ from __future__ import annotations
 from maintainer.executors.archive import v6_log
 from maintainer.hudi.instants.archived import archived_instants
 from maintainer.hudi.instants.instant import Action
-from maintainer.hudi.table.state import TableState
 from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR, load_config, load_timeline
+from maintainer.hudi.table.state import TableState
 from maintainer.services.archive.planner import ArchiveInputs
 from maintainer.services.common.clean_history import last_clean_ectr
 from maintainer.services.common.neighbour_settings import CompactionView, compaction_defaults

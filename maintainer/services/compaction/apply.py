@@ -30,8 +30,8 @@ from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.table.state import TableState, open_table
 from maintainer.hudi.parquet.basefile import ParquetSettings
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved

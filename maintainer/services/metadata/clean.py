@@ -43,7 +43,6 @@ from maintainer.executors.clean.executor import (
 from maintainer.hudi.instants.instant import Action, Instant
 from maintainer.hudi.instants.timeline import Timeline
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.hudi.payloads import (
     ActionInstant,
     CleanerPlan,
@@ -51,6 +50,7 @@ from maintainer.hudi.payloads import (
     decode_cleaner_plan,
     encode_avro,
 )
+from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.services.clean.planner import (
     CleanPlanResult,
     FileToDelete,

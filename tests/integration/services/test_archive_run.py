@@ -21,8 +21,8 @@ from maintainer.executors.archive import v6_log
 from maintainer.executors.archive.executor import run_archive
 from maintainer.hudi import payloads
 from maintainer.hudi.instants import archived
-from maintainer.hudi.table.state import open_table
 from maintainer.hudi.logformat import BlockType, HeaderKey, read_log_file
+from maintainer.hudi.table.state import open_table
 from maintainer.services.archive.planner import plan_archive
 from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.archive.state import load_archive_inputs

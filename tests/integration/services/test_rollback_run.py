@@ -24,8 +24,8 @@ from maintainer.hudi.file_groups.filemodel import BaseFile
 from maintainer.hudi.file_groups.filenames import BaseFileName
 from maintainer.hudi.instants.instant import Action, State
 from maintainer.hudi.instants.writer import TimelineWriter
-from maintainer.hudi.table.state import TableState, open_table
 from maintainer.hudi.logformat import BlockType, read_log_file
+from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.rollback.model import RollbackPlanResult
 from maintainer.services.rollback.planner import plan_rollback
 from maintainer.services.rollback.settings import RollbackSpec
