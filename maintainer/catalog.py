@@ -96,6 +96,10 @@ class ServiceDeclaration:
     effect: type[Any] | None = None
     """The plan record of its nodes' effect (tagged by ``kind``; services may share one): the
     plan's ``Effect`` union is derived from them."""
+    apply_effects: type[Any] | None = None
+    """The model of what its nodes' apply did (a frozen pydantic model, ``services.base.
+    ApplyEffects``): each node's ``adapter_response`` in run_results.json, whose schema is
+    derived from them (None: its apply reports no effects)."""
 
 
 DROP_METADATA_TABLE = ActionLabel(
@@ -186,6 +190,11 @@ class Catalog:
     def effect_records(self) -> tuple[type[Any], ...]:
         """Every service's effect record (each once), in the catalog's order."""
         return tuple(dict.fromkeys(s.effect for s in self.services if s.effect is not None))
+
+    @cached_property
+    def apply_effects(self) -> tuple[type[Any], ...]:
+        """Every service's model of its apply's effects (each once), in the catalog's order."""
+        return tuple(dict.fromkeys(s.apply_effects for s in self.services if s.apply_effects is not None))
 
     def extended(self, *services: ServiceDeclaration) -> Catalog:
         """This catalog with ``services`` run after its own."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from maintainer.artifact.model import ArchiveEffect, ArchiveInstant
 from maintainer.catalog import ActionLabel, ServiceDeclaration, SummaryPart
 from maintainer.project.services import ArchiveSpec
+from maintainer.services.archive.effects import ArchiveApplyEffects
 from maintainer.services.common.change_rules import less_is_destructive, switched_on, true_is_destructive
 from maintainer.services.common.summary_parts import counted
 
@@ -23,4 +24,5 @@ DECLARATION = ServiceDeclaration(
     settings=ArchiveSpec,
     records=(ArchiveInstant,),
     effect=ArchiveEffect,
+    apply_effects=ArchiveApplyEffects,
 )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
 from maintainer.project.services import CleanSpec
+from maintainer.services.clean.effects import CleanApplyEffects
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import files_deleted, of_service
 
@@ -37,4 +38,5 @@ DECLARATION = ServiceDeclaration(
     settings=CleanSpec,
     records=(FinishPendingClean, DeleteFile, DeletePartition),
     effect=CleanEffect,
+    apply_effects=CleanApplyEffects,
 )

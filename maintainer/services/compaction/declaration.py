@@ -8,6 +8,7 @@ from maintainer.artifact.model import CompactionEffect, CompactSlice, ExecutePen
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.project.services import CompactionSpec
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.compaction.effects import CompactionApplyEffects
 
 DECLARATION = ServiceDeclaration(
     "compaction",
@@ -25,4 +26,5 @@ DECLARATION = ServiceDeclaration(
     settings=CompactionSpec,
     records=(ExecutePendingCompaction, CompactSlice),
     effect=CompactionEffect,
+    apply_effects=CompactionApplyEffects,
 )

@@ -13,6 +13,7 @@ from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, Summ
 from maintainer.project.services import MetadataSpec
 from maintainer.services.common.change_rules import always, switched_on
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.metadata.effects import MetadataApplyEffects
 
 DECLARATION = ServiceDeclaration(
     "metadata",
@@ -34,4 +35,5 @@ DECLARATION = ServiceDeclaration(
     settings=MetadataSpec,
     records=(CleanMetadataTable, CompactMetadataTable, ArchiveMetadataTable),
     effect=MetadataEffect,
+    apply_effects=MetadataApplyEffects,
 )

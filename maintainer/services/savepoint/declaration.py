@@ -9,6 +9,7 @@ from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, Summ
 from maintainer.project.services import SavepointsSpec
 from maintainer.services.common.change_rules import always, fewer_items, less_is_destructive
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.savepoint.effects import SavepointCreateApplyEffects, SavepointDeleteApplyEffects
 
 CREATE = ServiceDeclaration(
     "savepoint_create",
@@ -24,6 +25,7 @@ CREATE = ServiceDeclaration(
     settings=SavepointsSpec,
     records=(CreateSavepoint,),
     effect=SavepointEffect,
+    apply_effects=SavepointCreateApplyEffects,
 )
 DELETE = ServiceDeclaration(
     "savepoint_delete",
@@ -32,4 +34,5 @@ DELETE = ServiceDeclaration(
     summary=(SummaryPart(8, counted("savepoints_deleted", len, "savepoint", "deleted")),),
     records=(DeleteSavepoint,),
     effect=SavepointEffect,
+    apply_effects=SavepointDeleteApplyEffects,
 )
