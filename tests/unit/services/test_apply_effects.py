@@ -10,9 +10,9 @@ from typing import Any
 import pydantic
 import pytest
 
-from maintainer.catalog import installed
+from maintainer.catalog import NodeEffects, installed
 from maintainer.services.archive.effects import ArchiveApplyEffects
-from maintainer.services.base import NodeOutcome, NoEffects
+from maintainer.services.base import ApplyEffects, NodeOutcome, NoEffects
 from maintainer.services.clean.effects import CleanApplyEffects, ResolvedInstants
 from maintainer.services.common.metadata_table import MetadataTableDropped, with_dropped
 from maintainer.services.compaction.effects import CompactionApplyEffects
@@ -100,3 +100,32 @@ def test_a_node_that_did_nothing_reports_the_empty_object() -> None:
     assert NodeOutcome().effects == NoEffects() and NoEffects().to_json() == {}
     with pytest.raises(pydantic.ValidationError):
         NoEffects.model_validate({"files_deleted": 0})
+
+
+def example(model: type[ApplyEffects]) -> ApplyEffects:
+    """Effects of ``model`` with every field set to something to tell (1, ``["x"]``, ...)."""
+    values: dict[str, Any] = {}
+    for name, prop in model.model_json_schema()["properties"].items():
+        kind = prop.get("type") or next(o["type"] for o in prop["anyOf"] if o["type"] != "null")
+        items = prop.get("additionalProperties", {}).get("type")
+        values[name] = {
+            "integer": 1,
+            "string": "x",
+            "array": ["x"],
+            "object": {"x": 1 if items == "integer" else "y"},
+        }[kind]
+    return model.model_validate(values)
+
+
+def test_every_part_of_the_closing_line_is_told_from_the_declared_effects() -> None:
+    """The closing line's parts read the effects as run_results.json holds them: each part tells
+    something of nodes that did everything their effects can say (a part reading a key no
+    service declares would tell nothing)."""
+    nodes = [
+        NodeEffects(s.name, example(s.apply_effects).to_json())
+        for s in installed().services
+        if s.apply_effects is not None
+    ]
+    for service in installed().services:
+        for part in service.summary:
+            assert part.tell(nodes), f"{service.name}: a part of the closing line tells nothing"
