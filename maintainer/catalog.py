@@ -120,6 +120,10 @@ class ServiceDeclaration:
     inferred: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
     """Options of its settings that, when not written, are inferred from the one of these options
     written (clean's ``policy`` from its ``*_retained``): their source says so (``Project.sources``)."""
+    apply_effects: type[Any] | None = None
+    """The model of what its nodes' apply did (a frozen pydantic model, ``services.base.
+    ApplyEffects``): each node's ``adapter_response`` in run_results.json, whose schema is
+    derived from them (None: its apply reports no effects)."""
 
 
 DROP_METADATA_TABLE = ActionLabel(
@@ -220,6 +224,11 @@ class Catalog:
     def effect_records(self) -> tuple[type[Any], ...]:
         """Every service's effect record (each once), in the catalog's order."""
         return tuple(dict.fromkeys(s.effect for s in self.services if s.effect is not None))
+
+    @cached_property
+    def apply_effects(self) -> tuple[type[Any], ...]:
+        """Every service's model of its apply's effects (each once), in the catalog's order."""
+        return tuple(dict.fromkeys(s.apply_effects for s in self.services if s.apply_effects is not None))
 
     def extended(self, *services: ServiceDeclaration) -> Catalog:
         """This catalog with ``services`` run after its own."""

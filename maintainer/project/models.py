@@ -169,6 +169,9 @@ class ProjectConfig(_WithServiceBlocks):
 
 OMITTED_WHILE_UNSET = ("owner", "slo")
 """TableSpec fields added after manifest.json format 1 (see :meth:`TableSpec.as_json`)."""
+FORMAT_1_BLOCKS = frozenset({"rollback", "compaction", "clean", "metadata", "archive", "savepoints"})
+"""The service blocks manifest.json format 1 wrote, set or not: a block added since (a new
+service's) is left out while unset, as :data:`OMITTED_WHILE_UNSET` are."""
 
 
 class TableSpec(_WithServiceBlocks):
@@ -197,10 +200,11 @@ class TableSpec(_WithServiceBlocks):
 
     def as_json(self, exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
         """The spec as JSON values (manifest.json, checksums, the review); the fields added after
-        manifest.json format 1 are left out while unset, so that the checksums and specs kept by
-        earlier versions still compare equal."""
+        manifest.json format 1 (and the blocks of services added since) are left out while
+        unset, so that the checksums and specs kept by earlier versions still compare equal."""
         data: dict[str, Any] = self.model_dump(mode="json", exclude=set(exclude))
-        for name in OMITTED_WHILE_UNSET:
+        added = (block for block in installed().blocks if block not in FORMAT_1_BLOCKS)
+        for name in (*OMITTED_WHILE_UNSET, *added):
             if data.get(name, ...) is None:
                 del data[name]
         return data

@@ -285,7 +285,7 @@ class PlanRunner:
                 ctx = dataclasses.replace(ctx, spark=self.spark())
             maybe_fail(node.service, "before_start")
             outcome = executor(ctx)
-            outcome = dataclasses.replace(outcome, message=told(outcome.message, outcome.effects))
+            outcome = dataclasses.replace(outcome, message=told(outcome.message, outcome.effects.to_json()))
             if _recorded(node) and not outcome.skipped:
                 record_node(ctx, outcome.message)
             return outcome

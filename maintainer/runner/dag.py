@@ -58,7 +58,7 @@ def run_one(run_node: NodeRunner, node: NodeId) -> NodeResult:
         started_at=started,
         finished_at=utc_timestamp(),
         timing_s=time.perf_counter() - clock,
-        effects=outcome.effects,
+        effects=outcome.effects.to_json(),
         drift=outcome.drift,
         message=message,
     )

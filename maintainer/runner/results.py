@@ -71,6 +71,8 @@ class NodeResult:
     finished_at: str | None = None
     timing_s: float = 0.0
     effects: Mapping[str, Any] = field(default_factory=dict)
+    """What the node did, as run_results.json writes it (its ``adapter_response``: the
+    ``ApplyEffects`` its apply reported, as JSON)."""
     drift: tuple[Drift, ...] = ()
     message: str = ""
     thread_id: str | None = field(default_factory=_worker_thread)
@@ -216,7 +218,8 @@ class NodeResultOutput:
     """Seconds the node ran."""
     message: str
     adapter_response: dict[str, Any]
-    """What the node did (its effects), e.g. files_deleted, bytes_deleted, slices_compacted."""
+    """What the node did: the effects its service declares (e.g. files_deleted, bytes_deleted,
+    slices_compacted); an empty object for a node that did not run."""
     drift: tuple[Drift, ...]
     """Approved work the node did not do, and why."""
     failures: None

@@ -9,8 +9,11 @@ the projection of the table after it, the up-front check of an approved node and
 Apply gets a ``NodeContext`` (the approved node, its table, spec, payloads, one Spark, a clock,
 and the payloads the up-front check of the plan already rebuilt and found equal, as
 ``BuiltPayload``: the node uses them rather than building them again) and returns a
-``NodeOutcome`` (effects, ``Drift``, a summary line). The fault hook the executors call at their
-safe points (``maybe_fail``) is in :mod:`maintainer.executors.faults`.
+``NodeOutcome`` (its ``ApplyEffects``, ``Drift``, a summary line). Each service declares the
+model of its effects once (``ServiceDeclaration.apply_effects``, in its ``effects.py``): the
+runner writes it as the node's ``adapter_response`` and the run results' schema derives from
+it. The fault hook the executors call at their safe points (``maybe_fail``) is in
+:mod:`maintainer.executors.faults`.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 
 from maintainer.artifact.model import NodePlan, SyncMetadataTable, TablePlan
 from maintainer.catalog import ServiceDeclaration
@@ -101,12 +104,36 @@ class Drift:
         return {"path": self.path, "reason": self.reason}
 
 
+class ApplyEffects(BaseModel):
+    """What a node's apply did, as its service declares it (``ServiceDeclaration.apply_effects``):
+    run_results.json holds it as the node's ``adapter_response``. A field with a default is
+    written only when the apply set it (a part of the node that ran); the others always."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The effects as run_results.json writes them: the fields set, in declaration order."""
+        data: dict[str, Any] = self.model_dump(mode="json", exclude_unset=True)
+        return data
+
+    def merged(self, more: ApplyEffects) -> Self:
+        """These effects with the fields ``more`` set (a part of the same node, told by these
+        effects' model or one it extends: a field they do not have is refused)."""
+        fields = {**self.model_dump(exclude_unset=True), **more.model_dump(exclude_unset=True)}
+        return type(self).model_validate(fields)
+
+
+class NoEffects(ApplyEffects):
+    """A node that did nothing (no changes; skipped, blocked, failed or cancelled): an empty
+    object."""
+
+
 @dataclass(frozen=True, slots=True)
 class NodeOutcome:
     """What a node's apply reports: what it did, what it dropped, and a one-line summary;
     ``skipped`` for a node that had nothing to run (e.g. blocked in the plan)."""
 
-    effects: Mapping[str, Any] = field(default_factory=dict)
+    effects: ApplyEffects = field(default_factory=NoEffects)
     drift: tuple[Drift, ...] = ()
     message: str = ""
     skipped: bool = False

@@ -9,15 +9,16 @@ one real Hudi 1.x table):
 
 * ``cow_v6``: COW, table version 6, a failed write among younger commits (rollback), clean and
   archival due, a savepoint to create and one (made by a first, savepoint-only apply) to delete;
-* ``mor_v6``: MOR, version 6, a failed write, compaction, clean and archival due;
+* ``mor_v6``: MOR, version 6, a failed write, compaction, clean and archival due, and an old
+  orphan file (a base file of an instant on no timeline) to remove;
 * ``cow_v8``: COW, version 8 with a metadata table (kept in sync), clean, archival and metadata
   upkeep (its compaction) due;
 * ``mor_v8``: MOR, version 8 with a metadata table and a failed write: every service;
 * ``mor_v9``: a copy of the hudi-rs fixture ``sample_table_mor_avro_v9_txns_simple_meta``
   (datagen writes versions 6 and 8 only).
 
-The manifest turns every service on (rollback, compaction, savepoints, clean, metadata,
-archive) with settings that give each work on these small tables. One ``plan`` and one
+The manifest turns every service on (rollback, compaction, savepoints, clean, metadata, orphan
+files, archive) with settings that give each work on these small tables. One ``plan`` and one
 ``apply`` run over all five tables (one Spark start).
 
 Determinism instead of normalisation where possible: datagen writes with a fixed clock
@@ -87,9 +88,11 @@ SERVICES = (
     "clean: {commits_retained: 1}",
     "metadata: {compact_max_delta_commits: 2}",
     "archive: {keep_min_commits: 2, keep_max_commits: 3}",
+    "orphan_files: {min_age: 7d}",
 )
 EVERY_SERVICE = (
-    "rollback", "compaction", "savepoint_create", "clean", "metadata", "archive", "savepoint_delete"
+    "rollback", "compaction", "savepoint_create", "clean", "metadata", "orphan_files", "archive",
+    "savepoint_delete",
 )  # fmt: skip
 """The scenario gives each service work (a node with changes), so each one's output is held."""
 VOLATILE_RESULTS = ("started_at", "finished_at", "elapsed_time")
@@ -134,12 +137,24 @@ def frozen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(apply_cmd, "Recheck", functools.partial(Recheck, clock=clock))
 
 
+def plant_orphan(table: Path) -> None:
+    """A copy of a base file under an instant on no timeline, 11 days old at the plan's clock:
+    the orphan-files node removes it."""
+    base = min(table.rglob("*.parquet"))
+    file_id, _token, rest = base.name.split("_", 2)
+    ghost = base.with_name(f"{file_id}_0-9-0_20260401000009000.{rest.split('.', 1)[1]}")
+    shutil.copyfile(base, ghost)
+    stamp = (GENERATED_AT - timedelta(days=10)).timestamp()
+    os.utime(ghost, (stamp, stamp))
+
+
 def tables(tmp_path: Path, fixture_table: Callable[[str], fx.FixtureTable]) -> dict[str, tuple[Path, str]]:
     """The five tables (name -> path, savepoints block); ``cow_v6`` holds a savepoint the main
     manifest no longer lists (made by a savepoint-only plan and apply)."""
     lake = tmp_path / "lake"
     cow_v6 = datagen(lake, "cow_v6", "cow", 6, failed_at=3)
     datagen(lake, "mor_v6", "mor", 6, failed_at=5)
+    plant_orphan(lake / "mor_v6")
     datagen(lake, "cow_v8", "cow", 8, failed_at=None)
     datagen(lake, "mor_v8", "mor", 8, failed_at=4)
     v9 = lake / "mor_v9"

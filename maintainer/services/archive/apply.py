@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from maintainer.artifact.model import ArchiveInstant, NodePlan
 from maintainer.executors.archive.executor import ArchiveOutcome, run_archive
@@ -14,11 +13,12 @@ from maintainer.executors.faults import Fault, maybe_fail, no_fault
 from maintainer.hudi.table.snapshot import load_timeline
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
+from maintainer.services.archive.effects import ArchiveApplyEffects
 from maintainer.services.archive.node import (
     plan_archive_result,
 )
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.metadata_table import open_for_apply, with_dropped
 from maintainer.services.common.outcome import summary
 
 SERVICE = "archive"
@@ -28,8 +28,7 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     """Archive the approved instants still archivable; the count is what this run archived (an
     approved instant already off the active timeline, e.g. archived by an interrupted apply of
     this plan, is reported as such, not counted again)."""
-    effects: dict[str, Any] = {}
-    table = open_for_apply(ctx, effects)
+    table, dropped = open_for_apply(ctx)
     approved = [a.target for a in ctx.node.actions_of(ArchiveInstant)]
     before = {i.timestamp for i in table.snapshot.timeline.instants if i.is_completed}
     fault = functools.partial(maybe_fail, "archive")
@@ -39,12 +38,12 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     still_active = {i.timestamp for i in after.instants if i.is_completed}
     archived = [t for t in approved if t in before and t not in still_active]
     gone_before = [t for t in approved if t not in before]
-    effects.update(
+    effects = ArchiveApplyEffects(
         archive_file=outcome.archive_file,
         records_written=outcome.records_written,
-        instants_archived=archived,
-        already_archived=gone_before,
-        deleted_files=list(outcome.deleted_files),
+        instants_archived=tuple(archived),
+        already_archived=tuple(gone_before),
+        deleted_files=outcome.deleted_files,
     )
     drifted = tuple(
         Drift(t, f"not archived: {applied.refused.get(t, 'no longer archivable')}")
@@ -54,7 +53,7 @@ def execute_archive(ctx: NodeContext) -> NodeOutcome:
     message = summary(len(archived), "instant(s) archived", drifted)
     if gone_before:
         message += f"; {len(gone_before)} already archived before this run (off the active timeline)"
-    return NodeOutcome(effects, drifted, message)
+    return NodeOutcome(with_dropped(effects, dropped), drifted, message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from maintainer.artifact.model import ArchiveEffect, ArchiveInstant
 from maintainer.catalog import ActionLabel, ServiceDeclaration, SummaryPart
+from maintainer.services.archive.effects import ArchiveApplyEffects
 from maintainer.services.archive.settings import ArchiveSpec, archive_rules
 from maintainer.services.common.change_rules import less_is_destructive, switched_on, true_is_destructive
 from maintainer.services.common.summary_parts import counted
@@ -24,4 +25,5 @@ DECLARATION = ServiceDeclaration(
     table_rules=archive_rules,
     records=(ArchiveInstant,),
     effect=ArchiveEffect,
+    apply_effects=ArchiveApplyEffects,
 )

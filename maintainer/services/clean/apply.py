@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, FinishPendingClean, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
@@ -43,6 +42,7 @@ from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_av
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
+from maintainer.services.clean.effects import CleanApplyEffects, ResolvedInstants
 from maintainer.services.clean.node import requested_sha256
 from maintainer.services.clean.payload import (
     approved_deletions,
@@ -55,7 +55,7 @@ from maintainer.services.clean.settings import CleanSpec
 from maintainer.services.clean.state import clean_settings, whole_table_inputs
 from maintainer.services.common.checks import data_file_problem, effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY, plan_id_of_instant
-from maintainer.services.common.metadata_table import drop_if_approved
+from maintainer.services.common.metadata_table import drop_if_approved, with_dropped
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
 
@@ -83,7 +83,10 @@ class CleanExecutor:
         self.ctx = ctx
         self.planner = planner or recheck_planner
         self.tasks = tasks or ctx.task_runner()
-        self.effects: dict[str, Any] = {}
+        self.dropped: tuple[str, ...] | None = None
+        """The metadata table's partitions, when the node dropped it."""
+        self.resolved: dict[str, str] | None = None
+        """The projected instants of the plan's clean -> the real ones, when it named any."""
         self.drift: list[Drift] = []
         self.runs: list[CleanRun] = []
         self.approved_plan: CleanerPlan | None = None
@@ -114,8 +117,8 @@ class CleanExecutor:
 
     # -- 1. metadata table ------------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "deleting files", CLEAN_UPDATES)
-        return self.open() if dropped else table
+        self.dropped = drop_if_approved(self.ctx, table, "deleting files", CLEAN_UPDATES)
+        return self.open() if self.dropped is not None else table
 
     # -- 2. pending cleans --------------------------------------------------------------------------
     def reviewed_requested(self, table: TableState, instant: Instant) -> bytes:
@@ -275,7 +278,7 @@ class CleanExecutor:
             (effect.earliest_commit_to_retain, resolved.earliest_commit_to_retain),
             (effect.last_completed_commit, resolved.last_completed_commit),
         ]
-        self.effects["resolved_instants"] = {old: new for old, new in pairs if old in projected and new}
+        self.resolved = {old: new for old, new in pairs if old in projected and new}
         return resolved
 
     # -- the node -----------------------------------------------------------------------------------
@@ -303,16 +306,18 @@ class CleanExecutor:
 
     def outcome(self) -> NodeOutcome:
         failed = [path for run in self.runs for path in run.failed]
-        effects = {
-            **self.effects,
-            "cleans": [run.instant.timestamp for run in self.runs],
-            "files_deleted": sum(run.files_deleted for run in self.runs),
-            "bytes_deleted": self.bytes_deleted(),
-            "partitions_deleted": [
+        effects = CleanApplyEffects(
+            cleans=tuple(run.instant.timestamp for run in self.runs),
+            files_deleted=sum(run.files_deleted for run in self.runs),
+            bytes_deleted=self.bytes_deleted(),
+            partitions_deleted=tuple(
                 r.partition for run in self.runs for r in run.results if r.partition_deleted
-            ],
-            "files_failed": failed,
-        }
+            ),
+            files_failed=tuple(failed),
+        )
+        if self.resolved is not None:
+            effects = effects.merged(ResolvedInstants(resolved_instants=self.resolved))
+        effects = with_dropped(effects, self.dropped)
         if failed:
             failures = [f"{path} ({why})" for run in self.runs for path, why in run.failures]
             raise ApplyError(
@@ -403,11 +408,9 @@ def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:
     )
 
 
-def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
-    cleans = effects["cleans"]
-    text = (
-        f"{effects['files_deleted']} files deleted in {len(cleans)} clean(s)" if cleans else "nothing to do"
-    )
+def _summary(effects: CleanApplyEffects, drift: list[Drift]) -> str:
+    cleans = effects.cleans
+    text = f"{effects.files_deleted} files deleted in {len(cleans)} clean(s)" if cleans else "nothing to do"
     return text + (f", {len(drift)} drifted" if drift else "")
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
+from maintainer.services.clean.effects import CleanApplyEffects
 from maintainer.services.clean.settings import POLICY_BY_RETAINED_KEY, CleanSpec
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import files_deleted, of_service
@@ -38,4 +39,5 @@ DECLARATION = ServiceDeclaration(
     inferred={"policy": tuple(POLICY_BY_RETAINED_KEY)},
     records=(FinishPendingClean, DeleteFile, DeletePartition),
     effect=CleanEffect,
+    apply_effects=CleanApplyEffects,
 )

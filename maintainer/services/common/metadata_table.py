@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import TypeVar
+
+from pydantic.json_schema import SkipJsonSchema
 
 from maintainer.artifact.model import DropMetadataTable, SyncMetadataTable
 from maintainer.clock import utc_now
@@ -29,7 +31,7 @@ from maintainer.hudi.metadata.fitness import open_fit_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.table.snapshot import METADATA_TABLE_DIR
 from maintainer.hudi.table.state import TableState, open_table
-from maintainer.services.base import NodeContext
+from maintainer.services.base import ApplyEffects, NodeContext
 from maintainer.storage import Storage
 
 METADATA_PARTITION_KEYS = ("hoodie.table.metadata.partitions", "hoodie.table.metadata.partitions.inflight")
@@ -87,25 +89,45 @@ def drop_metadata_table(storage: Storage, now: datetime | None = None) -> list[s
     return partitions
 
 
+class MetadataTableDropped(ApplyEffects):
+    """The effect any node that changes the table may have first (``metadata_table: drop``);
+    the effects of such a service extend it."""
+
+    metadata_table_dropped: tuple[str, ...] | SkipJsonSchema[None] = None
+    """The metadata partitions the table had when the node dropped its metadata table (empty:
+    a folder only); absent when it did not."""
+
+
+Effects = TypeVar("Effects", bound=MetadataTableDropped)
+
+
+def with_dropped(effects: Effects, dropped: tuple[str, ...] | None) -> Effects:
+    """``effects`` with the metadata table the node dropped (``dropped``: its partitions;
+    None: not dropped)."""
+    return (
+        effects if dropped is None else effects.merged(MetadataTableDropped(metadata_table_dropped=dropped))
+    )
+
+
 def drop_if_approved(
     ctx: NodeContext,
     table: TableState,
-    effects: dict[str, Any],
     doing: str,
     updates: Collection[str] = (FILES,),
-) -> bool:
+) -> tuple[str, ...] | None:
     """Before a node changes the table: drop its metadata table when the node's first action
-    says so (True: dropped, open the table again); an unexpected metadata table fails the node
-    (``doing`` the change without updating it would leave it stale). With ``metadata_table:
-    sync``, the metadata partitions in ``updates`` (those the node's sync writes) are read whole
-    first, so a damaged one fails the node before its first write."""
+    says so (its partitions: dropped, open the table again; None: not dropped); an unexpected
+    metadata table fails the node (``doing`` the change without updating it would leave it
+    stale). With ``metadata_table: sync``, the metadata partitions in ``updates`` (those the
+    node's sync writes) are read whole first, so a damaged one fails the node before its first
+    write."""
     mdt = table.snapshot.metadata_table
     dropping = bool(ctx.node.actions_of(DropMetadataTable))
     if not (mdt.partitions or mdt.inflight_partitions or (dropping and mdt.exists)):
-        return False
+        return None
     if ctx.node.actions_of(SyncMetadataTable):
         open_fit_for_sync(table, updates)  # still fit (in step, readable) before the first write
-        return False  # metadata_table: sync: the node keeps it in step
+        return None  # metadata_table: sync: the node keeps it in step
     if not dropping:
         partitions = ", ".join(mdt.partitions + mdt.inflight_partitions) or "folder only"
         raise ApplyError(
@@ -114,16 +136,16 @@ def drop_if_approved(
             hint=f"{doing} without updating it would break readers: make the plan again (with "
             "`metadata_table: sync`, the default for table versions 8 and 9, or `drop`)",
         )
-    effects["metadata_table_dropped"] = drop_metadata_table(table.storage, ctx.clock())
-    return True
+    return tuple(drop_metadata_table(table.storage, ctx.clock()))
 
 
 def open_for_apply(
-    ctx: NodeContext, effects: dict[str, Any], doing: str = "changing the table"
-) -> TableState:
-    """The table as it is now, its metadata table dropped first when the plan says so (see
-    :func:`drop_if_approved`)."""
+    ctx: NodeContext, doing: str = "changing the table"
+) -> tuple[TableState, tuple[str, ...] | None]:
+    """The table as it is now, its metadata table dropped first when the plan says so, and
+    the partitions dropped (None: not dropped; see :func:`drop_if_approved`)."""
     table = open_table(ctx.table.path, ctx.storage_options)
-    if drop_if_approved(ctx, table, effects, doing):
-        return open_table(ctx.table.path, ctx.storage_options)
-    return table
+    dropped = drop_if_approved(ctx, table, doing)
+    if dropped is not None:
+        return open_table(ctx.table.path, ctx.storage_options), dropped
+    return table, None

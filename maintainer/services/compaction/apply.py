@@ -16,8 +16,6 @@ On the table as it is now (re-read under the table lock):
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import Any
 
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
@@ -34,7 +32,8 @@ from maintainer.hudi.parquet.basefile import ParquetSettings
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.ledger import PLAN_ID_KEY
-from maintainer.services.common.metadata_table import drop_if_approved
+from maintainer.services.common.metadata_table import drop_if_approved, with_dropped
+from maintainer.services.compaction.effects import CompactionApplyEffects
 from maintainer.services.compaction.inputs import verify_inputs
 from maintainer.services.compaction.node import approved_operations, compaction_plan_bytes, settings_of
 from maintainer.services.compaction.payload import build_compaction_plan
@@ -98,7 +97,8 @@ class CompactionApply:
     def __init__(self, ctx: NodeContext, runner: TaskRunner | None = None) -> None:
         self.ctx = ctx
         self.runner = runner or ctx.task_runner()
-        self.effects: dict[str, Any] = {}
+        self.dropped: tuple[str, ...] | None = None
+        """The metadata table's partitions, when the node dropped it."""
         self.drift: list[Drift] = []
         self.runs: list[CompactionOutcome] = []
 
@@ -110,8 +110,8 @@ class CompactionApply:
 
     # -- 1. metadata table ----------------------------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        dropped = drop_if_approved(self.ctx, table, self.effects, "compaction", COMPACTION_UPDATES)
-        return self.open() if dropped else table
+        self.dropped = drop_if_approved(self.ctx, table, "compaction", COMPACTION_UPDATES)
+        return self.open() if self.dropped is not None else table
 
     # -- 2. pending compactions -----------------------------------------------------------------
     def check_pending(self, table: TableState) -> None:
@@ -253,35 +253,35 @@ class CompactionApply:
 
     def outcome(self) -> NodeOutcome:
         stats = [s for run in self.runs for s in run.stats]
-        effects: dict[str, Any] = {
-            **self.effects,
-            "compactions": [run.instant.timestamp for run in self.runs],
-            "slices_compacted": len(stats),
-            "files_written": sorted(s.path or "" for s in stats),
-            "bytes_written": sum(s.file_size_in_bytes or 0 for s in stats),
-            "rolled_back_files": sorted(p for run in self.runs for p in run.rolled_back_files),
-            "rollbacks": [run.rollback_instant for run in self.runs if run.rollback_instant],
-            "corrupt_log_blocks_skipped": {
+        effects = CompactionApplyEffects(
+            compactions=tuple(run.instant.timestamp for run in self.runs),
+            slices_compacted=len(stats),
+            files_written=tuple(sorted(s.path or "" for s in stats)),
+            bytes_written=sum(s.file_size_in_bytes or 0 for s in stats),
+            rolled_back_files=tuple(sorted(p for run in self.runs for p in run.rolled_back_files)),
+            rollbacks=tuple(run.rollback_instant for run in self.runs if run.rollback_instant),
+            corrupt_log_blocks_skipped={
                 s.path or "": s.total_corrupt_log_block for s in stats if s.total_corrupt_log_block
             },
-        }
+        )
+        effects = with_dropped(effects, self.dropped)
         return NodeOutcome(effects, tuple(self.drift), _summary(effects, self.drift))
 
 
-def _summary(effects: Mapping[str, Any], drift: list[Drift]) -> str:
-    runs = effects["compactions"]
+def _summary(effects: CompactionApplyEffects, drift: list[Drift]) -> str:
+    runs = effects.compactions
     text = (
-        f"{effects['slices_compacted']} file slice(s) compacted in {len(runs)} compaction(s)"
+        f"{effects.slices_compacted} file slice(s) compacted in {len(runs)} compaction(s)"
         if runs
         else "nothing to do"
     )
-    rollbacks = effects["rollbacks"]
+    rollbacks = effects.rollbacks
     if rollbacks:
         text += (
             f", an earlier failed attempt rolled back first (rollback {', '.join(rollbacks)}, "
-            f"{len(effects['rolled_back_files'])} partial file(s) deleted)"
+            f"{len(effects.rolled_back_files)} partial file(s) deleted)"
         )
-    corrupt = effects["corrupt_log_blocks_skipped"]
+    corrupt = effects.corrupt_log_blocks_skipped
     if corrupt:
         text += (
             f", {sum(corrupt.values())} corrupt log block(s) skipped as Hudi does (a crashed append's "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from maintainer.artifact.model import CompactionEffect, CompactSlice, ExecutePendingCompaction
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.compaction.effects import CompactionApplyEffects
 from maintainer.services.compaction.settings import CompactionSpec, compaction_rules
 
 DECLARATION = ServiceDeclaration(
@@ -26,4 +27,5 @@ DECLARATION = ServiceDeclaration(
     table_rules=compaction_rules,
     records=(ExecutePendingCompaction, CompactSlice),
     effect=CompactionEffect,
+    apply_effects=CompactionApplyEffects,
 )

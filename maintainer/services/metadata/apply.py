@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Any
 
 from maintainer.artifact.model import ArchiveMetadataTable, CleanMetadataTable, CompactMetadataTable
 from maintainer.executors.faults import maybe_fail
@@ -19,6 +18,7 @@ from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.metadata.archival import run_metadata_archival
 from maintainer.services.metadata.clean import run_metadata_clean
+from maintainer.services.metadata.effects import MetadataApplyEffects
 from maintainer.services.metadata.node import SERVICE
 from maintainer.services.metadata.planner import decide_compaction, plan_archival, plan_clean, settings_of
 from maintainer.storage import Storage
@@ -30,7 +30,7 @@ class _Run:
     def __init__(self, ctx: NodeContext, storage: Storage) -> None:
         self.ctx = ctx
         self.storage = storage
-        self.effects: dict[str, Any] = {}
+        self.effects = MetadataApplyEffects()
         self.drift: list[Drift] = []
         self.done: list[str] = []
         self.fault = functools.partial(maybe_fail, SERVICE)
@@ -57,8 +57,12 @@ class _Run:
             for path in approved.files
             if path not in deleted
         ]
-        self.effects["metadata_files_cleaned"] = outcome.files_deleted
-        self.effects["metadata_cleans"] = [run.instant.timestamp for run in outcome.runs]
+        self.effects = self.effects.merged(
+            MetadataApplyEffects(
+                metadata_files_cleaned=outcome.files_deleted,
+                metadata_cleans=tuple(run.instant.timestamp for run in outcome.runs),
+            )
+        )
         if outcome.runs:
             self.done.append(f"metadata table cleaned ({outcome.files_deleted} files)")
         self.fault("metadata_after_clean")
@@ -70,9 +74,13 @@ class _Run:
         if compacted is None:
             self.drift.append(Drift(approved.target, f"metadata table not compacted: {decision.reason}"))
             return
-        self.effects["metadata_compaction"] = compacted.instant.timestamp
-        self.effects["metadata_compactions"] = 1
-        self.effects["metadata_file_groups_compacted"] = compacted.file_groups
+        self.effects = self.effects.merged(
+            MetadataApplyEffects(
+                metadata_compaction=compacted.instant.timestamp,
+                metadata_compactions=1,
+                metadata_file_groups_compacted=compacted.file_groups,
+            )
+        )
         self.done.append(
             f"metadata table compacted at {compacted.instant.timestamp} ({compacted.file_groups} file groups)"
         )
@@ -91,8 +99,11 @@ class _Run:
             for t in approved.instants
             if t not in set(archived)
         ]
-        self.effects["metadata_instants_archived"] = len(archived)
-        self.effects["metadata_archive_file"] = outcome.archive_file
+        self.effects = self.effects.merged(
+            MetadataApplyEffects(
+                metadata_instants_archived=len(archived), metadata_archive_file=outcome.archive_file
+            )
+        )
         if archived:
             self.done.append(f"{len(archived)} metadata table instant(s) archived")
 

@@ -12,6 +12,7 @@ from maintainer.artifact.model import (
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, switched_on
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.metadata.effects import MetadataApplyEffects
 from maintainer.services.metadata.settings import MetadataSpec
 
 DECLARATION = ServiceDeclaration(
@@ -34,4 +35,5 @@ DECLARATION = ServiceDeclaration(
     settings=MetadataSpec,
     records=(CleanMetadataTable, CompactMetadataTable, ArchiveMetadataTable),
     effect=MetadataEffect,
+    apply_effects=MetadataApplyEffects,
 )

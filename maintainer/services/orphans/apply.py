@@ -5,7 +5,6 @@ the approved files that are still orphans of the size the plan saw; the rest is 
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 from maintainer.artifact.model import NodePlan, OrphanEffect, RemoveOrphanFile
 from maintainer.executors.faults import maybe_fail
@@ -19,8 +18,9 @@ from maintainer.executors.orphans import (
 from maintainer.hudi.table.orphans import OrphanFile
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.common.checks import effect_of
-from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.metadata_table import open_for_apply, with_dropped
 from maintainer.services.common.outcome import summary
+from maintainer.services.orphans.effects import OrphanFilesApplyEffects
 from maintainer.services.orphans.node import SERVICE, plan_orphan_result
 
 
@@ -48,9 +48,8 @@ def approved_still_orphans(
 
 
 def execute_orphan_files(ctx: NodeContext) -> NodeOutcome:
-    effects: dict[str, Any] = {}
     planned = effect_of(ctx.node, OrphanEffect)
-    table = open_for_apply(ctx, effects, "removing orphan files")
+    table, dropped = open_for_apply(ctx, "removing orphan files")
     now = ctx.clock()
     found = {o.path: o for o in plan_orphan_result(table, ctx.spec, now).remove}
     due, drifted = approved_still_orphans(ctx.node, found)
@@ -63,10 +62,11 @@ def execute_orphan_files(ctx: NodeContext) -> NodeOutcome:
         removal = quarantine_orphans(table.storage, due, batch, fault) if due else Removal()
     drifted += [Drift(path, "already gone") for path in removal.gone]
     drifted += [Drift(path, f"not removed: {why}") for path, why in removal.failed]
-    effects.update(
+    effects = OrphanFilesApplyEffects(
         orphan_files_removed=len(removal.removed),
         orphan_bytes_removed=removal.bytes,
         quarantine_batch=removal.batch,
     )
     verb = "orphan file(s) quarantined" if removal.batch else "orphan file(s) deleted"
-    return NodeOutcome(effects, tuple(drifted), summary(len(removal.removed), verb, tuple(drifted)))
+    told = summary(len(removal.removed), verb, tuple(drifted))
+    return NodeOutcome(with_dropped(effects, dropped), tuple(drifted), told)

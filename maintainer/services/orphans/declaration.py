@@ -10,6 +10,7 @@ from maintainer.artifact.model import OrphanEffect, RemoveOrphanFile
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import of_service, total
+from maintainer.services.orphans.effects import OrphanFilesApplyEffects
 from maintainer.services.orphans.settings import OrphanFilesSpec
 from maintainer.units import count, human_bytes
 
@@ -42,4 +43,5 @@ DECLARATION = ServiceDeclaration(
     settings=OrphanFilesSpec,
     records=(RemoveOrphanFile,),
     effect=OrphanEffect,
+    apply_effects=OrphanFilesApplyEffects,
 )

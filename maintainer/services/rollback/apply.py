@@ -8,7 +8,6 @@ import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from maintainer.artifact.model import (
     NodePlan,
@@ -25,9 +24,10 @@ from maintainer.hudi.instants.instant import State
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.metadata_table import open_for_apply, with_dropped
 from maintainer.services.common.outcome import drift, summary
 from maintainer.services.rollback.approval import intersect
+from maintainer.services.rollback.effects import RollbackApplyEffects
 from maintainer.services.rollback.node import (
     NEW_ROLLBACKS,
     listed_bytes,
@@ -89,8 +89,7 @@ def with_resumptions(ctx: NodeContext, table: TableState) -> NodePlan:
 
 
 def execute_rollback(ctx: NodeContext) -> NodeOutcome:
-    effects: dict[str, Any] = {}
-    table = open_for_apply(ctx, effects)
+    table, dropped = open_for_apply(ctx)
     check_rollback_payloads(ctx, table)
     node = with_resumptions(ctx, table)
     runner = ctx.task_runner()
@@ -105,18 +104,18 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
         if outcome.metadata is not None
         for target in outcome.metadata.commits_rollback
     ]
-    effects.update(
-        rollbacks=[o.rollback_instant.timestamp for o in outcomes if o.rollback_instant is not None],
-        rolled_back=rolled_back,
-        files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
-        bytes_deleted=listed_bytes(table, _deleted_paths(table, outcomes)),
-        removed_instant_files=sorted(name for o in outcomes for name in o.removed_instant_files),
-    )
     approved = sorted({a.target for a in ctx.node.actions_of(RollbackAction)})
     # done before this run (an apply stopped before its ledger record, or a writer's own
     # rollback), read from the completed rollbacks' metadata: not drift
     before = completed_rollback_targets(table, set(approved) - set(rolled_back))
-    effects["rolled_back_before"] = sorted(before)
+    effects = RollbackApplyEffects(
+        rollbacks=tuple(o.rollback_instant.timestamp for o in outcomes if o.rollback_instant is not None),
+        rolled_back=tuple(rolled_back),
+        files_deleted=sum(o.metadata.total_files_deleted for o in outcomes if o.metadata is not None),
+        bytes_deleted=listed_bytes(table, _deleted_paths(table, outcomes)),
+        removed_instant_files=tuple(sorted(name for o in outcomes for name in o.removed_instant_files)),
+        rolled_back_before=tuple(sorted(before)),
+    )
     drifted = drift(
         approved,
         [*rolled_back, *before, *(t for o in outcomes for t in _targets_of_removal(o.removed_instant_files))],
@@ -129,7 +128,7 @@ def execute_rollback(ctx: NodeContext) -> NodeOutcome:
     text = summary(len(outcomes), "rollback(s) done", drifted)
     if before:
         text += f"; {len(before)} already rolled back before this run ({', '.join(sorted(before))})"
-    return NodeOutcome(effects, drifted, text)
+    return NodeOutcome(with_dropped(effects, dropped), drifted, text)
 
 
 def _targets_of_removal(names: Iterable[str]) -> list[str]:

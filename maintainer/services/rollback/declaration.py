@@ -9,6 +9,7 @@ from maintainer.artifact.model import RollbackAction, RollbackEffect
 from maintainer.catalog import ActionLabel, ChangeKind, NodeEffects, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import counted, files_deleted, of_service
+from maintainer.services.rollback.effects import RollbackApplyEffects
 from maintainer.services.rollback.settings import RollbackSpec
 
 _rollbacks = counted("rollbacks", len, "rollback", "")
@@ -45,4 +46,5 @@ DECLARATION = ServiceDeclaration(
     settings=RollbackSpec,
     records=(RollbackAction,),
     effect=RollbackEffect,
+    apply_effects=RollbackApplyEffects,
 )

@@ -7,7 +7,6 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, NodePlan
 from maintainer.clock import Clock, utc_now
@@ -17,8 +16,9 @@ from maintainer.hudi.instants.instant import Instant
 from maintainer.hudi.table.state import TableState
 from maintainer.project.models import TableSpec
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
-from maintainer.services.common.metadata_table import open_for_apply
+from maintainer.services.common.metadata_table import open_for_apply, with_dropped
 from maintainer.services.common.outcome import drift, summary
+from maintainer.services.savepoint.effects import SavepointCreateApplyEffects, SavepointDeleteApplyEffects
 from maintainer.services.savepoint.node import (
     CREATE_SERVICE,
     plan_savepoint_result,
@@ -32,28 +32,30 @@ DELETE_SERVICE = "savepoint_delete"
 
 
 def execute_savepoint_create(ctx: NodeContext) -> NodeOutcome:
-    effects: dict[str, Any] = {}
-    table = open_for_apply(ctx, effects)
+    table, dropped = open_for_apply(ctx)
     fault = functools.partial(maybe_fail, "savepoint_create")
     made = apply_savepoint_create_node(
         table, ctx.spec, ctx.node, plan_id=ctx.plan_id, fault=fault, clock=ctx.clock
     )
     done = [instant.timestamp for instant in made.created]
-    effects["savepoints_created"] = done
+    effects = with_dropped(SavepointCreateApplyEffects(savepoints_created=tuple(done)), dropped)
     drifted = tuple(Drift(target, f"not savepointed: {why}") for target, why in sorted(made.refused.items()))
     return NodeOutcome(effects, drifted, summary(len(done), "savepoint(s) created", drifted))
 
 
 def execute_savepoint_delete(ctx: NodeContext) -> NodeOutcome:
-    effects: dict[str, Any] = {}
-    table = open_for_apply(ctx, effects)
+    table, dropped = open_for_apply(ctx)
     maybe_fail("savepoint_delete", "before_delete")
     removed = apply_savepoint_delete_node(table, ctx.spec, ctx.node, ctx.clock())
     deleted = sorted({name.split(".", 1)[0] for name in removed})
-    effects.update(savepoints_deleted=deleted, removed_instant_files=removed)
+    effects = SavepointDeleteApplyEffects(
+        savepoints_deleted=tuple(deleted), removed_instant_files=tuple(removed)
+    )
     approved = [a.target for a in ctx.node.actions_of(DeleteSavepoint)]
     drifted = drift(approved, deleted, "already deleted since the plan")
-    return NodeOutcome(effects, drifted, summary(len(deleted), "savepoint(s) deleted", drifted))
+    return NodeOutcome(
+        with_dropped(effects, dropped), drifted, summary(len(deleted), "savepoint(s) deleted", drifted)
+    )
 
 
 @dataclass(frozen=True, slots=True)

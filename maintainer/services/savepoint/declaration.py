@@ -8,6 +8,7 @@ from maintainer.artifact.model import CreateSavepoint, DeleteSavepoint, Savepoin
 from maintainer.catalog import ActionLabel, ChangeKind, ServiceDeclaration, SummaryPart
 from maintainer.services.common.change_rules import always, fewer_items, less_is_destructive
 from maintainer.services.common.summary_parts import counted
+from maintainer.services.savepoint.effects import SavepointCreateApplyEffects, SavepointDeleteApplyEffects
 from maintainer.services.savepoint.settings import SavepointsSpec, savepoints_rules
 
 CREATE = ServiceDeclaration(
@@ -25,6 +26,7 @@ CREATE = ServiceDeclaration(
     table_rules=savepoints_rules,
     records=(CreateSavepoint,),
     effect=SavepointEffect,
+    apply_effects=SavepointCreateApplyEffects,
 )
 DELETE = ServiceDeclaration(
     "savepoint_delete",
@@ -33,4 +35,5 @@ DELETE = ServiceDeclaration(
     summary=(SummaryPart(8, counted("savepoints_deleted", len, "savepoint", "deleted")),),
     records=(DeleteSavepoint,),
     effect=SavepointEffect,
+    apply_effects=SavepointDeleteApplyEffects,
 )

@@ -3,7 +3,8 @@ a read-only ``touch`` service defined here (it plans one action per table: count
 instants), registered for the test, is accepted in a manifest block and in the project files'
 schemas, has its settings' rule checked where the block is written, planned through the CLI
 on a generated table, validated, rendered in plan.md, classified by the review, summarised by
-apply, and present in the plan's schema."""
+apply, and present in the plan's schema and, with the effects its apply declares, in the run
+results' schema."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ from maintainer.project.models import TableSpec
 from maintainer.project.project_schema import generate_schemas
 from maintainer.project.settings_types import FrozenModel, PositiveInt
 from maintainer.runner.plan_checks import plan_problems
-from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDefaults
+from maintainer.runner.results import RUN_RESULTS_FILE
+from maintainer.runner.results_schema import RUN_RESULTS_SCHEMA_FILE, run_results_schema
+from maintainer.services.base import ApplyEffects, Check, NodeContext, NodeOutcome, ServiceDefaults
 from maintainer.services.common.change_rules import less_is_destructive, switched_on
 from maintainer.services.common.summary_parts import counted
 from maintainer.services.registry import registered
@@ -53,6 +56,13 @@ class TouchTable(PlanRecord):
 class TouchEffect(PlanRecord):
     kind: Literal["touch"] = "touch"
     instants: int
+
+
+class TouchApplyEffects(ApplyEffects):
+    """What a touch node's apply did."""
+
+    tables_touched: int
+    """Tables looked at."""
 
 
 class TouchSettings(FrozenModel):
@@ -87,6 +97,7 @@ DECLARATION = ServiceDeclaration(
     table_rules=touch_rules,
     records=(TouchTable,),
     effect=TouchEffect,
+    apply_effects=TouchApplyEffects,
     change_rules={"enabled": switched_on("touch"), "min_instants": less_is_destructive("instants needed")},
     summary=(SummaryPart(40, counted("tables_touched", int, "table", "touched")),),
 )
@@ -114,7 +125,7 @@ class TouchService(ServiceDefaults):
             yield "instants", action.instants, None if action.instants > 0 else "a table touched has instants"
 
     def apply(self, ctx: NodeContext) -> NodeOutcome:
-        return NodeOutcome(effects={"tables_touched": len(ctx.node.actions)}, message="1 table touched")
+        return NodeOutcome(TouchApplyEffects(tables_touched=len(ctx.node.actions)), message="1 table touched")
 
 
 @pytest.fixture
@@ -215,9 +226,18 @@ def test_planned_validated_rendered_applied_and_summarised_through_the_cli(
     capsys.readouterr()
     assert touched.cli("apply") == 0
     assert capsys.readouterr().out.rstrip().splitlines()[-1] == "Apply complete: 1 table touched."
-    assert artifacts.run_results(touched.root / "target")["results"][0]["adapter_response"] == {
-        "tables_touched": 1
-    }
+    results = json.loads((touched.root / "target" / RUN_RESULTS_FILE).read_text(encoding="utf-8"))
+    assert results["results"][0]["adapter_response"] == {"tables_touched": 1}
+    jsonschema.validate(results, run_results_schema())  # the schema with the touch service's effects
+    with pytest.raises(jsonschema.ValidationError):  # the checked-in one, of the real services, has not
+        jsonschema.validate(results, artifacts.schema(RUN_RESULTS_SCHEMA_FILE))
+
+
+def test_its_apply_effects_are_in_the_run_results_schema(touch: None) -> None:
+    schema = run_results_schema()
+    assert schema["$defs"]["TouchApplyEffects"]["properties"]["tables_touched"]["type"] == "integer"
+    response = schema["$defs"]["NodeResultOutput"]["properties"]["adapter_response"]
+    assert {"$ref": "#/$defs/TouchApplyEffects"} in response["anyOf"]
 
 
 def test_the_review_classifies_its_settings_by_its_rules(touch: None) -> None:

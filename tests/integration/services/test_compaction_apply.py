@@ -34,6 +34,7 @@ from maintainer.project.models import TableSpec
 from maintainer.services.base import NodeContext
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.compaction.apply import CompactionApply
+from maintainer.services.compaction.effects import CompactionApplyEffects
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from maintainer.services.compaction.settings import CompactionSpec, CompactionStrategy, CompactionTrigger
 from tests.support import fixtures as fx
@@ -99,11 +100,11 @@ def test_apply_compacts_the_approved_slices(version: int, tmp_path: Path) -> Non
     before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
     node, blobs = planned(path, spec)
     outcome = apply(path, spec, node, blobs)
-    assert outcome.effects["slices_compacted"] == 2 and not outcome.drift
+    assert outcome.effects.slices_compacted == 2 and not outcome.drift
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
     assert oracle.snapshot_rows(path, read_optimized=True) == oracle.snapshot_rows(path)
     again = apply(path, spec, node, blobs)  # the slices are compacted now: drift, nothing done
-    assert again.effects["compactions"] == [] and len(again.drift) == 2
+    assert again.effects.compactions == () and len(again.drift) == 2
 
 
 def test_tampered_payload_is_refused(tmp_path: Path) -> None:
@@ -123,7 +124,7 @@ def test_a_slice_that_changed_since_the_plan_is_drift(tmp_path: Path) -> None:
     shrunk = replace(first, log_files=first.log_files[:-1])  # as if a log file arrived after the plan
     changed = replace(node, actions=tuple(shrunk if a is first else a for a in node.actions))
     outcome = apply(path, spec, changed, compaction_payloads(changed, open_table(str(path)).storage, PLAN_ID))
-    assert outcome.effects["slices_compacted"] == 1
+    assert outcome.effects.slices_compacted == 1
     (drift,) = outcome.drift
     assert "log files" in drift.reason
 
@@ -140,7 +141,7 @@ def test_interrupted_apply_is_finished_by_the_next_one(
         apply(path, spec, node, blobs)
     monkeypatch.delenv(FAULT_ENV)
     outcome = apply(path, spec, node, blobs)
-    assert len(outcome.effects["compactions"]) == 1 and outcome.effects["rolled_back_files"]
+    assert len(outcome.effects.compactions) == 1 and outcome.effects.rolled_back_files
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
 
 
@@ -170,7 +171,7 @@ def test_pending_compaction_is_executed_first_and_a_foreign_one_refused(tmp_path
     reviewed = replace(unrecorded, sha256=hashlib.sha256(requested).hexdigest())
     approving = replace(node, actions=(reviewed, *node.actions))
     outcome = apply(path, spec, approving, blobs)
-    assert outcome.effects["compactions"][0] == scheduled.timestamp
+    assert outcome.effects.compactions[0] == scheduled.timestamp
     assert {d.reason for d in outcome.drift} == {
         "the file slice is no longer compactable (gone, replaced, or in another pending operation)"
     }
@@ -188,7 +189,7 @@ def test_metadata_table_is_dropped_first_when_approved(
     before = oracle.snapshot_rows(path, drop=["_hoodie_file_name"])
     dropping = replace(node, actions=(DropMetadataTable(reason="r", partitions=("files",)), *node.actions))
     outcome = apply(path, spec, dropping, blobs)
-    assert outcome.effects["metadata_table_dropped"] is not None and outcome.effects["slices_compacted"] == 1
+    assert outcome.effects.metadata_table_dropped is not None and outcome.effects.slices_compacted == 1
     assert not (path / ".hoodie/metadata").exists()
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before
 
@@ -209,7 +210,8 @@ def test_node_survives_the_plan_directory_round_trip(tmp_path: Path, monkeypatch
     table = saved.plan.tables[0]
     ctx = NodeContext(saved.plan_id, table, node, spec, saved.payloads, spark=None)
     outcome = CompactionApply(ctx, IN_PROCESS).execute()
-    assert outcome.effects["slices_compacted"] == 2 and not outcome.drift
+    assert isinstance(outcome.effects, CompactionApplyEffects)
+    assert outcome.effects.slices_compacted == 2 and not outcome.drift
 
 
 def test_a_pending_compaction_carrying_the_plan_id_is_checked_against_the_approved_slices(
@@ -240,5 +242,5 @@ def test_a_pending_compaction_carrying_the_plan_id_is_checked_against_the_approv
     requested = path / writer.timeline().file_path(instant, State.REQUESTED)
     requested.write_bytes(next(iter(blobs.values())))  # what apply writes for the approved slices
     outcome = apply(path, spec, node, blobs)
-    assert outcome.effects["compactions"] == [instant.timestamp]
+    assert outcome.effects.compactions == (instant.timestamp,)
     assert oracle.snapshot_rows(path, drop=["_hoodie_file_name"]) == before

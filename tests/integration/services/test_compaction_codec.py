@@ -23,6 +23,7 @@ from maintainer.hudi.table.state import open_table
 from maintainer.project.models import TableSpec
 from maintainer.services.base import NodeContext
 from maintainer.services.compaction.apply import CompactionApply
+from maintainer.services.compaction.effects import CompactionApplyEffects
 from maintainer.services.compaction.node import compaction_payloads, plan_compaction_service
 from maintainer.services.compaction.payload import build_compaction_plan
 from maintainer.services.compaction.planner import inputs_of, plan_compaction
@@ -104,6 +105,7 @@ def test_manifest_codec_reaches_every_slice(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(operation, "slice_settings", recording)
     before = oracle.snapshot_rows(path, drop=[FILE_NAME])
     outcome = CompactionApply(NodeContext(PLAN_ID, plan, node, spec, blobs, spark=None), IN_PROCESS).execute()
-    assert outcome.effects["slices_compacted"] == len(seen) > 0
+    assert isinstance(outcome.effects, CompactionApplyEffects)
+    assert outcome.effects.slices_compacted == len(seen) > 0
     assert set(seen) == {("gzip", 2)}, "the manifest's level for the base files' own codec"
     assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before

@@ -239,9 +239,9 @@ def test_apply_reports_the_rollback_of_its_interrupted_attempt(
     monkeypatch.delenv(FAULT_ENV)
     outcome = apply(path, spec, node, blobs)
     (rollback,) = open_table(str(path)).snapshot.timeline.of_action(Action.ROLLBACK)
-    assert outcome.effects["rollbacks"] == [rollback.timestamp]
-    (partial,) = outcome.effects["rolled_back_files"]
-    assert partial in outcome.effects["files_written"]  # rewritten under the same name
+    assert outcome.effects.rollbacks == (rollback.timestamp,)
+    (partial,) = outcome.effects.rolled_back_files
+    assert partial in outcome.effects.files_written  # rewritten under the same name
     assert f"rollback {rollback.timestamp}, 1 partial file(s) deleted" in outcome.message
 
 

@@ -21,6 +21,7 @@ from maintainer.services.archive.node import plan_archive_service
 from maintainer.services.archive.settings import ArchiveSpec
 from maintainer.services.base import NodeContext
 from maintainer.services.rollback.apply import execute_rollback
+from maintainer.services.rollback.effects import RollbackApplyEffects
 from maintainer.services.rollback.node import plan_rollback_service, rollback_payloads
 from maintainer.services.rollback.settings import RollbackSpec
 from tests.support.plans import NO_FINGERPRINT, table_plan
@@ -65,7 +66,8 @@ def test_rollback_reports_what_it_rolled_back(tmp_path: Path) -> None:
     outcome = execute_rollback(
         context(path, node, rollback_payloads(node, open_table(str(path)).storage, "x"))
     )
-    assert outcome.effects["rolled_back"] == [generated.failed_instant]
+    assert isinstance(outcome.effects, RollbackApplyEffects)
+    assert outcome.effects.rolled_back == (generated.failed_instant,)
     assert outcome.drift == () and outcome.message == "1 rollback(s) done"
 
 
@@ -96,11 +98,12 @@ def test_an_unedited_rollback_is_carried_out_as_approved_with_no_drift(
     node = plan_rollback_service(open_table(str(path)), table_spec(path), now())
     payloads = rollback_payloads(node, open_table(str(path)).storage, "x")
     outcome = execute_rollback(context(path, node, payloads))
-    assert outcome.effects["rolled_back"] == [generated.failed_instant]
+    assert isinstance(outcome.effects, RollbackApplyEffects)
+    assert outcome.effects.rolled_back == (generated.failed_instant,)
     assert outcome.drift == ()
     assert isinstance(node.effect, RollbackEffect)
-    assert outcome.effects["files_deleted"] == node.effect.files
-    assert outcome.effects["bytes_deleted"] == node.effect.bytes  # as planned, in bytes too
+    assert outcome.effects.files_deleted == node.effect.files
+    assert outcome.effects.bytes_deleted == node.effect.bytes  # as planned, in bytes too
     assert (node.effect.bytes > 0) == (node.effect.files > 0)  # v6 MOR: rollback blocks only
     (requested,) = [p for p in (path / ".hoodie").rglob("*.rollback.requested") if "archived" not in p.parts]
     (action,) = node.actions_of(RollbackAction)

@@ -71,7 +71,7 @@ class FakeExecutors:
             assert ctx.plan_id == "f" * 64 and cast(object, ctx.spark) == "spark"
             if ctx.node.id == self.fail:
                 raise ApplyError("it broke")
-            return NodeOutcome({"n": 1}, message="done")
+            return NodeOutcome(message="done")
 
         return execute
 

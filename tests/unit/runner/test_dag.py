@@ -16,6 +16,7 @@ from maintainer.graph import NodeId
 from maintainer.runner.dag import walk
 from maintainer.runner.results import NodeResult, NodeRunStatus
 from maintainer.services.base import Drift, NodeOutcome
+from maintainer.services.savepoint.effects import SavepointCreateApplyEffects
 
 SERVICES = ("rollback", "clean", "archive")
 
@@ -54,7 +55,9 @@ class Recorder:
             self.running.discard(str(node))
         if str(node) in self.fail:
             raise ApplyError(f"{node} broke")
-        return NodeOutcome({"done": str(node)}, (Drift("x", "y"),), "ok")
+        return NodeOutcome(
+            SavepointCreateApplyEffects(savepoints_created=(str(node),)), (Drift("x", "y"),), "ok"
+        )
 
 
 def by_id(results: list[NodeResult]) -> dict[str, NodeResult]:
@@ -69,7 +72,7 @@ def test_dependencies_run_first_and_every_node_runs_once() -> None:
         "a.rollback", "a.clean", "a.archive", "b.rollback", "b.clean", "b.archive",
     ]  # fmt: skip
     assert all(r.status is NodeRunStatus.SUCCESS for r in results)
-    assert by_id(results)["a.clean"].effects == {"done": "a.clean"}
+    assert by_id(results)["a.clean"].effects == {"savepoints_created": ["a.clean"]}  # as JSON
     assert by_id(results)["a.clean"].drift == (Drift("x", "y"),)
 
 

@@ -7,17 +7,20 @@ from typing import Any
 
 from maintainer.services.base import Drift
 from maintainer.services.compaction.apply import _summary
+from maintainer.services.compaction.effects import CompactionApplyEffects
 
 
-def effects(**overrides: Any) -> dict[str, Any]:
+def effects(**overrides: Any) -> CompactionApplyEffects:
     base: dict[str, Any] = {
         "compactions": ["20250101000000000"],
         "slices_compacted": 2,
+        "files_written": ["p/a_0-1-0_1.parquet", "p/b_1-1-1_1.parquet"],
+        "bytes_written": 2048,
         "rollbacks": [],
         "rolled_back_files": [],
         "corrupt_log_blocks_skipped": {},
     }
-    return {**base, **overrides}
+    return CompactionApplyEffects.model_validate({**base, **overrides})
 
 
 def test_compacted_slices_are_counted() -> None:
