@@ -376,15 +376,18 @@ def lost_from_storage(table: TableState, approved: list[str]) -> set[str]:
     deleted and its metadata deltacommit tombstones it (a plan listed from the metadata table
     approves files only that table still lists). Not a savepointed file, nor a path that is not
     a Hudi data file of this table."""
-    present: dict[str, set[str]] = {}
+    present: dict[str, set[str] | None] = {}
     lost: set[str] = set()
+    savepointed = table.view.inputs.savepointed_files
     for path in approved:
         partition, _, name = path.rpartition("/")
-        listed = table.snapshot.listings.get(partition)
-        if listed is None or data_file_problem(path) is not None:
+        if partition not in present:  # each partition's names once (not once per approved file)
+            listed = table.snapshot.listings.get(partition)
+            present[partition] = None if listed is None else {f.name for f in listed}
+        names = present[partition]
+        if names is None or data_file_problem(path) is not None:
             continue
-        names = present.setdefault(partition, {f.name for f in listed})
-        if name not in names and name not in table.view.inputs.savepointed_files:
+        if name not in names and name not in savepointed:
             lost.add(path)
     return lost
 
