@@ -24,6 +24,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,6 +67,17 @@ def _link_copies(root: Path, paths: list[str], scratch: Path) -> dict[str, list[
     return per_partition
 
 
+def timed_pool(work: Callable[[Any], int], items: list[Any], threads: int, expected: int) -> float:
+    """Seconds a thread pool takes to run ``work`` on every item (one partition each); the
+    counts it returns must add up to ``expected``."""
+    start = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        done = sum(pool.map(work, items))
+    elapsed = time.perf_counter() - start
+    assert done == expected
+    return elapsed
+
+
 def plain_parallel_delete(per_partition: dict[str, list[str]], threads: int) -> float:
     filesystem = pafs.LocalFileSystem()
 
@@ -74,12 +86,7 @@ def plain_parallel_delete(per_partition: dict[str, list[str]], threads: int) -> 
             filesystem.delete_file(file)
         return len(files)
 
-    start = time.perf_counter()
-    with ThreadPoolExecutor(threads) as pool:
-        deleted = sum(pool.map(delete, per_partition.values()))
-    elapsed = time.perf_counter() - start
-    assert deleted == sum(len(files) for files in per_partition.values())
-    return elapsed
+    return timed_pool(delete, list(per_partition.values()), threads, sum(map(len, per_partition.values())))
 
 
 def relist_and_delete_in_place(root: Path, paths: list[str], copy: Path, threads: int) -> float:
@@ -100,12 +107,7 @@ def relist_and_delete_in_place(root: Path, paths: list[str], copy: Path, threads
                 filesystem.delete_file(file)
         return len(files)
 
-    start = time.perf_counter()
-    with ThreadPoolExecutor(threads) as pool:
-        deleted = sum(pool.map(relist_and_delete, per_partition.items()))
-    elapsed = time.perf_counter() - start
-    assert deleted == len(paths)
-    return elapsed
+    return timed_pool(relist_and_delete, list(per_partition.items()), threads, len(paths))
 
 
 def warm_spark() -> Any:
