@@ -6,8 +6,7 @@ pending, every unlisted log file), files older than the active timeline (we do n
 archived timeline: ``HoodieRepairTool`` does, and would remove a dangling file of an archived
 instant; we count them instead), files younger than ``min_age``. Here, on a table with a
 metadata table, a file its ``files`` partition lists is kept too: Hudi's readers list files
-from there, and a file they list is no orphan to them (the disagreement is the metadata table's
-to fix, ``--check-metadata`` shows it).
+from there, and a file they list is no orphan to them (counted as ``left_listed``).
 """
 
 from __future__ import annotations
