@@ -3,6 +3,13 @@ plan's JSON form. Everything a planner produces and apply executes is one of the
 
 from maintainer.artifact.model.archive import ArchiveBoundary, ArchiveEffect, ArchiveInstant
 from maintainer.artifact.model.clean import CleanEffect, DeleteFile, DeletePartition, FinishPendingClean
+from maintainer.artifact.model.clustering import (
+    ClusterGroup,
+    ClusteringEffect,
+    ClusterSlice,
+    ExecutePendingClustering,
+    Layout,
+)
 from maintainer.artifact.model.common import METADATA_TABLE_PATH, DropMetadataTable, SyncMetadataTable
 from maintainer.artifact.model.compaction import (
     CompactionEffect,
@@ -56,6 +63,9 @@ __all__ = [
     "ArchiveMetadataTable",
     "CleanEffect",
     "CleanMetadataTable",
+    "ClusterGroup",
+    "ClusterSlice",
+    "ClusteringEffect",
     "CompactMetadataTable",
     "CompactSlice",
     "CompactionEffect",
@@ -67,8 +77,10 @@ __all__ = [
     "DropMetadataTable",
     "Effect",
     "EffectRecord",
+    "ExecutePendingClustering",
     "ExecutePendingCompaction",
     "FinishPendingClean",
+    "Layout",
     "LeftAlone",
     "MetadataEffect",
     "NodePlan",
