@@ -95,12 +95,23 @@ def _why_not(latest: FileSlice, custom_merge: bool) -> str | None:
     return None
 
 
+def _latest_with_files(group: FileGroup) -> FileSlice | None:
+    """The newest slice that has files (a pending compaction opens an empty one)."""
+    return next((s for s in group.slices_newest_first() if not s.is_empty), None)
+
+
+def _is_large(group: FileGroup, spec: ClusteringSpec) -> bool:
+    latest = _latest_with_files(group)
+    base = latest.base_file if latest is not None else None
+    return base is not None and base.size >= spec.small_file_limit
+
+
 def _candidate(
     group: FileGroup, view: FileSystemView, spec: ClusteringSpec, custom_merge: bool
 ) -> ClusterSlice | LeftOutSlice | None:
     """The group's latest slice if it qualifies, a reason if it is left out, None if too large."""
-    latest = group.latest_slice
-    if latest is None or latest.is_empty:
+    latest = _latest_with_files(group)
+    if latest is None:
         return None
     base = latest.base_file
     if base is not None and base.size >= spec.small_file_limit:
@@ -109,6 +120,8 @@ def _candidate(
     if pending is not None:
         reason = f"file group is in the pending {pending.action} {pending.instant_time}"
         return LeftOutSlice(group.partition, group.file_id, reason)
+    if latest is not group.latest_slice:
+        return None
     why = _why_not(latest, custom_merge)
     if why is not None:
         return LeftOutSlice(group.partition, group.file_id, why)
@@ -129,8 +142,8 @@ def partition_candidates(
             slices.append(found)
         elif isinstance(found, LeftOutSlice):
             left_out.append(found)
-        elif group.latest_slice is not None and not group.latest_slice.is_empty:
-            large += 1
+        else:
+            large += _is_large(group, spec)
     return PartitionCandidates(tuple(slices), tuple(left_out), large)
 
 
