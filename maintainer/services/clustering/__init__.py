@@ -8,6 +8,7 @@ The plan side (pure):
 * :mod:`.trigger` — Hudi's ``max.commits`` trigger;
 * :mod:`.planner` — ``plan_clustering(ClusteringInputs, spec, now, instant_time=None) ->
   ClusteringPlanResult`` (:mod:`.model`), with :mod:`.partitions` and :mod:`.grouping`;
-  :mod:`.inputs` reads the payloads it needs from an opened table;
+  :mod:`.inputs` reads the payloads it needs from an opened table
+  (``read_clustering_inputs``; ``plan_table_clustering`` does both);
 * :mod:`.payload` — the ``HoodieRequestedReplaceMetadata`` written as the requested instant.
 """

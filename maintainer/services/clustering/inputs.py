@@ -20,9 +20,14 @@ from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.hudi.instants.timeline import read_instant_file
 from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import TableState
-from maintainer.services.clustering.model import ClusteringInputs
+from maintainer.services.clustering.model import ClusteringInputs, ClusteringPlanResult
 from maintainer.services.clustering.partitions import commits_since, recent_cutoff, writes_since
-from maintainer.services.clustering.planner import is_clustering, last_completed_clustering, relevant_replaces
+from maintainer.services.clustering.planner import (
+    is_clustering,
+    last_completed_clustering,
+    plan_clustering,
+    relevant_replaces,
+)
 from maintainer.services.clustering.settings import ClusteringSpec
 
 
@@ -108,3 +113,11 @@ def read_clustering_inputs(table: TableState, spec: ClusteringSpec, now: datetim
         {**unreadable, **broken},
         written,
     )
+
+
+def plan_table_clustering(
+    table: TableState, spec: ClusteringSpec, now: datetime, instant_time: str | None = None
+) -> ClusteringPlanResult:
+    """The pure planner on an opened table: :func:`read_clustering_inputs`, then
+    :func:`~.planner.plan_clustering`."""
+    return plan_clustering(read_clustering_inputs(table, spec, now), spec, now, instant_time)

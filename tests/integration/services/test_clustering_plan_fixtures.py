@@ -7,15 +7,16 @@ the table's location when it was written, ``file:/tmp/v9-gen/...``, to the fixtu
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from maintainer.hudi import payloads
+from maintainer.hudi.instants.instant import parse_instant_time
 from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import open_table
-from maintainer.services.clustering.inputs import read_clustering_inputs
+from maintainer.services.clustering.inputs import plan_table_clustering, read_clustering_inputs
 from maintainer.services.clustering.model import PlanStatus
 from maintainer.services.clustering.payload import encode, requested_replace_metadata
 from maintainer.services.clustering.planner import plan_clustering
@@ -92,3 +93,30 @@ def test_after_hudis_clustering_the_next_plan_looks_only_at_partitions_written_s
     assert result.status is PlanStatus.SCHEDULE
     assert [g.partition for g in result.groups] == ["region=eu", "region=us"]  # not region=apac
     assert f"incremental: 2 partitions written since the last clustering {instant}" in result.reasons
+
+
+def _moment(instant: str, timeline_timezone: str) -> datetime:
+    """The instant time as an aware datetime (the table writes its times in ``timeline_timezone``)."""
+    naive = parse_instant_time(instant)
+    return naive.replace(tzinfo=timezone.utc) if timeline_timezone.upper() == "UTC" else naive.astimezone()
+
+
+def test_partitions_of_the_newest_writes_are_left_for_the_next_clustering(
+    fixture_table: Callable[[str], FixtureTable],
+) -> None:
+    path = fixture_table("sample_table_cow_v9_txns_simple_nometa").path
+    table = open_table(str(path))
+    newest = table.snapshot.timeline.completed_commits()[-1]
+    now = _moment(newest.timestamp, table.snapshot.config.timeline_timezone) + timedelta(seconds=1)
+    spec = ClusteringSpec(max_commits=0, skip_partitions_written_within=timedelta(seconds=2))
+    inputs = read_clustering_inputs(table, spec, now)
+    assert inputs.written_partitions[newest.timestamp] == {"region=eu", "region=us"}
+    result = plan_table_clustering(table, spec, now)
+    assert result.status is PlanStatus.NO_OP and not result.groups  # the only partitions since are busy
+    assert result.missing_partitions == ("region=eu", "region=us")
+    assert any(r.startswith("skip_partitions_written_within 2s: 2 partitions") for r in result.reasons)
+    unhurried = ClusteringSpec(max_commits=0)
+    assert [g.partition for g in plan_table_clustering(table, unhurried, now).groups] == [
+        "region=eu",
+        "region=us",
+    ]

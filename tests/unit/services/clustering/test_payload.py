@@ -78,8 +78,13 @@ def test_the_plan_record_is_hudis() -> None:
 
 
 def test_version_6_has_no_missing_partitions() -> None:
-    plan = requested_replace_metadata([_group("p")], ClusteringSpec(), URI, 6, ("q",)).clustering_plan
-    assert plan is not None and plan.missing_schedule_partitions is None
+    metadata = requested_replace_metadata([_group("p")], ClusteringSpec(), URI, 6, ("q",))
+    assert (
+        metadata.clustering_plan is not None and metadata.clustering_plan.missing_schedule_partitions is None
+    )
+    assert (
+        payloads.decode_requested_replace_metadata(encode(metadata), "t.replacecommit.requested") == metadata
+    )
 
 
 def test_sort_columns_and_layout_are_strategy_params() -> None:
