@@ -92,3 +92,6 @@ class ClusteringEffect(PlanRecord):
     rejects upserts into its file groups until it completes)."""
     partition_rule: str
     """Which partitions clustering may touch, as the manifest says (``all partitions``)."""
+    missing_schedule_partitions: tuple[str, ...] | None = None
+    """The plan's ``missingSchedulePartitions``: partitions left for the next clustering (table
+    version 8+); None on table version 6, whose plans have no such field."""

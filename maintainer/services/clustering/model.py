@@ -134,4 +134,5 @@ class ClusteringPlanResult:
             partitions=self.partitions,
             writers=WRITERS_NOTE,
             partition_rule=self.partition_rule,
+            missing_schedule_partitions=self.missing_partitions,
         )
