@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 from maintainer.artifact.model.compaction import CompactSlice as PlannedOperation
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.executors.compaction.codec import configured_settings
+from maintainer.executors.common.codec import configured_settings
 from maintainer.executors.compaction.executor import run_compaction
 from maintainer.hudi.parquet.deflate_threads import process_threads
 from maintainer.hudi.parquet.gzip import GzipPagesSink, page_compressor

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import CorruptFileError, StorageError
-from maintainer.executors.compaction.operation import BaseFileReader
+from maintainer.executors.common.slice_read import BaseFileReader
 from maintainer.hudi.config.java_properties import format_java_properties
 from maintainer.hudi.config.properties_update import modify_properties
 from maintainer.hudi.table.snapshot import load_config

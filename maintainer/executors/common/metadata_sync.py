@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pyarrow.parquet as pq
+
 from maintainer.artifact.model import SyncMetadataTable
 from maintainer.clock import Clock, utc_now
+from maintainer.executors.common.keys import record_keys
 from maintainer.executors.common.rollback_instant import (
     InstantRollback,
     RolledBackInstant,
@@ -15,26 +18,32 @@ from maintainer.executors.common.rollback_instant import (
 )
 from maintainer.executors.common.rollback_requests import grouped_deletes
 from maintainer.executors.common.table_service_rollback import pending_rollback_of
+from maintainer.hudi.config.properties import TableConfig
 from maintainer.hudi.instants.instant import Action, Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.metadata.commit import commit_to_metadata_table, metadata_log_files, open_for_sync
 from maintainer.hudi.metadata.partitions import FILES
 from maintainer.hudi.metadata.table import MetadataTable
 from maintainer.hudi.metadata.updates import (
+    MovedKeys,
     TableView,
     clean_update,
+    clustering_update,
     compaction_update,
     needs_partition_stats,
     partition_stats_prefixes,
     table_indexes,
 )
+from maintainer.hudi.metadata.updates.build import instant_epoch_millis
 from maintainer.hudi.metadata.updates.clean import PARTITION_RECORD_DELETED_FROM_VERSION
+from maintainer.hudi.metadata.updates.commit import RECORD_INDEX
 from maintainer.hudi.metadata.updates.indexes import BLOOM_FILTERS, COLUMN_STATS, PARTITION_STATS
 from maintainer.hudi.metadata.updates.slices import latest_files_after
 from maintainer.hudi.metadata.writer import STREAMING_FROM_VERSION, MetadataUpdate
 from maintainer.hudi.payloads import InstantInfo, RollbackPlan
 from maintainer.hudi.payloads.clean import CleanMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata
+from maintainer.hudi.records.merge import RECORD_KEY_COLUMN, MergeRules
 from maintainer.hudi.table.schema import latest_avro_schema
 from maintainer.hudi.table.snapshot import load_config
 from maintainer.hudi.table.state import TableState, read_table_state
@@ -187,6 +196,66 @@ def sync_compaction(
         return MetadataUpdate(instant.timestamp, records, streamed=streamed)
 
     commit_to_metadata_table(storage, instant.timestamp, build, clock)
+
+
+def _new_file_keys(storage: Storage, config: TableConfig, metadata: CommitMetadata) -> list[MovedKeys]:
+    """The record keys of each base file the write stats name (``_hoodie_record_key``, else
+    built from the record key fields where the table does not populate meta fields)."""
+    rules = MergeRules.for_table(config)
+    wanted = [RECORD_KEY_COLUMN] if config.populate_meta_fields else list(rules.record_key_fields)
+    moved = []
+    for stat in metadata.write_stats():
+        if stat.path is None or stat.file_id is None:
+            continue
+        with storage.open_input_file(stat.path) as handle:
+            rows = pq.read_table(handle, columns=wanted)
+        keys = record_keys(rows, rules).to_pylist()
+        moved.append(MovedKeys(stat.partition_path or "", stat.file_id, [str(k) for k in keys]))
+    return moved
+
+
+def sync_clustering(
+    storage: Storage, instant: Instant, metadata: CommitMetadata, clock: Clock = utc_now
+) -> None:
+    """Write the clustering's metadata deltacommit (call it right before it completes): the
+    records of its new base files (as a compaction's), and record index upserts for every key
+    they hold where the table has a record index."""
+
+    def build(mdt: MetadataTable) -> MetadataUpdate:
+        config = mdt.data.snapshot.config if mdt.data is not None else load_config(storage)
+        indexes = table_indexes(storage, config, metadata.table_schema)
+        view = TableView({})
+        if needs_partition_stats(indexes, metadata):  # Hudi counts the replaced slices too
+            state = _data_state(mdt, storage, sorted(metadata.partition_to_write_stats or {}))
+            written = {p: tuple(w) for p, w in (metadata.partition_to_write_stats or {}).items()}
+            files = latest_files_after(state.view, instant.timestamp, written)
+            prefixes = partition_stats_prefixes(indexes.columns, written)
+            view = TableView(files, mdt.read_prefixes(COLUMN_STATS, prefixes))
+        moved = _new_file_keys(storage, config, metadata) if indexes.has(RECORD_INDEX) else []
+        millis = instant_epoch_millis(instant.timestamp, config.timeline_timezone)
+        records = clustering_update(instant.timestamp, metadata, storage, indexes, view, moved, millis)
+        streamed = config.version >= STREAMING_FROM_VERSION
+        return MetadataUpdate(instant.timestamp, records, streamed=streamed)
+
+    commit_to_metadata_table(storage, instant.timestamp, build, clock)
+
+
+def clustering_writes(mdt: MetadataTable, files: int) -> SyncMetadataTable:
+    """What a clustering writes into the metadata table, for the plan."""
+    names = {p.name for p in mdt.partitions}
+    parts = [f"files: the {files} new base file(s) with their sizes (the replaced ones stay listed)"]
+    if COLUMN_STATS in names:
+        parts.append("column_stats: the new base files' statistics (from their footers)")
+    if PARTITION_STATS in names:
+        parts.append("partition_stats: recomputed for the partitions clustered")
+    if BLOOM_FILTERS in names:
+        parts.append("bloom_filters: the new base files' bloom filters")
+    if RECORD_INDEX in names:
+        parts.append("record_index: every record key of the new base files at its new file group")
+    written = tuple(p for p in (*COMPACTION_UPDATES, RECORD_INDEX) if p in names)
+    return SyncMetadataTable(
+        reason="; ".join(parts) + " (at the clustering's instant time)", partitions=written
+    )
 
 
 def compaction_writes(mdt: MetadataTable, slices: int) -> SyncMetadataTable:

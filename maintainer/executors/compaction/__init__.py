@@ -1,3 +1,4 @@
-"""The compaction's executor: requested -> inflight -> the merge of each slice (:mod:`.operation`, with
-:mod:`.log_state`, :mod:`.base_merge`, :mod:`.keys`, the file settings of :mod:`.codec`) -> the
-completed ``commit`` (:mod:`.commit`), rolling back an inflight attempt first."""
+"""The compaction's executor: requested -> inflight -> the merge of each slice (:mod:`.operation`,
+with the slice reading and merging of :mod:`maintainer.executors.common`: ``slice_read``,
+``log_state``, ``base_merge``, ``keys``, and the file settings of ``codec``) -> the completed
+``commit`` (:mod:`.commit`), rolling back an inflight attempt first."""

@@ -28,12 +28,13 @@ from functools import partial
 
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
+from maintainer.executors.common.codec import configured_settings
 from maintainer.executors.common.metadata_sync import metadata_rollback_step, sync_compaction
+from maintainer.executors.common.slice_read import CommittedInstants
+from maintainer.executors.common.table_schema import table_avro_schema
 from maintainer.executors.common.table_service_rollback import deleted_files, rollback_table_service
-from maintainer.executors.compaction.codec import configured_settings
 from maintainer.executors.compaction.commit import compaction_commit_metadata, encode_commit
 from maintainer.executors.compaction.operation import (
-    CommittedInstants,
     CompactionTask,
     SliceToCompact,
     compact_slice,
@@ -65,21 +66,6 @@ class CompactionOutcome:
     """Partial base files of an earlier failed attempt, deleted before this run (table-relative)."""
     rollback_instant: str | None = None
     """The rollback instant that undid the earlier failed attempt (None: there was none)."""
-
-
-def table_avro_schema(storage: Storage, timeline: Timeline, config: TableConfig) -> str:
-    """The newest commit's writer schema, else ``hoodie.table.create.schema``."""
-    for instant in reversed(timeline.completed_commits()):
-        path = timeline.file_path(instant, State.COMPLETED)
-        metadata = payloads.decode_commit_metadata(storage.read_bytes(path), storage.uri(path))
-        if metadata.table_schema:
-            return metadata.table_schema
-    if config.create_schema:
-        return config.create_schema
-    raise ApplyError(
-        "the table has no schema in its commits or hoodie.properties: cannot write base files",
-        where=storage.base_uri,
-    )
 
 
 def _name(path: str | None) -> str | None:
@@ -219,8 +205,9 @@ def run_compaction(
 ) -> CompactionOutcome:
     """Run (or finish) the compaction ``instant_time``: scheduled from ``plan`` when the table
     does not have it yet; a pending one is executed from its stored plan. ``parquet``: the writer
-    settings of slices without a base file whose codec is kept (default: :mod:`.codec`'s
-    configured settings without a manifest option). ``sync_metadata`` (``metadata_table: sync``):
+    settings of slices without a base file whose codec is kept (default:
+    :func:`maintainer.executors.common.codec.configured_settings` without a manifest option).
+    ``sync_metadata`` (``metadata_table: sync``):
     the metadata deltacommit is written right before the compaction completes, and an earlier
     attempt's is rolled back with it (see the module doc). ``clock``: what new instants are timed by
     (apply's). ``size_of``: the base files' sizes as the caller listed them."""

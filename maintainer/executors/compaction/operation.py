@@ -4,34 +4,26 @@ file ``{fileId}_{writeToken}_{compactionInstant}.parquet``.
 :func:`compact_slice` is a module-level function of one picklable :class:`CompactionTask`, so
 it runs as a Spark task (``maintainer.spark.tasks.SparkRunner``) or in process alike. Memory is
 bounded by the slice's log records plus one row group of the base file (and the writer's row
-group buffer): the log side is folded first (:mod:`.log_state`), then the base file is read
-and merged row group by row group (:mod:`.base_merge`). Records keep their meta columns
-(commit time and sequence number of the write that produced them), ``_hoodie_file_name``
+group buffer): the log side is folded first (``executors.common.log_state``), then the base
+file is read and merged row group by row group (``executors.common.base_merge``). Records keep
+their meta columns (commit time and sequence number of the write that produced them), ``_hoodie_file_name``
 becomes the new file's name. Corrupt log blocks are skipped and counted in the write stat
 (``totalCorruptLogBlock``), as Hudi's compactor does.
 """
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from maintainer.errors import CorruptFileError, StorageError, UnsupportedTableError
-from maintainer.executors.compaction.base_merge import SliceMerger
-from maintainer.executors.compaction.codec import slice_settings
-from maintainer.executors.compaction.log_state import LogState, build_log_state
-from maintainer.hudi import logformat
+from maintainer.errors import UnsupportedTableError
+from maintainer.executors.common.base_merge import SliceMerger
+from maintainer.executors.common.codec import slice_settings
+from maintainer.executors.common.log_state import LogState, build_log_state
+from maintainer.executors.common.slice_read import BaseFileReader, CommittedInstants, LogRead, read_logs
 from maintainer.hudi.file_groups.filenames import BaseFileName, MarkerName, MarkerType
-from maintainer.hudi.instants.timeline import Timeline
-from maintainer.hudi.logformat import BlockType, LogBlock
-from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings, file_codec
+from maintainer.hudi.parquet.basefile import BaseFileTarget, BaseFileWriter, ParquetSettings
 from maintainer.hudi.payloads import WriteStat
 from maintainer.hudi.records.merge import MergeRules
 from maintainer.hudi.table.schema import conform
@@ -43,33 +35,6 @@ NULL_COMMIT = "null"
 """Hudi's ``HoodieWriteStat.NULL_COMMIT``: the ``prevCommit`` of a new base file written without
 an earlier one (a log-only slice: ``FileGroupReaderBasedMergeHandle.init``, 0.x
 ``HoodieCreateHandle.setupWriteStatus``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CommittedInstants:
-    """Is data written at an instant committed? (completed, or older than the timeline)."""
-
-    completed: frozenset[str]
-    timeline_start: str | None
-
-    @classmethod
-    def of(cls, timeline: Timeline) -> CommittedInstants:
-        return cls(frozenset(timeline.completed_commit_times()), timeline.write_timeline_start())
-
-    def __call__(self, instant: str) -> bool:
-        return instant in self.completed or (
-            self.timeline_start is not None and instant < self.timeline_start
-        )
-
-
-@functools.cache
-def parquet_format() -> Any:
-    """pyarrow's dataset Parquet format, which reads base files as fragments of a known size
-    (:class:`BaseFileReader`). Imported when first read: ``pyarrow.dataset`` imports pandas,
-    a fifth of a second that every ``maintainer`` command would otherwise pay at start."""
-    import pyarrow.dataset as pads
-
-    return pads.ParquetFileFormat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,81 +79,10 @@ class CompactionTask:
         return self.slice.path(self.new_file_name)
 
 
-@dataclass
-class _LogRead:
-    blocks: list[LogBlock]
-    total_blocks: int
-    rollback_blocks: int
-    corrupt_blocks: int
-    log_bytes: int
-
-
-def _read_logs(task: CompactionTask) -> _LogRead:
-    """The effective blocks of the slice's logs. Corrupt blocks (what a crashed append leaves)
-    are skipped and counted, as Hudi's log record scanner does: their records are not merged."""
-    blocks: list[LogBlock] = []
-    log_bytes = 0
-    for name in task.slice.log_files:
-        path = task.slice.path(name)
-        data = task.storage.read_bytes(path)
-        log_bytes += len(data)
-        blocks += logformat.read_log_blocks(data, task.storage.uri(path))
-    rollbacks = sum(1 for b in blocks if b.block_type is BlockType.COMMAND)
-    corrupt = sum(1 for b in blocks if b.is_corrupt)
-    effective = logformat.effective_blocks(blocks, task.committed)
-    return _LogRead(effective, len(blocks), rollbacks, corrupt, log_bytes)
-
-
-class BaseFileReader:
-    """The slice's base file, opened once: its codec (from the footer) and its row groups.
-    Given its ``size``, it is read as a dataset fragment of that size: the same row groups,
-    the same ranged reads, and no request for the size (pyarrow's ``open_input_file`` takes
-    none)."""
-
-    def __init__(self, storage: Storage, path: str, size: int | None = None) -> None:
-        self.where = storage.uri(path)
-        self._handle: pa.NativeFile | None = None
-        try:
-            if size is None:
-                self._handle = storage.open_input_file(path)
-                parquet = pq.ParquetFile(self._handle)
-                self.metadata = parquet.metadata
-                self._read: Callable[[int], pa.Table] = parquet.read_row_group
-            else:
-                full_path = storage.full_path(path)
-                fragment = parquet_format().make_fragment(full_path, storage.arrow_fs, file_size=size)
-                self.metadata = fragment.metadata
-                self._read = lambda index: fragment.subset(row_group_ids=[index]).to_table()
-        except FileNotFoundError as exc:
-            self.close()
-            raise StorageError(f"file not found: {self.where}") from exc
-        except (pa.ArrowException, OSError) as exc:
-            self.close()
-            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
-
-    @property
-    def codec(self) -> str | None:
-        return file_codec(self.metadata)
-
-    def row_groups(self) -> Iterator[pa.Table]:
-        """The row groups, one at a time."""
-        try:
-            for index in range(self.metadata.num_row_groups):
-                yield self._read(index)
-        except (StorageError, UnsupportedTableError):
-            raise
-        except (pa.ArrowException, OSError) as exc:
-            raise CorruptFileError(f"cannot read base file: {exc}", where=self.where) from exc
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-
-    def __enter__(self) -> BaseFileReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+def _read_logs(task: CompactionTask) -> LogRead:
+    """The effective blocks of the slice's logs (corrupt ones skipped and counted)."""
+    paths = [task.slice.path(name) for name in task.slice.log_files]
+    return read_logs(task.storage, paths, task.committed)
 
 
 def _write_marker(task: CompactionTask) -> None:
@@ -272,7 +166,7 @@ def _write_stat(
     task: CompactionTask,
     rows: int,
     written: int | None,
-    logs: _LogRead,
+    logs: LogRead,
     state: LogState,
     merger: SliceMerger,
     timing: _Timing,

@@ -19,8 +19,8 @@ import hashlib
 
 from maintainer.artifact.model import CompactSlice, ExecutePendingCompaction, NodePlan, SyncMetadataTable
 from maintainer.errors import ApplyError, PlanError
+from maintainer.executors.common.codec import configured_settings
 from maintainer.executors.common.metadata_sync import COMPACTION_UPDATES
-from maintainer.executors.compaction.codec import configured_settings
 from maintainer.executors.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
@@ -229,7 +229,8 @@ class CompactionApply:
             )
 
     def parquet(self, config: TableConfig) -> ParquetSettings:
-        """Writer settings for slices whose base file codec is not kept (:mod:`.codec`)."""
+        """Writer settings for slices whose base file codec is not kept
+        (:mod:`maintainer.executors.common.codec`)."""
         spec = self.ctx.spec.settings_of(CompactionSpec) or CompactionSpec()
         return configured_settings(config, spec.parquet_compression)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from maintainer.executors.compaction.operation import BaseFileReader
+from maintainer.executors.common.slice_read import BaseFileReader
 from maintainer.storage import Storage
 from tests.support.fixtures import FixtureTable, base_files, fixture_names
 

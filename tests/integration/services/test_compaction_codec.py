@@ -14,8 +14,8 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.common.codec import slice_settings
 from maintainer.executors.compaction import operation
-from maintainer.executors.compaction.codec import slice_settings
 from maintainer.executors.compaction.executor import IN_PROCESS, run_compaction
 from maintainer.hudi.parquet import basefile
 from maintainer.hudi.parquet.basefile import ParquetSettings, file_codec

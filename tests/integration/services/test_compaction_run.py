@@ -21,7 +21,7 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
-from maintainer.executors.compaction import base_merge
+from maintainer.executors.common import base_merge
 from maintainer.executors.compaction.executor import CompactionOutcome, run_compaction
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.file_groups.filenames import BaseFileName

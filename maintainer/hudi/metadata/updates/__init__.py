@@ -1,6 +1,7 @@
 """The metadata-table records of maintainer's table services, exactly as Hudi 1.x writes them:
 per data-table action at instant T, the records of each metadata partition of the metadata
-deltacommit at T (:func:`compaction_update`, :func:`clean_update`). Pure functions: the only
+deltacommit at T (:func:`compaction_update`, :func:`clustering_update`, :func:`clean_update`).
+Pure functions: the only
 I/O is reading data-file footers through a passed :class:`~maintainer.storage.Storage`.
 
 Records have the shape :func:`maintainer.hudi.metadata.records.decode_value` returns (min/max
@@ -10,8 +11,10 @@ values as ``(wrapper record name, {"value": ...})``), keyed; they encode with
 from maintainer.hudi.metadata.updates.build import KeyedRecord
 from maintainer.hudi.metadata.updates.clean import clean_update
 from maintainer.hudi.metadata.updates.commit import (
+    MovedKeys,
     TableView,
     UpdateRecords,
+    clustering_update,
     commit_update,
     compaction_update,
     needs_partition_stats,
@@ -22,10 +25,12 @@ from maintainer.hudi.metadata.updates.slices import latest_files_after, latest_m
 
 __all__ = [
     "KeyedRecord",
+    "MovedKeys",
     "TableIndexes",
     "TableView",
     "UpdateRecords",
     "clean_update",
+    "clustering_update",
     "commit_update",
     "compaction_update",
     "latest_files_after",

@@ -9,10 +9,14 @@ value). Hudi's five meta fields are left out (they are null and fastavro fills t
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
+from datetime import timezone
 from fractions import Fraction
 from typing import Any
 
+from maintainer.errors import UnsupportedTableError
+from maintainer.hudi.instants.instant import parse_instant_time
 from maintainer.hudi.metadata import keys
 from maintainer.hudi.metadata.partitions import ALL_PARTITIONS_KEY, NON_PARTITIONED_KEY, RecordType
 from maintainer.hudi.metadata.records import MetadataRecord
@@ -114,3 +118,46 @@ def bloom_filter_record(
         "isDeleted": deleted,
     }
     return key, _record(RecordType.BLOOM_FILTER, BloomFilterMetadata=bloom)
+
+
+UUID_FILE_ID_ENCODING = 0
+"""``fileIdEncoding`` of a record index location whose file id is ``<uuid>-<n>``."""
+_LONG_MASK = 2**64 - 1
+
+
+def _signed_long(bits: int) -> int:
+    return bits - 2**64 if bits >= 2**63 else bits
+
+
+def instant_epoch_millis(instant_time: str, timeline_timezone: str) -> int:
+    """``HoodieInstantTimeGenerator.parseDateFromInstantTime(T).getTime()``: the instant's wall
+    clock in the table's timeline timezone (``UTC``, else the local zone) as epoch millis."""
+    moment = parse_instant_time(instant_time)
+    if timeline_timezone.upper() == "UTC":
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000) if moment.tzinfo else int(moment.astimezone().timestamp() * 1000)
+
+
+def record_index_record(record_key: str, partition: str, file_id: str, instant_millis: int) -> KeyedRecord:
+    """``createRecordIndexUpdate``: ``record_key`` is in file group ``file_id`` (``<uuid>-<n>``:
+    the UUID as two signed longs, ``fileIndex`` n, ``fileId`` empty) of ``partition``, written
+    at ``instant_millis``."""
+    head, _, index = file_id.rpartition("-")
+    try:
+        bits = uuid.UUID(head).int
+        file_index = int(index)
+    except ValueError as exc:
+        raise UnsupportedTableError(
+            f"file id {file_id!r} is not <uuid>-<n>: maintainer indexes such ids only"
+        ) from exc
+    location = {
+        "partitionName": partition,
+        "fileIdHighBits": _signed_long(bits >> 64),
+        "fileIdLowBits": _signed_long(bits & _LONG_MASK),
+        "fileIndex": file_index,
+        "fileId": "",
+        "instantTime": instant_millis,
+        "fileIdEncoding": UUID_FILE_ID_ENCODING,
+        "position": None,
+    }
+    return record_key, _record(RecordType.RECORD_INDEX, recordIndexMetadata=location)

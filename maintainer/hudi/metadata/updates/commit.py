@@ -8,8 +8,10 @@
 - ``partition_stats``: see :mod:`.partition_stats`.
 
 Nothing goes to ``record_index`` or secondary indexes for a compaction (Hudi skips them for
-compaction and clustering); :func:`compaction_update` refuses other operations, whose record
-index updates this module does not make.
+compaction); :func:`compaction_update` refuses other operations. A clustering
+(:func:`clustering_update`) also writes a ``record_index`` upsert for every record key of its new
+base files (its keys moved to new file groups; ``convertMetadataToRecordIndexRecords`` reads the
+keys of each new base file), and nothing to secondary indexes (the keys do not change).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from maintainer.hudi.metadata.updates.build import (
     column_stats_record,
     files_record,
     partition_list_record,
+    record_index_record,
 )
 from maintainer.hudi.metadata.updates.indexes import (
     BLOOM_FILTERS,
@@ -51,6 +54,8 @@ from maintainer.storage import Storage
 UpdateRecords = dict[str, list[KeyedRecord]]
 """Metadata partition -> its records (key, record)."""
 COMPACT = "COMPACT"
+CLUSTER = "CLUSTER"
+RECORD_INDEX = "record_index"
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,42 @@ def compaction_update(
     if commit.operation_type != COMPACT:
         raise UnsupportedTableError(f"instant {instant_time} is a {commit.operation_type}, not a compaction")
     return commit_update(instant_time, commit, storage, indexes, view)
+
+
+@dataclass(frozen=True)
+class MovedKeys:
+    """The record keys of one new base file of a clustering."""
+
+    partition: str
+    file_id: str
+    record_keys: Sequence[str]
+
+
+def clustering_update(
+    instant_time: str,
+    commit: CommitMetadata,
+    storage: Storage,
+    indexes: TableIndexes,
+    view: TableView,
+    moved: Sequence[MovedKeys],
+    instant_millis: int,
+) -> UpdateRecords:
+    """What Hudi 1.x writes into the metadata table for the clustering completed at
+    ``instant_time``: :func:`commit_update`'s records of the new base files (no deletes: the
+    replaced files stay listed until the cleaner deletes them), and where the table has a record
+    index, each key of ``moved`` at its new file group (``instant_millis``: the instant's time)."""
+    if commit.operation_type != CLUSTER:
+        raise UnsupportedTableError(f"instant {instant_time} is a {commit.operation_type}, not a clustering")
+    update = commit_update(instant_time, commit, storage, indexes, view)
+    if indexes.has(RECORD_INDEX):
+        records = [
+            record_index_record(key, files.partition, files.file_id, instant_millis)
+            for files in moved
+            for key in files.record_keys
+        ]
+        if records:
+            update[RECORD_INDEX] = records
+    return update
 
 
 def needs_partition_stats(indexes: TableIndexes, commit: CommitMetadata) -> bool:

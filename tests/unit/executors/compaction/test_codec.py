@@ -15,14 +15,14 @@ import pytest
 from pydantic import ValidationError
 
 from maintainer.errors import ApplyError
-from maintainer.executors.compaction.codec import (
+from maintainer.executors.common.codec import (
     CODEC_PROPERTY,
     configured_settings,
     slice_settings,
     unique_key_columns,
 )
+from maintainer.executors.common.slice_read import CommittedInstants
 from maintainer.executors.compaction.operation import (
-    CommittedInstants,
     CompactionTask,
     SliceToCompact,
     compact_slice,

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maintainer.executors.compaction.base_merge import SliceMerger
-from maintainer.executors.compaction.log_state import build_log_state, keys_all_distinct
+from maintainer.executors.common.base_merge import SliceMerger
+from maintainer.executors.common.log_state import build_log_state, keys_all_distinct
 from maintainer.hudi import logformat
 from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.logformat import DeleteRecord, OrderingValue

@@ -11,9 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from maintainer.errors import StorageError, UnsupportedTableError
+from maintainer.executors.common.slice_read import BaseFileReader, CommittedInstants
 from maintainer.executors.compaction.operation import (
-    BaseFileReader,
-    CommittedInstants,
     CompactionTask,
     SliceToCompact,
     compact_slice,

@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from maintainer.executors.compaction.keys import record_keys
+from maintainer.executors.common.keys import record_keys
 from maintainer.hudi import logformat
 from maintainer.hudi.logformat import BlockType, LogBlock
 from maintainer.hudi.records.merge import MergeRules, is_natural_delete, orders_after

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from maintainer.executors.compaction.keys import record_keys
-from maintainer.executors.compaction.log_state import IS_DELETE, ORDERING, ROW, LogState
+from maintainer.executors.common.keys import record_keys
+from maintainer.executors.common.log_state import IS_DELETE, ORDERING, ROW, LogState
 from maintainer.hudi.records.merge import MergeRules
 
 
