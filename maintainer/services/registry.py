@@ -14,6 +14,7 @@ from maintainer.catalog import Catalog, install, installed, installing
 from maintainer.services.archive.service import ArchiveService
 from maintainer.services.base import TableService
 from maintainer.services.clean.service import CleanService
+from maintainer.services.clustering.service import ClusteringService
 from maintainer.services.compaction.service import CompactionService
 from maintainer.services.metadata.service import MetadataService
 from maintainer.services.orphans.service import OrphanFilesService
@@ -23,6 +24,7 @@ from maintainer.services.savepoint.service import SavepointCreateService, Savepo
 SERVICES: tuple[TableService, ...] = (
     RollbackService(),
     CompactionService(),
+    ClusteringService(),
     SavepointCreateService(),
     CleanService(),
     MetadataService(),

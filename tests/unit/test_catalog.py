@@ -29,11 +29,11 @@ def test_names_and_action_kinds_are_unique() -> None:
 def test_the_installed_catalog_is_the_registry_s_declarations_in_its_order() -> None:
     assert installed().order == tuple(service.declaration.name for service in registered_services())
     assert installed().order == (
-        "rollback", "compaction", "savepoint_create", "clean", "metadata", "orphan_files", "archive",
-        "savepoint_delete",
+        "rollback", "compaction", "clustering", "savepoint_create", "clean", "metadata", "orphan_files",
+        "archive", "savepoint_delete",
     )  # fmt: skip
     assert installed().blocks == (
-        "rollback", "compaction", "clean", "metadata", "orphan_files", "archive", "savepoints"
+        "rollback", "compaction", "clustering", "clean", "metadata", "orphan_files", "archive", "savepoints"
     )  # fmt: skip
 
 
@@ -89,7 +89,7 @@ def test_every_settings_model_is_in_its_service_s_own_folder() -> None:
 def test_the_catalog_lists_every_service_s_table_rules_and_inferred_options() -> None:
     catalog = installed()
     owners = [s.name for s in catalog.services if s.table_rules is not None]
-    assert owners == ["compaction", "savepoint_create", "archive"]
+    assert owners == ["compaction", "clustering", "savepoint_create", "archive"]
     assert catalog.table_rules == tuple(catalog.by_name[name].table_rules for name in owners)
     assert catalog.inferred == {
         "clean.policy": ("file_versions_retained", "hours_retained", "commits_retained")

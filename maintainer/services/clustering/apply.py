@@ -18,8 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from maintainer.artifact.model import ClusterGroup, ClusteringEffect, ExecutePendingClustering, NodePlan
-from maintainer.artifact.model import SyncMetadataTable
+from maintainer.artifact.model import (
+    ClusterGroup,
+    ClusteringEffect,
+    NodePlan,
+    SyncMetadataTable,
+)
 from maintainer.errors import ApplyError, PlanError
 from maintainer.executors.clustering.executor import ClusteringOutcome, run_clustering
 from maintainer.executors.common.metadata_sync import COMPACTION_UPDATES
@@ -27,6 +31,7 @@ from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.instants.instant import Instant, State
 from maintainer.hudi.instants.writer import TimelineWriter
+from maintainer.hudi.metadata.updates.commit import RECORD_INDEX
 from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
@@ -95,7 +100,9 @@ def _same_slices(group: ClusterGroup, current: dict[tuple[str, str], object]) ->
                 "grown past the small-file limit, or in a pending compaction or clustering)"
             )
         if now != piece:
-            return f"file group {piece.file_id} has new or changed files since the plan (a writer wrote into it)"
+            return (
+                f"file group {piece.file_id} has new or changed files since the plan (a writer wrote into it)"
+            )
     return None
 
 
@@ -142,14 +149,15 @@ class ClusteringApply:
                     )
             else:
                 raise ApplyError(
-                    f"clustering {instant.timestamp} is pending in the table and the plan does not execute it",
+                    f"clustering {instant.timestamp} is pending in the table and the plan does not "
+                    "execute it",
                     where=where,
                     hint="it appeared after the plan was made: make the plan again",
                 )
 
     # -- 2./3. metadata table, pending clusterings ------------------------------------------------
     def handle_metadata_table(self, table: TableState) -> TableState:
-        self.dropped = drop_if_approved(self.ctx, table, "clustering", COMPACTION_UPDATES)
+        self.dropped = drop_if_approved(self.ctx, table, "clustering", (*COMPACTION_UPDATES, RECORD_INDEX))
         return self.open() if self.dropped is not None else table
 
     def finish_pending(self, table: TableState, pending: Sequence[Instant]) -> tuple[TableState, bool]:
@@ -215,7 +223,9 @@ class ClusteringApply:
         self.groups_run += len(keep)
         self.runs.append(self.run(table, instant, plan))
 
-    def run(self, table: TableState, instant: str, plan: RequestedReplaceMetadata | None) -> ClusteringOutcome:
+    def run(
+        self, table: TableState, instant: str, plan: RequestedReplaceMetadata | None
+    ) -> ClusteringOutcome:
         return run_clustering(
             table.storage,
             table.snapshot.config,

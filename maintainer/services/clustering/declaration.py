@@ -32,9 +32,7 @@ DECLARATION = ServiceDeclaration(
     change_rules={"enabled": _switched},
     other_changes=(ChangeKind.REWRITE, "clustering settings"),
     summary=(
-        SummaryPart(
-            10, counted("file_groups_replaced", int, "file group", "clustered into new files")
-        ),
+        SummaryPart(10, counted("file_groups_replaced", int, "file group", "clustered into new files")),
     ),
     settings=ClusteringSpec,
     table_rules=clustering_rules,

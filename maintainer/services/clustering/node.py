@@ -129,7 +129,7 @@ def clustering_payloads(node: NodePlan, storage: Storage, plan_id: str) -> dict[
     if not node.payloads:
         return {}
     data = encode(built_requested(node, storage, plan_id))
-    return {name: data for name in node.payloads}
+    return dict.fromkeys(node.payloads, data)
 
 
 def requested_sha256(data: bytes) -> str:

@@ -21,7 +21,8 @@ def test_every_action_kind_is_labelled_by_the_catalog_and_no_other() -> None:
 
 def test_effects_are_tagged_by_service_family() -> None:
     assert _tags(effect_records(installed())) == {
-        "rollback", "compaction", "clean", "metadata", "orphan_files", "savepoint", "archive"
+        "rollback", "compaction", "clustering", "clean", "metadata", "orphan_files", "savepoint",
+        "archive",
     }  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from maintainer.catalog import NodeEffects, installed
 from maintainer.services.archive.effects import ArchiveApplyEffects
 from maintainer.services.base import ApplyEffects, NodeOutcome, NoEffects
 from maintainer.services.clean.effects import CleanApplyEffects, ResolvedInstants
+from maintainer.services.clustering.effects import ClusteringApplyEffects
 from maintainer.services.common.metadata_table import MetadataTableDropped, with_dropped
 from maintainer.services.compaction.effects import CompactionApplyEffects
 from maintainer.services.metadata.effects import MetadataApplyEffects
@@ -36,6 +37,7 @@ def test_every_service_declares_its_own_apply_effects() -> None:
     assert declared == {
         "rollback": RollbackApplyEffects,
         "compaction": CompactionApplyEffects,
+        "clustering": ClusteringApplyEffects,
         "savepoint_create": SavepointCreateApplyEffects,
         "clean": CleanApplyEffects,
         "metadata": MetadataApplyEffects,

@@ -1,0 +1,140 @@
+"""Clustering through the CLI on generated tables with many small file groups (table versions
+6, 8 and 9, copy-on-write and merge-on-read, with and without a metadata table): plan groups the
+small slices as Hudi's size-based strategy does, apply rewrites them into the planned number of
+new file groups sorted by the sort columns, ``hudi`` reads exactly the same rows (and time
+travels to the instants before), the metadata table stays in step, and the clean then removes
+the replaced file groups with the rows unchanged. A crash at each step of the executor is
+finished by the next plan and apply."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from maintainer.datagen.generator import DatagenSpec, generate
+from maintainer.datagen.workload import WorkloadSpec
+from maintainer.executors.faults import FAULT_ENV
+from maintainer.hudi.instants.instant import Action
+from maintainer.hudi.table.state import open_table
+from tests.support import oracle
+from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
+
+NAME = ("_hoodie_file_name",)
+"""Rewritten to the new file's name, as Hudi's clustering does; every other column is kept."""
+OFF = "\n".join(f"{s}: {{enabled: false}}" for s in SETTINGS)
+CLUSTER = "clustering: {max_commits: 0, sort_columns: [rider]}"
+
+
+@pytest.fixture
+def make_project(
+    bare_project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> Callable[[Path, str], Project]:
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+    return lambda table, services: Project(bare_project(table, services), table)
+
+
+def _small_files_table(path: Path, table_type: str, version: int, mdt: bool) -> list[str]:
+    """A table of 2 partitions x 6 file groups, written by 3 commits (MOR: updates in log
+    files); returns its completed commit times."""
+    workload = WorkloadSpec(partitions=2, file_groups=6, commits=3, rows_per_commit=120, seed=5)
+    generate(str(path), DatagenSpec("t", table_type, version, workload, metadata_table=mdt))
+    return oracle.completed_commit_times(path)
+
+
+def _groups(project: Project) -> list[dict[str, Any]]:
+    node = project.nodes()["t.clustering"]
+    return [a for a in node["actions"] if a["kind"] == "cluster_group"]
+
+
+def _clusterings(path: Path) -> list[str]:
+    timeline = open_table(str(path)).snapshot.timeline
+    return [
+        i.timestamp for i in timeline.completed() if i.action in (Action.REPLACE_COMMIT, Action.CLUSTERING)
+    ]
+
+
+def _new_files(path: Path, instant: str) -> list[Path]:
+    return sorted(p for p in path.rglob(f"*_{instant}.parquet") if ".hoodie" not in p.parts)
+
+
+@pytest.mark.parametrize(
+    ("table_type", "version", "mdt"),
+    [
+        ("cow", 6, False),
+        ("mor", 6, False),
+        ("cow", 8, True),
+        ("mor", 8, False),
+        ("mor", 8, True),
+        ("cow", 9, False),
+        ("mor", 9, True),
+    ],
+    ids=["cow-v6", "mor-v6", "cow-v8-mdt", "mor-v8", "mor-v8-mdt", "cow-v9", "mor-v9-mdt"],
+)
+def test_small_files_are_clustered_then_cleaned_and_rows_stay(
+    table_type: str, version: int, mdt: bool, make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    path = tmp_path / "lake" / "t"
+    commits = _small_files_table(path, table_type, version, mdt)
+    rows = oracle.snapshot_rows(path, drop=NAME)
+    history = {c: oracle.snapshot_rows(path, as_of=c) for c in commits}
+    slices_before = oracle.file_slices(path)
+    project = make_project(path, f"{OFF}\n{CLUSTER}")
+    assert project.cli("plan") == 0
+    groups = _groups(project)
+    assert {g["partition"] for g in groups} == {s[0] for s in slices_before}
+    planned = {(g["partition"], s["file_id"]) for g in groups for s in g["slices"]}
+    assert planned == {(s[0], s[1]) for s in slices_before}
+    assert project.cli("apply") == 0, project.results()
+
+    (instant,) = _clusterings(path)
+    written = _new_files(path, instant)
+    assert len(written) == sum(g["num_output_file_groups"] for g in groups)
+    for file in written:
+        riders = pq.read_table(file, columns=["rider"]).column("rider").to_pylist()
+        assert riders == sorted(riders, key=lambda r: (r is not None, r))
+    assert oracle.snapshot_rows(path, drop=NAME) == rows
+    assert {c: oracle.snapshot_rows(path, as_of=c) for c in commits} == history
+    assert {s[1] for s in oracle.file_slices(path)}.isdisjoint({fid for _, fid in planned})
+    if mdt:
+        assert_metadata_in_step(path)
+
+    project = make_project(
+        path,
+        OFF.replace(
+            "clean: {enabled: false}", "clean: {policy: keep_latest_file_versions, file_versions_retained: 1}"
+        ),
+    )
+    assert project.cli("plan") == 0
+    assert project.cli("apply") == 0, project.results()
+    assert oracle.snapshot_rows(path, drop=NAME) == rows
+    left = {p.name.split("_")[0] for p in path.rglob("*.parquet") if ".hoodie" not in p.parts}
+    assert left.isdisjoint({fid for _, fid in planned})
+    if mdt:
+        assert_metadata_in_step(path)
+
+
+@pytest.mark.parametrize(
+    "point", ["after_requested", "after_inflight", "before_commit", "after_metadata_table"]
+)
+def test_a_crash_at_each_step_is_finished_by_the_next_apply(
+    point: str, make_project: Callable[[Path, str], Project], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "lake" / "t"
+    _small_files_table(path, "mor", 8, True)
+    rows = oracle.snapshot_rows(path, drop=NAME)
+    project = make_project(path, f"{OFF}\n{CLUSTER}")
+    assert project.cli("plan") == 0
+    monkeypatch.setenv(FAULT_ENV, f"clustering:{point}")
+    assert project.cli("apply") == 1
+    assert oracle.snapshot_rows(path, drop=NAME) == rows
+    monkeypatch.delenv(FAULT_ENV)
+    assert project.cli("apply") == 0, project.results()
+    assert len(_clusterings(path)) == 1
+    assert oracle.snapshot_rows(path, drop=NAME) == rows
+    assert_metadata_in_step(path)
+    assert project.cli("plan") == 0
+    assert _groups(project) == []
