@@ -11,14 +11,14 @@ one real Hudi 1.x table):
   archival due, a savepoint to create and one (made by a first, savepoint-only apply) to delete;
 * ``mor_v6``: MOR, version 6, a failed write, compaction, clean and archival due, and an old
   orphan file (a base file of an instant on no timeline) to remove;
-* ``cow_v8``: COW, version 8 with a metadata table (kept in sync), clean, archival and metadata
-  upkeep (its compaction) due;
+* ``cow_v8``: COW, version 8 with a metadata table (kept in sync), clustering (its small files
+  sorted by ``rider``), clean, archival and metadata upkeep (its compaction) due;
 * ``mor_v8``: MOR, version 8 with a metadata table and a failed write: every service;
 * ``mor_v9``: a copy of the hudi-rs fixture ``sample_table_mor_avro_v9_txns_simple_meta``
   (datagen writes versions 6 and 8 only).
 
-The manifest turns every service on (rollback, compaction, savepoints, clean, metadata, orphan
-files, archive) with settings that give each work on these small tables. One ``plan`` and one
+The manifest turns every service on (rollback, compaction, clustering, savepoints, clean,
+metadata, orphan files, archive) with settings that give each work on these small tables. One ``plan`` and one
 ``apply`` run over all five tables (one Spark start).
 
 Determinism instead of normalisation where possible: datagen writes with a fixed clock
@@ -38,6 +38,8 @@ normalised, and why (everything else must match byte for byte):
   (``generated_at``, the ``invocation_id`` uuid4, the tool version), ``started_at``,
   ``finished_at``, ``elapsed_time``, each node's ``timing``, ``execution_time`` and
   ``thread_id`` (wall-clock instants, durations and worker thread names);
+* in run_results.json, the ids of the file groups a clustering writes (``<new-file-id>``): random
+  UUIDs, as Hudi's;
 * ``args.plan_dir`` is under the temporary directory (covered by ``<tmp>``).
 
 ``MAINTAINER_UPDATE_EXPECTED=1`` rewrites the expected files from this run instead of comparing
@@ -51,6 +53,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -91,10 +94,12 @@ SERVICES = (
     "orphan_files: {min_age: 7d}",
 )
 EVERY_SERVICE = (
-    "rollback", "compaction", "savepoint_create", "clean", "metadata", "orphan_files", "archive",
-    "savepoint_delete",
+    "rollback", "compaction", "clustering", "savepoint_create", "clean", "metadata", "orphan_files",
+    "archive", "savepoint_delete",
 )  # fmt: skip
 """The scenario gives each service work (a node with changes), so each one's output is held."""
+NEW_FILE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-0")
+"""A clustering's new file group id: a random UUID, as Hudi's (``FSUtils.createNewFileIdPfx``)."""
 VOLATILE_RESULTS = ("started_at", "finished_at", "elapsed_time")
 VOLATILE_NODE_RESULTS = ("timing", "execution_time", "thread_id")
 
@@ -168,7 +173,8 @@ def tables(tmp_path: Path, fixture_table: Callable[[str], fx.FixtureTable]) -> d
     assert main(["plan", "--project-dir", str(setup)]) in (0, 2)
     assert main(["apply", "--project-dir", str(setup)]) == 0
     found = {"cow_v6": (lake / "cow_v6", f"savepoints: {{instants: ['{kept}']}}")}
-    found |= {name: (lake / name, "") for name in ("mor_v6", "cow_v8", "mor_v8")}
+    found |= {name: (lake / name, "") for name in ("mor_v6", "mor_v8")}
+    found |= {"cow_v8": (lake / "cow_v8", "clustering: {max_commits: 0, sort_columns: [rider]}")}
     return found | {"mor_v9": (v9, "savepoints: {rolling: {every: 1d, keep: 1}}")}
 
 
@@ -216,6 +222,9 @@ def normalised_results(target: Path, tmp: Path) -> str:
     for node in data["results"]:
         for key in VOLATILE_NODE_RESULTS:
             node[key] = f"<{key}>"
+        if node["node"].endswith(".clustering") and node["adapter_response"]:
+            written = node["adapter_response"]["files_written"]
+            node["adapter_response"]["files_written"] = [NEW_FILE_ID.sub("<new-file-id>", p) for p in written]
     return normalised_text(json.dumps(data, indent=2) + "\n", tmp, data["plan_id"])
 
 

@@ -106,8 +106,17 @@ def _is_large(group: FileGroup, spec: ClusteringSpec) -> bool:
     return base is not None and base.size >= spec.small_file_limit
 
 
+PROJECTED_REASON = (
+    "rewritten by this plan's compaction first (its new base file is projected): clustered by a later plan"
+)
+
+
 def _candidate(
-    group: FileGroup, view: FileSystemView, spec: ClusteringSpec, custom_merge: bool
+    group: FileGroup,
+    view: FileSystemView,
+    spec: ClusteringSpec,
+    custom_merge: bool,
+    projected: frozenset[str] = frozenset(),
 ) -> ClusterSlice | LeftOutSlice | None:
     """The group's latest slice if it qualifies, a reason if it is left out, None if too large."""
     latest = _latest_with_files(group)
@@ -122,6 +131,8 @@ def _candidate(
         return LeftOutSlice(group.partition, group.file_id, reason)
     if latest is not group.latest_slice:
         return None
+    if latest.base_instant in projected:
+        return LeftOutSlice(group.partition, group.file_id, PROJECTED_REASON)
     why = _why_not(latest, custom_merge)
     if why is not None:
         return LeftOutSlice(group.partition, group.file_id, why)
@@ -129,15 +140,21 @@ def _candidate(
 
 
 def partition_candidates(
-    view: FileSystemView, partition: str, spec: ClusteringSpec, custom_merge: bool
+    view: FileSystemView,
+    partition: str,
+    spec: ClusteringSpec,
+    custom_merge: bool,
+    projected: frozenset[str] = frozenset(),
 ) -> PartitionCandidates:
-    """The eligible latest slices of one partition (replaced file groups are not in the view)."""
+    """The eligible latest slices of one partition (replaced file groups are not in the view);
+    ``projected``: instants that exist only in the plan's projection (a slice based on one is
+    written by an earlier node of the plan, its real file names and sizes unknown)."""
     slices: list[ClusterSlice] = []
     left_out: list[LeftOutSlice] = []
     large = 0
     groups = view.file_groups(partition) if partition in view.groups else []
     for group in groups:
-        found = _candidate(group, view, spec, custom_merge)
+        found = _candidate(group, view, spec, custom_merge, projected)
         if isinstance(found, ClusterSlice):
             slices.append(found)
         elif isinstance(found, LeftOutSlice):

@@ -112,6 +112,7 @@ def read_clustering_inputs(table: TableState, spec: ClusteringSpec, now: datetim
         hashes,
         {**unreadable, **broken},
         written,
+        frozenset(table.projection.instants) if table.projection is not None else frozenset(),
     )
 
 

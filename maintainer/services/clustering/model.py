@@ -44,6 +44,9 @@ class ClusteringInputs:
     requested_sha256: Mapping[str, str] = field(default_factory=dict)
     unreadable: Mapping[str, str] = field(default_factory=dict)
     written_partitions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    projected_instants: frozenset[str] = frozenset()
+    """Instants that exist only in the plan's projection (earlier nodes of the plan write them):
+    slices based on them are left for a later clustering."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,7 +240,7 @@ def _group_partitions(inputs: ClusteringInputs, spec: ClusteringSpec, partitions
         if partition not in inputs.view.groups:
             notes.append(f"partition {partition or '(table root)'} is not in the table")
             continue
-        found = partition_candidates(inputs.view, partition, spec, custom)
+        found = partition_candidates(inputs.view, partition, spec, custom, inputs.projected_instants)
         left_out += found.left_out
         large += found.large
         built = build_groups(partition, found.slices, spec)

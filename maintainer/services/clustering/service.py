@@ -1,7 +1,8 @@
 """The clustering service's glue (after compaction, before the clean that later removes the
-file groups it replaces): its catalog entry, planner, payload, check, apply. It plans on the
-table as read: a file group this plan's compaction rewrites first is drift at apply (its slice
-changed) and is clustered by a later plan."""
+file groups it replaces): its catalog entry, planner, payload, projection, check, apply. It
+plans on the table as this plan's rollbacks and compaction leave it, and leaves out the slices
+that compaction rewrites (clustered by a later plan: their new files' names and sizes are not
+known yet); the clean after it plans on the table with the clustered groups replaced."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from maintainer.services.base import Check, NodeContext, NodeOutcome, ServiceDef
 from maintainer.services.clustering import node
 from maintainer.services.clustering.apply import execute_clustering
 from maintainer.services.clustering.declaration import DECLARATION
+from maintainer.services.clustering.projection import project_after_clustering
 from maintainer.services.clustering.validate import validate_clustering
 from maintainer.storage import Storage
 
 
 class ClusteringService(ServiceDefaults):
     declaration = DECLARATION
+    plans_on_projection = True
     syncs_metadata_table = True
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
@@ -34,6 +37,9 @@ class ClusteringService(ServiceDefaults):
 
     def payloads(self, plan: NodePlan, storage: Storage, plan_id: str) -> dict[str, bytes]:
         return node.clustering_payloads(plan, storage, plan_id)
+
+    def project(self, table: TableState, plan: NodePlan) -> TableState:
+        return project_after_clustering(table, plan)
 
     def validate(self, plan: NodePlan, table_uri: str) -> Iterator[Check]:
         return validate_clustering(plan, table_uri)

@@ -55,9 +55,10 @@ def evaluate_trigger(timeline: Timeline, last: Instant | None, max_commits: int)
     fires = commits >= max_commits
     what = "replacecommit" if timeline.layout is TimelineLayout.V1 else "clustering"
     origin = f"the last {what} {last.timestamp}" if last is not None else f"the first commit (no {what} yet)"
-    counted = f"{count(commits, 'completed commit')} since {origin} (max_commits {max_commits})"
+    counted = f"{count(commits, 'completed commit')} since {origin}"
     since = last.timestamp if last is not None else None
     if max_commits == 0:
         return TriggerDecision(True, commits, since, f"no trigger (max_commits 0): {counted}")
+    counted += f" (max_commits {max_commits})"
     verdict = "fires" if fires else "does not fire"
     return TriggerDecision(fires, commits, since, f"trigger {verdict}: {counted}")
