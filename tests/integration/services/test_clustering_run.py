@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,6 +20,7 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import ApplyError
 from maintainer.executors.clustering.executor import ClusteringOutcome, run_clustering
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi.instants.instant import Action
@@ -201,11 +203,20 @@ def test_metadata_table_is_kept_in_sync(
     _check(path)
 
 
+TXNS_WITH_METADATA = [
+    f"sample_table_{kind}_v9_txns_{keys}_meta"
+    for kind in ("cow", "mor_avro")
+    for keys in ("simple", "complex", "nonpart")
+]
+"""Hudi 1.1.1 tables with files, column_stats, partition_stats, record_index and secondary indexes."""
+
+
 @pytest.mark.fixtures
-def test_record_index_of_the_v9_fixture_follows_the_moved_keys(
-    fixture_copy: Callable[[str], fx.FixtureTable],
+@pytest.mark.parametrize("name", TXNS_WITH_METADATA)
+def test_record_index_of_the_v9_fixtures_follows_the_moved_keys(
+    name: str, fixture_copy: Callable[[str], fx.FixtureTable]
 ) -> None:
-    path = fixture_copy("sample_table_mor_avro_v9_txns_simple_meta").path
+    path = fixture_copy(name).path
     before = reads(path)
     outcome = cluster(path, clustering_plan(path, outputs=1, sort_columns="txn_id"), sync_metadata=True)
     check_clustered(path, before, outcome, outputs=1)
@@ -262,3 +273,39 @@ def test_a_crash_in_the_rollback_of_a_failed_attempt_is_finished_by_a_rerun(
     assert len(rollbacks) == (2 if point == "rollback_after_completed" else 1)
     assert not any((path / p).exists() for p in partial)
     check_clustered(path, before, redone, outputs=2)
+
+
+def _timeline_files(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in (path / ".hoodie").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("no_such_column", None), "does not have"),
+        ((None, "spiral"), "unknown layout"),
+    ],
+)
+def test_a_plan_that_cannot_run_leaves_the_table_untouched(
+    options: tuple[str | None, str | None], message: str, tmp_path: Path
+) -> None:
+    path = generated(tmp_path, "cow", 8)
+    files = _timeline_files(path)
+    with pytest.raises(ApplyError, match=message):
+        cluster(path, clustering_plan(path, sort_columns=options[0], layout=options[1]))
+    assert _timeline_files(path) == files
+
+
+def test_only_clustering_plans_are_run(tmp_path: Path) -> None:
+    path = generated(tmp_path, "cow", 6)
+    files = _timeline_files(path)
+    overwrite = replace(clustering_plan(path), operation_type="INSERT_OVERWRITE")
+    with pytest.raises(ApplyError, match="INSERT_OVERWRITE, not a clustering"):
+        cluster(path, overwrite)
+    table = open_table(str(path))
+    with pytest.raises(ApplyError, match=r"no clustering \d+ in the table and no plan given"):
+        run_clustering(table.storage, table.snapshot.config, "20990101000000000")
+    assert _timeline_files(path) == files
+    done = cluster(path, clustering_plan(path))
+    with pytest.raises(ApplyError, match="already completed"):
+        run_clustering(table.storage, table.snapshot.config, done.instant.timestamp)
