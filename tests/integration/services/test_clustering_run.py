@@ -11,6 +11,7 @@ import io
 import json
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +24,7 @@ from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError
 from maintainer.executors.clustering.executor import ClusteringOutcome, run_clustering
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
+from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.metadata.check import check_metadata_table
@@ -31,12 +33,20 @@ from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates.build import instant_epoch_millis
 from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import open_table
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.project.models import TableSpec
+from maintainer.services.clean.settings import CleanSpec
 from tests.integration.services.test_compaction_run import without_comments
 from tests.support import fixtures as fx
 from tests.support import oracle
 from tests.support.clustering import clustering_plan
+from tests.support.plans import files_to_delete
 
 FILE_NAME = "_hoodie_file_name"
+REQUESTED_SCHEMA = (
+    Path(__file__).resolve().parents[3].parent
+    / "shared/reference/hudi-avsc/HoodieRequestedReplaceMetadata.from_real_file.avsc"
+)
 REPLACE_SCHEMA = (
     Path(__file__).resolve().parents[3].parent
     / "shared/reference/hudi-avsc/HoodieReplaceCommitMetadata.from_real_file.avsc"
@@ -83,6 +93,17 @@ def check_clustered(
     assert not (path / ".hoodie/.temp" / outcome.instant.timestamp).exists(), "markers left behind"
 
 
+def check_requested(path: Path, outcome: ClusteringOutcome, plan: RequestedReplaceMetadata) -> None:
+    """The requested file holds the plan, readable with Hudi's own schema."""
+    config = open_table(str(path)).snapshot.config
+    action = "clustering" if config.version >= 8 else "replacecommit"
+    data = (path / config.timeline_dir / f"{outcome.instant.timestamp}.{action}.requested").read_bytes()
+    assert payloads.decode_requested_replace_metadata(data, "requested") == plan
+    reader_schema = fastavro.parse_schema(json.loads(without_comments(REQUESTED_SCHEMA.read_text())))
+    (record,) = list(fastavro.reader(io.BytesIO(data), reader_schema=reader_schema))
+    assert cast(dict[str, Any], record)["operationType"] == "CLUSTER"
+
+
 def sorted_files(path: Path, outcome: ClusteringOutcome, column: str) -> None:
     for stat in outcome.stats:
         values = pq.read_table(path / (stat.path or ""), columns=[column]).column(column).to_pylist()
@@ -98,9 +119,11 @@ def test_clustering_of_generated_tables(kind: str, version: int, tmp_path: Path)
     if kind == "mor":
         assert any(s.log_files for s in table.view.latest_slices()), "MOR slices to merge"
     before = reads(path)
-    outcome = cluster(path, clustering_plan(path, outputs=2, sort_columns="fare"))
+    plan = clustering_plan(path, outputs=2, sort_columns="fare")
+    outcome = cluster(path, plan)
     check_clustered(path, before, outcome, outputs=2)
     sorted_files(path, outcome, "fare")
+    check_requested(path, outcome, plan)
     names = sorted(
         p.name for p in (path / table.snapshot.config.timeline_dir).glob(f"{outcome.instant.timestamp}*")
     )
@@ -309,3 +332,24 @@ def test_only_clustering_plans_are_run(tmp_path: Path) -> None:
     done = cluster(path, clustering_plan(path))
     with pytest.raises(ApplyError, match="already completed"):
         run_clustering(table.storage, table.snapshot.config, done.instant.timestamp)
+
+
+@pytest.mark.parametrize(("kind", "version"), [("cow", 6), ("mor", 8)])
+def test_the_cleaner_plans_to_delete_the_replaced_file_groups(
+    kind: str, version: int, tmp_path: Path
+) -> None:
+    path = generated(tmp_path, kind, version)
+    table = open_table(str(path))
+    old_files = {f.path for s in table.view.latest_slices() for f in s.files}
+    outcome = cluster(path, clustering_plan(path, outputs=2))
+    before = oracle.snapshot_rows(path, drop=[FILE_NAME])
+    clean = CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1)
+    spec = TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1, clean=clean)
+    built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
+    assert not built.errors
+    planned = files_to_delete(built.plan.tables[0].nodes[0])
+    assert old_files <= planned, "every file of the replaced file groups is cleaned"
+    assert not {s.path for s in outcome.stats} & planned, "the new base files are kept"
+    for relative in planned:
+        (path / relative).unlink()
+    assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before
