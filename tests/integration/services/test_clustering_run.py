@@ -23,6 +23,7 @@ from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.errors import ApplyError
 from maintainer.executors.clustering.executor import ClusteringOutcome, run_clustering
+from maintainer.executors.common.metadata_sync import clustering_writes
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
@@ -206,24 +207,32 @@ def _check(path: Path) -> None:
     assert check_metadata_table(table, mdt).problems() == []
 
 
-@pytest.mark.parametrize("point", [None, "after_metadata_table"])
+@pytest.mark.parametrize(
+    "points",
+    [(), ("after_metadata_table",), ("after_metadata_table", "rollback_after_metadata_table")],
+)
 def test_metadata_table_is_kept_in_sync(
-    point: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    points: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A crash after the metadata deltacommit: the re-run rolls it back with its rollback of
+    the attempt (also when that rollback crashed after its metadata step), then syncs again."""
     path = generated(tmp_path, "mor", 8, metadata_table=True)
     before = reads(path)
     table = open_table(str(path))
+    mdt = open_metadata_table(table)
+    assert mdt is not None and clustering_writes(mdt, 4).partitions == ("files",)
     instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
     plan: RequestedReplaceMetadata | None = clustering_plan(path, outputs=2, sort_columns="fare")
-    if point is not None:
+    for point in points:
         monkeypatch.setenv(FAULT_ENV, f"clustering:{point}")
         with pytest.raises(InjectedFault):
             run_clustering(table.storage, table.snapshot.config, instant, plan, sync_metadata=True)
-        monkeypatch.delenv(FAULT_ENV)
         plan = None
+    monkeypatch.delenv(FAULT_ENV, raising=False)
     outcome = run_clustering(table.storage, table.snapshot.config, instant, plan, sync_metadata=True)
     check_clustered(path, before, outcome, outputs=2)
     _check(path)
+    assert (outcome.rollback_instant is not None) == bool(points)
 
 
 TXNS_WITH_METADATA = [
@@ -240,6 +249,8 @@ def test_record_index_of_the_v9_fixtures_follows_the_moved_keys(
     name: str, fixture_copy: Callable[[str], fx.FixtureTable]
 ) -> None:
     path = fixture_copy(name).path
+    mdt = open_metadata_table(open_table(str(path)))
+    assert mdt is not None and "record_index" in clustering_writes(mdt, 1).partitions
     before = reads(path)
     outcome = cluster(path, clustering_plan(path, outputs=1, sort_columns="txn_id"), sync_metadata=True)
     check_clustered(path, before, outcome, outputs=1)
