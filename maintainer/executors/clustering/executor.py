@@ -55,7 +55,7 @@ from maintainer.hudi.logformat.arrow import arrow_schema
 from maintainer.hudi.parquet.basefile import ParquetSettings, with_meta_fields
 from maintainer.hudi.payloads import ClusteringGroup, ClusteringPlan, RequestedReplaceMetadata, WriteStat
 from maintainer.hudi.records.merge import MergeRules
-from maintainer.hudi.table.snapshot import MARKERS_DIR, load_timeline
+from maintainer.hudi.table.snapshot import MARKERS_DIR
 from maintainer.storage import Storage
 from maintainer.tasks import InProcessRunner, TaskRunner
 
@@ -230,33 +230,47 @@ def _read_requested(storage: Storage, timeline: Timeline, instant: Instant) -> C
     return _plan_of(requested, where)
 
 
+@dataclass(frozen=True)
+class Requested:
+    """The requested clustering to run, its tasks, and the rollback of an earlier attempt."""
+
+    instant: Instant
+    plan: ClusteringPlan
+    tasks: list[GroupTask]
+    rolled_back: RolledBack | None
+
+
 def _requested(
     storage: Storage,
     writer: TimelineWriter,
     instant_time: str,
     plan: RequestedReplaceMetadata | None,
-    sync_metadata: bool,
-) -> tuple[Instant, ClusteringPlan, RolledBack | None]:
-    """The requested clustering to run (scheduled here when absent) and the rollback of an
-    earlier attempt, if one was needed."""
-    action = clustering_action(writer.config)
-    entry = writer.timeline().entry(instant_time, action)
+    options: tuple[str | None, ParquetSettings | None, bool],
+) -> Requested:
+    """The requested clustering (scheduled here when absent) after the rollback of an earlier
+    attempt, if one was needed. The plan is checked and its tasks built before anything is
+    written: a plan that cannot run leaves the table as it was."""
+    layout, parquet, sync_metadata = options
+    config = writer.config
+    timeline = writer.timeline()
+    action = clustering_action(config)
+    entry = timeline.entry(instant_time, action)
     if entry is None:
         if plan is None:
             raise ApplyError(
                 f"no clustering {instant_time} in the table and no plan given", where=storage.base_uri
             )
         stored = _plan_of(plan, storage.base_uri)
+        tasks = build_tasks(storage, config, timeline, instant_time, stored, layout, parquet)
         requested = writer.create_requested(action, payloads.encode_avro(plan), instant_time)
         maybe_fail(SERVICE, "after_requested")
-        return requested, stored, None
+        return Requested(requested, stored, tasks, None)
     if entry.instant.is_completed:
         raise ApplyError(f"clustering {instant_time} is already completed", where=storage.base_uri)
-    stored = _read_requested(storage, writer.timeline(), entry.instant)
-    rolled_back = rollback_inflight(
-        storage, writer.config, entry.instant, stored, writer.clock, sync_metadata
-    )
-    return entry.instant.with_state(State.REQUESTED), stored, rolled_back
+    stored = _read_requested(storage, timeline, entry.instant)
+    tasks = build_tasks(storage, config, timeline, instant_time, stored, layout, parquet)
+    rolled_back = rollback_inflight(storage, config, entry.instant, stored, writer.clock, sync_metadata)
+    return Requested(entry.instant.with_state(State.REQUESTED), stored, tasks, rolled_back)
 
 
 def run_clustering(
@@ -278,16 +292,15 @@ def run_clustering(
     ``sync_metadata`` (``metadata_table: sync``): the metadata deltacommit is written right
     before the clustering completes, and an earlier attempt's is rolled back with it."""
     writer = TimelineWriter(storage, config, clock)
-    requested, stored, rolled_back = _requested(storage, writer, instant_time, plan, sync_metadata)
+    requested = _requested(storage, writer, instant_time, plan, (layout, parquet, sync_metadata))
     with writer.heartbeat(instant_time):
-        inflight = writer.transition_to_inflight(requested)
+        inflight = writer.transition_to_inflight(requested.instant)
         maybe_fail(SERVICE, "after_inflight")
-        timeline = load_timeline(storage, config)
-        tasks = build_tasks(storage, config, timeline, instant_time, stored, layout, parquet)
+        tasks = requested.tasks
         stats = [stat for group in runner.run(cluster_group, tasks) for stat in group]
         maybe_fail(SERVICE, "before_commit")
-        schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, timeline, config)
-        replaced = replaced_file_ids(stored)
+        schema = tasks[0].avro_schema if tasks else table_avro_schema(storage, writer.timeline(), config)
+        replaced = replaced_file_ids(requested.plan)
         metadata = clustering_commit_metadata(stats, replaced, schema)
         if sync_metadata:
             sync_clustering(storage, inflight, metadata, clock)
@@ -295,6 +308,7 @@ def run_clustering(
         completed = writer.complete(inflight, encode_replace_commit(metadata, config))
     storage.delete_dir(f"{MARKERS_DIR}/{instant_time}")
     pairs = tuple((p, i) for p, ids in replaced.items() for i in ids)
+    rolled_back = requested.rolled_back
     if rolled_back is None:
         return ClusteringOutcome(completed, tuple(stats), pairs)
     return ClusteringOutcome(

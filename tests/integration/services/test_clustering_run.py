@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,8 +21,11 @@ import pytest
 
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
+from maintainer.errors import ApplyError
 from maintainer.executors.clustering.executor import ClusteringOutcome, run_clustering
+from maintainer.executors.common.metadata_sync import clustering_writes
 from maintainer.executors.faults import FAULT_ENV, InjectedFault
+from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.instants.writer import TimelineWriter
 from maintainer.hudi.metadata.check import check_metadata_table
@@ -29,12 +34,20 @@ from maintainer.hudi.metadata.table import open_metadata_table
 from maintainer.hudi.metadata.updates.build import instant_epoch_millis
 from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import open_table
+from maintainer.planning.builder import TableRequest, build_plan
+from maintainer.project.models import TableSpec
+from maintainer.services.clean.settings import CleanSpec
 from tests.integration.services.test_compaction_run import without_comments
 from tests.support import fixtures as fx
 from tests.support import oracle
 from tests.support.clustering_plans import clustering_plan
+from tests.support.plans import files_to_delete
 
 FILE_NAME = "_hoodie_file_name"
+REQUESTED_SCHEMA = (
+    Path(__file__).resolve().parents[3].parent
+    / "shared/reference/hudi-avsc/HoodieRequestedReplaceMetadata.from_real_file.avsc"
+)
 REPLACE_SCHEMA = (
     Path(__file__).resolve().parents[3].parent
     / "shared/reference/hudi-avsc/HoodieReplaceCommitMetadata.from_real_file.avsc"
@@ -81,6 +94,17 @@ def check_clustered(
     assert not (path / ".hoodie/.temp" / outcome.instant.timestamp).exists(), "markers left behind"
 
 
+def check_requested(path: Path, outcome: ClusteringOutcome, plan: RequestedReplaceMetadata) -> None:
+    """The requested file holds the plan, readable with Hudi's own schema."""
+    config = open_table(str(path)).snapshot.config
+    action = "clustering" if config.version >= 8 else "replacecommit"
+    data = (path / config.timeline_dir / f"{outcome.instant.timestamp}.{action}.requested").read_bytes()
+    assert payloads.decode_requested_replace_metadata(data, "requested") == plan
+    reader_schema = fastavro.parse_schema(json.loads(without_comments(REQUESTED_SCHEMA.read_text())))
+    (record,) = list(fastavro.reader(io.BytesIO(data), reader_schema=reader_schema))
+    assert cast(dict[str, Any], record)["operationType"] == "CLUSTER"
+
+
 def sorted_files(path: Path, outcome: ClusteringOutcome, column: str) -> None:
     for stat in outcome.stats:
         values = pq.read_table(path / (stat.path or ""), columns=[column]).column(column).to_pylist()
@@ -96,9 +120,11 @@ def test_clustering_of_generated_tables(kind: str, version: int, tmp_path: Path)
     if kind == "mor":
         assert any(s.log_files for s in table.view.latest_slices()), "MOR slices to merge"
     before = reads(path)
-    outcome = cluster(path, clustering_plan(path, outputs=2, sort_columns="fare"))
+    plan = clustering_plan(path, outputs=2, sort_columns="fare")
+    outcome = cluster(path, plan)
     check_clustered(path, before, outcome, outputs=2)
     sorted_files(path, outcome, "fare")
+    check_requested(path, outcome, plan)
     names = sorted(
         p.name for p in (path / table.snapshot.config.timeline_dir).glob(f"{outcome.instant.timestamp}*")
     )
@@ -181,31 +207,50 @@ def _check(path: Path) -> None:
     assert check_metadata_table(table, mdt).problems() == []
 
 
-@pytest.mark.parametrize("point", [None, "after_metadata_table"])
+@pytest.mark.parametrize(
+    "points",
+    [(), ("after_metadata_table",), ("after_metadata_table", "rollback_after_metadata_table")],
+)
 def test_metadata_table_is_kept_in_sync(
-    point: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    points: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A crash after the metadata deltacommit: the re-run rolls it back with its rollback of
+    the attempt (also when that rollback crashed after its metadata step), then syncs again."""
     path = generated(tmp_path, "mor", 8, metadata_table=True)
     before = reads(path)
     table = open_table(str(path))
+    mdt = open_metadata_table(table)
+    assert mdt is not None and clustering_writes(mdt, 4).partitions == ("files",)
     instant = TimelineWriter(table.storage, table.snapshot.config).new_instant_time()
     plan: RequestedReplaceMetadata | None = clustering_plan(path, outputs=2, sort_columns="fare")
-    if point is not None:
+    for point in points:
         monkeypatch.setenv(FAULT_ENV, f"clustering:{point}")
         with pytest.raises(InjectedFault):
             run_clustering(table.storage, table.snapshot.config, instant, plan, sync_metadata=True)
-        monkeypatch.delenv(FAULT_ENV)
         plan = None
+    monkeypatch.delenv(FAULT_ENV, raising=False)
     outcome = run_clustering(table.storage, table.snapshot.config, instant, plan, sync_metadata=True)
     check_clustered(path, before, outcome, outputs=2)
     _check(path)
+    assert (outcome.rollback_instant is not None) == bool(points)
+
+
+TXNS_WITH_METADATA = [
+    f"sample_table_{kind}_v9_txns_{keys}_meta"
+    for kind in ("cow", "mor_avro")
+    for keys in ("simple", "complex", "nonpart")
+]
+"""Hudi 1.1.1 tables with files, column_stats, partition_stats, record_index and secondary indexes."""
 
 
 @pytest.mark.fixtures
-def test_record_index_of_the_v9_fixture_follows_the_moved_keys(
-    fixture_copy: Callable[[str], fx.FixtureTable],
+@pytest.mark.parametrize("name", TXNS_WITH_METADATA)
+def test_record_index_of_the_v9_fixtures_follows_the_moved_keys(
+    name: str, fixture_copy: Callable[[str], fx.FixtureTable]
 ) -> None:
-    path = fixture_copy("sample_table_mor_avro_v9_txns_simple_meta").path
+    path = fixture_copy(name).path
+    mdt = open_metadata_table(open_table(str(path)))
+    assert mdt is not None and "record_index" in clustering_writes(mdt, 1).partitions
     before = reads(path)
     outcome = cluster(path, clustering_plan(path, outputs=1, sort_columns="txn_id"), sync_metadata=True)
     check_clustered(path, before, outcome, outputs=1)
@@ -262,3 +307,60 @@ def test_a_crash_in_the_rollback_of_a_failed_attempt_is_finished_by_a_rerun(
     assert len(rollbacks) == (2 if point == "rollback_after_completed" else 1)
     assert not any((path / p).exists() for p in partial)
     check_clustered(path, before, redone, outputs=2)
+
+
+def _timeline_files(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in (path / ".hoodie").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("no_such_column", None), "does not have"),
+        ((None, "spiral"), "unknown layout"),
+    ],
+)
+def test_a_plan_that_cannot_run_leaves_the_table_untouched(
+    options: tuple[str | None, str | None], message: str, tmp_path: Path
+) -> None:
+    path = generated(tmp_path, "cow", 8)
+    files = _timeline_files(path)
+    with pytest.raises(ApplyError, match=message):
+        cluster(path, clustering_plan(path, sort_columns=options[0], layout=options[1]))
+    assert _timeline_files(path) == files
+
+
+def test_only_clustering_plans_are_run(tmp_path: Path) -> None:
+    path = generated(tmp_path, "cow", 6)
+    files = _timeline_files(path)
+    overwrite = replace(clustering_plan(path), operation_type="INSERT_OVERWRITE")
+    with pytest.raises(ApplyError, match="INSERT_OVERWRITE, not a clustering"):
+        cluster(path, overwrite)
+    table = open_table(str(path))
+    with pytest.raises(ApplyError, match=r"no clustering \d+ in the table and no plan given"):
+        run_clustering(table.storage, table.snapshot.config, "20990101000000000")
+    assert _timeline_files(path) == files
+    done = cluster(path, clustering_plan(path))
+    with pytest.raises(ApplyError, match="already completed"):
+        run_clustering(table.storage, table.snapshot.config, done.instant.timestamp)
+
+
+@pytest.mark.parametrize(("kind", "version"), [("cow", 6), ("mor", 8)])
+def test_the_cleaner_plans_to_delete_the_replaced_file_groups(
+    kind: str, version: int, tmp_path: Path
+) -> None:
+    path = generated(tmp_path, kind, version)
+    table = open_table(str(path))
+    old_files = {f.path for s in table.view.latest_slices() for f in s.files}
+    outcome = cluster(path, clustering_plan(path, outputs=2))
+    before = oracle.snapshot_rows(path, drop=[FILE_NAME])
+    clean = CleanSpec(policy="keep_latest_file_versions", file_versions_retained=1)
+    spec = TableSpec.of(name="t", path=str(path), manifest="tables/t.yml", line=1, clean=clean)
+    built = build_plan("p", "dev", [TableRequest(spec, ("clean",))], {}, datetime.now(timezone.utc))
+    assert not built.errors
+    planned = files_to_delete(built.plan.tables[0].nodes[0])
+    assert old_files <= planned, "every file of the replaced file groups is cleaned"
+    assert not {s.path for s in outcome.stats} & planned, "the new base files are kept"
+    for relative in planned:
+        (path / relative).unlink()
+    assert oracle.snapshot_rows(path, drop=[FILE_NAME]) == before

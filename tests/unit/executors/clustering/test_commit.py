@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, cast
 
 import fastavro
@@ -19,8 +20,8 @@ from maintainer.hudi.table.snapshot import load_config
 from maintainer.storage import Storage
 from tests.support import fixtures as fx
 
-V9 = "sample_table_mor_avro_v9_txns_simple_meta"
-V9_CLUSTERING = ".hoodie/timeline/20260307162619269_20260307162620442.replacecommit"
+V9_TXNS = [n for n in fx.fixture_names() if "_v9_txns_" in n and not n.endswith("_overwrite")]
+"""Hudi 1.1.1 tables that ran ``CALL run_clustering`` (defaults)."""
 V6 = "sample_table_cow_v6_simplekeygen_nonhivestyle_overwritetable"
 V6_REPLACE = ".hoodie/20240707001303088.replacecommit"
 
@@ -46,19 +47,31 @@ def _without_times(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+def _clustering_commits(table: Path) -> list[Path]:
+    """The completed replacecommits of the table that finished a clustering."""
+    found = []
+    for path in sorted((table / ".hoodie/timeline").glob("*_*.replacecommit")):
+        if _avro_record(path.read_bytes())["operationType"] == "CLUSTER":
+            found.append(path)
+    return found
+
+
 @pytest.mark.fixtures
-def test_the_v9_replacecommit_is_hudis_field_by_field(
-    fixture_table: Callable[[str], fx.FixtureTable],
+@pytest.mark.parametrize("name", V9_TXNS)
+def test_the_v9_replacecommits_are_hudis_field_by_field(
+    name: str, fixture_table: Callable[[str], fx.FixtureTable]
 ) -> None:
-    table = fixture_table(V9).path
-    data = (table / V9_CLUSTERING).read_bytes()
-    theirs = _avro_record(data)
-    replaced = {p: list(ids) for p, ids in theirs["partitionToReplaceFileIds"].items()}
-    metadata = clustering_commit_metadata(_ours_like(theirs), replaced, theirs["extraMetadata"]["schema"])
-    encoded = encode_replace_commit(metadata, load_config(Storage(str(table))))
-    ours = _avro_record(encoded)
-    assert _without_times(ours) == _without_times(theirs)
-    assert list(ours) == list(theirs)
+    table = fixture_table(name).path
+    commits = _clustering_commits(table)
+    assert commits, f"{name} ran a clustering"
+    config = load_config(Storage(str(table)))
+    for commit in commits:
+        theirs = _avro_record(commit.read_bytes())
+        replaced = {p: list(ids) for p, ids in theirs["partitionToReplaceFileIds"].items()}
+        metadata = clustering_commit_metadata(_ours_like(theirs), replaced, theirs["extraMetadata"]["schema"])
+        ours = _avro_record(encode_replace_commit(metadata, config))
+        assert _without_times(ours) == _without_times(theirs), commit.name
+        assert list(ours) == list(theirs)
 
 
 @pytest.mark.fixtures
