@@ -8,6 +8,8 @@ finished by the next plan and apply."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,11 +17,16 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from maintainer.artifact.canonical import compute_plan_id
+from maintainer.artifact.directory import PAYLOAD_DIR, PAYLOAD_HASHES_FIELD, PLAN_FILE, SIGNATURE_FIELD
+from maintainer.artifact.model import read_body
 from maintainer.datagen.generator import DatagenSpec, generate
 from maintainer.datagen.workload import WorkloadSpec
 from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table.state import open_table
+from maintainer.services.clustering.node import clustering_payloads
+from maintainer.storage import Storage
 from tests.support import oracle
 from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
 
@@ -138,3 +145,48 @@ def test_a_crash_at_each_step_is_finished_by_the_next_apply(
     assert_metadata_in_step(path)
     assert project.cli("plan") == 0
     assert _groups(project) == []
+
+
+def _forge(project: Project, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Edit the clustering node of plan.json as an attacker who rewrites the payload to match:
+    the requested file rebuilt from the edited node, its sha256 and the plan id recomputed."""
+    plan_dir = project.root / "target" / "plan"
+    data = json.loads((plan_dir / PLAN_FILE).read_text())
+    (node,) = [n for t in data["tables"] for n in t["nodes"] if n["service"] == "clustering"]
+    edit(node)
+    body = {k: v for k, v in data.items() if k not in ("plan_id", PAYLOAD_HASHES_FIELD, SIGNATURE_FIELD)}
+    data["plan_id"] = compute_plan_id(body)
+    parsed = read_body(body)
+    (forged,) = [n for t in parsed.tables for n in t.nodes if n.service == "clustering"]
+    (table,) = [t for t in parsed.tables if t.name == forged.table]
+    for name, content in clustering_payloads(forged, Storage(table.path), data["plan_id"]).items():
+        (plan_dir / PAYLOAD_DIR / name).write_bytes(content)
+        data[PAYLOAD_HASHES_FIELD][name] = hashlib.sha256(content).hexdigest()
+    (plan_dir / PLAN_FILE).write_text(json.dumps(data, indent=2))
+
+
+def test_a_forged_group_is_not_executed(make_project: Callable[[Path, str], Project], tmp_path: Path) -> None:
+    """An unsigned plan rewritten whole (node, payload, hashes, id): a group told to write 50
+    file groups, and a group that takes a slice of the other partition, are drift; nothing is clustered."""
+    path = tmp_path / "lake" / "t"
+    _small_files_table(path, "cow", 8, True)
+    rows = oracle.snapshot_rows(path, drop=NAME)
+    project = make_project(path, f"{OFF}\n{CLUSTER}")
+    assert project.cli("plan") == 0
+
+    def edit(node: dict[str, Any]) -> None:
+        first, second = [a for a in node["actions"] if a["kind"] == "cluster_group"]
+        first["num_output_file_groups"] = 50
+        second["slices"] = [*second["slices"], first["slices"][0]]  # another partition's slice
+
+    first_slice = [a for a in project.nodes()["t.clustering"]["actions"] if a["kind"] == "cluster_group"][0][
+        "slices"
+    ][0]["file_id"]
+    _forge(project, edit)
+    assert project.cli("apply") == 2, project.results()
+    assert _clusterings(path) == []
+    result = project.results()["t.clustering"]
+    reasons = " ".join(d["reason"] for d in result["drift"])
+    assert "writes 50 file group(s) where its slices and target_file_max_bytes give 1" in reasons
+    assert f"file group {first_slice} is no longer a small latest slice to cluster" in reasons
+    assert oracle.snapshot_rows(path, drop=NAME) == rows

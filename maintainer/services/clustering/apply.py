@@ -36,7 +36,7 @@ from maintainer.hudi.payloads import RequestedReplaceMetadata
 from maintainer.hudi.table.state import TableState, open_table
 from maintainer.services.base import Drift, NodeContext, NodeOutcome
 from maintainer.services.clustering.effects import ClusteringApplyEffects
-from maintainer.services.clustering.grouping import partition_candidates
+from maintainer.services.clustering.grouping import make_group, partition_candidates, plan_size
 from maintainer.services.clustering.inputs import read_clustering_inputs
 from maintainer.services.clustering.node import (
     approved_groups,
@@ -48,11 +48,13 @@ from maintainer.services.clustering.node import (
 )
 from maintainer.services.clustering.payload import encode, groups_of
 from maintainer.services.clustering.planner import pending_clusterings
+from maintainer.services.clustering.settings import ClusteringSpec
 from maintainer.services.common.checks import effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.services.common.metadata_table import drop_if_approved, with_dropped
 from maintainer.storage import Storage
 from maintainer.tasks import TaskRunner
+from maintainer.units import human_bytes
 
 
 def _requested_of(table: TableState, instant: Instant) -> tuple[bytes, RequestedReplaceMetadata | None, str]:
@@ -88,6 +90,26 @@ def is_plans_own_clustering(node: NodePlan, storage: Storage, plan_id: str, data
         return False
     effect = effect_of(node, ClusteringEffect)
     return encode(requested_metadata(groups, effect, storage, plan_id)) == data
+
+
+def _as_settings_give(group: ClusterGroup, settings: ClusteringSpec) -> str | None:
+    """None when the group's size, output file groups and metrics are what the clustering
+    settings give for its slices (as the planner makes them), else why not."""
+    sizes = [plan_size(piece, settings) for piece in group.slices]
+    if len(sizes) > 1 and sum(sizes) > settings.max_bytes_per_group:
+        return (
+            f"the group's {human_bytes(sum(sizes))} exceed max_bytes_per_group "
+            f"{human_bytes(settings.max_bytes_per_group)}: not a group the planner makes"
+        )
+    expected = make_group(group.partition, group.slices, settings)
+    if expected.num_output_file_groups != group.num_output_file_groups:
+        return (
+            f"the group writes {group.num_output_file_groups} file group(s) where its slices and "
+            f"target_file_max_bytes give {expected.num_output_file_groups}"
+        )
+    if dict(expected.metrics) != dict(group.metrics):
+        return "the group's metrics are not those of its slices"
+    return None
 
 
 def _same_slices(group: ClusterGroup, current: dict[tuple[str, str], object]) -> str | None:
@@ -207,9 +229,10 @@ class ClusteringApply:
         if not groups:
             return
         current = self.current_slices(table, sorted({g.partition for g in groups}))
+        settings = settings_of(self.ctx.spec)
         keep = []
         for group in groups:
-            why = _same_slices(group, current)
+            why = _same_slices(group, current) or _as_settings_give(group, settings)
             if why is None:
                 keep.append(group)
             else:
@@ -236,8 +259,22 @@ class ClusteringApply:
             clock=self.ctx.clock,
         )
 
+    def check_order(self) -> None:
+        """The rows' order the node records is the one its settings give (before any write)."""
+        effect = effect_of(self.ctx.node, ClusteringEffect)
+        settings = settings_of(self.ctx.spec)
+        if (tuple(effect.sort_columns), effect.layout) != (tuple(settings.sort_columns), settings.layout):
+            raise PlanError(
+                f"the node orders rows by {list(effect.sort_columns)} ({effect.layout}) but the "
+                f"table's clustering settings say {list(settings.sort_columns)} ({settings.layout})",
+                where=f"{self.ctx.node.table}.clustering",
+                hint="plans are applied exactly as reviewed: make the plan again and review it",
+            )
+
     # -- the node ------------------------------------------------------------------------------------
     def execute(self) -> NodeOutcome:
+        if approved_groups(self.ctx.node):
+            self.check_order()
         table = self.open()
         pending = self.pending(table)
         self.check_pending(table, pending)  # before the first write
