@@ -179,9 +179,7 @@ def test_a_forged_group_is_not_executed(make_project: Callable[[Path, str], Proj
         first["num_output_file_groups"] = 50
         second["slices"] = [*second["slices"], first["slices"][0]]  # another partition's slice
 
-    first_slice = [a for a in project.nodes()["t.clustering"]["actions"] if a["kind"] == "cluster_group"][0][
-        "slices"
-    ][0]["file_id"]
+    first_slice = _groups(project)[0]["slices"][0]["file_id"]
     _forge(project, edit)
     assert project.cli("apply") == 2, project.results()
     assert _clusterings(path) == []
