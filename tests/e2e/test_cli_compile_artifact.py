@@ -104,7 +104,8 @@ def test_manifest_json_is_dbt_shaped_and_valid(project: Path) -> None:
 def test_the_file_is_byte_for_byte_what_format_v1_wrote(project: Path) -> None:
     """Every service format v1 knew, tags, depends_on, sources and checksums: the model writes
     the same bytes as the hand-built dict it replaced (only the per-run values differ, and are
-    masked); a service added since (orphan_files) is left out of a table that does not set it."""
+    masked); a service added since (orphan_files, clustering) is left out of a table that does not
+    set it."""
     every = write_project(project.parent / "every", {"tables/lake.yml": EVERY_SERVICE})
     assert main(["compile", "--project-dir", str(every)]) == 0
     text = (every / "target" / "manifest.json").read_text(encoding="utf-8")
@@ -114,7 +115,7 @@ def test_the_file_is_byte_for_byte_what_format_v1_wrote(project: Path) -> None:
         text = text.replace(json.dumps(metadata[field]), json.dumps(f"<{field}>"))
     assert text == EXPECTED_V1.read_text(encoding="utf-8")
     services = {node["service"] for node in json.loads(text)["nodes"].values()}
-    assert services == set(installed().order) - {"orphan_files"}
+    assert services == set(installed().order) - {"orphan_files", "clustering"}
 
 
 def test_checksums_are_stable_and_each_compile_has_its_own_invocation(project: Path) -> None:
