@@ -1,5 +1,5 @@
 """Where apply runs a node (the target's ``engine``: ``auto``, ``local`` or ``spark``). With
-``auto``, only data rewrites (compactions) run on Spark; deletes (cleans, rollbacks), savepoints,
+``auto``, only data rewrites (compactions, clusterings) run on Spark; deletes (cleans, rollbacks), savepoints,
 archival and metadata-table work run in the driver process: a delete is one storage request
 (S3: 1,000 in one), which Spark tasks only make dearer (a JVM, task scheduling, Python workers:
 bench/clean.py measures both). A plan whose nodes all run in process never starts a JVM."""
@@ -7,8 +7,10 @@ bench/clean.py measures both). A plan whose nodes all run in process never start
 from __future__ import annotations
 
 from maintainer.artifact.model import (
+    ClusterGroup,
     CompactSlice,
     DeleteFile,
+    ExecutePendingClustering,
     ExecutePendingCompaction,
     FinishPendingClean,
     NodePlan,
@@ -27,4 +29,5 @@ def runs_on_spark(node: NodePlan, engine: str) -> bool:
     if engine != "auto":
         return engine == "spark"
     rewrites = len(node.actions_of(CompactSlice)) + len(node.actions_of(ExecutePendingCompaction))
+    rewrites += len(node.actions_of(ClusterGroup)) + len(node.actions_of(ExecutePendingClustering))
     return rewrites > 0  # rewrites data: the work Spark is for

@@ -35,7 +35,16 @@ def make_project(
     bare_project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[[Path, str], Project]:
     monkeypatch.delenv(FAULT_ENV, raising=False)
-    return lambda table, services: Project(bare_project(table, services), table)
+
+    def make(table: Path, services: str) -> Project:
+        """The project runs in process (``engine: local``): no JVM (the content test runs a
+        clustering on Spark, as ``engine: auto`` does)."""
+        root = bare_project(table, services)
+        profiles = root / "profiles.yml"
+        profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+        return Project(root, table)
+
+    return make
 
 
 def _with_hudis_clustering_pending(source: Path, into: Path) -> str:
