@@ -53,10 +53,12 @@ def make_project(
     return make
 
 
-def _small_files_table(path: Path, table_type: str, version: int, mdt: bool) -> list[str]:
-    """A table of 2 partitions x 6 file groups, written by 3 commits (MOR: updates in log
-    files); returns its completed commit times."""
-    workload = WorkloadSpec(partitions=2, file_groups=6, commits=3, rows_per_commit=120, seed=5)
+def _small_files_table(
+    path: Path, table_type: str, version: int, mdt: bool, partitions: int = 2
+) -> list[str]:
+    """A table of 2 partitions (0: none) x 6 file groups, written by 3 commits (MOR: updates in
+    log files); returns its completed commit times."""
+    workload = WorkloadSpec(partitions=partitions, file_groups=6, commits=3, rows_per_commit=120, seed=5)
     generate(str(path), DatagenSpec("t", table_type, version, workload, metadata_table=mdt))
     return oracle.completed_commit_times(path)
 
@@ -71,6 +73,23 @@ def _clusterings(path: Path) -> list[str]:
     return [
         i.timestamp for i in timeline.completed() if i.action in (Action.REPLACE_COMMIT, Action.CLUSTERING)
     ]
+
+
+def test_a_table_without_partitions_is_clustered(
+    make_project: Callable[[Path, str], Project], tmp_path: Path
+) -> None:
+    path = tmp_path / "lake" / "t"
+    _small_files_table(path, "mor", 8, True, partitions=0)
+    rows = oracle.snapshot_rows(path, drop=NAME)
+    project = make_project(path, f"{OFF}\n{CLUSTER}")
+    assert project.cli("plan") == 0
+    (group,) = _groups(project)
+    assert group["partition"] == "" and len(group["slices"]) == 6
+    assert project.cli("apply") == 0, project.results()
+    (instant,) = _clusterings(path)
+    assert [p.parent for p in _new_files(path, instant)] == [path]
+    assert oracle.snapshot_rows(path, drop=NAME) == rows
+    assert_metadata_in_step(path)
 
 
 def _new_files(path: Path, instant: str) -> list[Path]:
