@@ -231,7 +231,9 @@ class CleanExecutor:
             return
         approved_files, approved_partitions = approved_deletions(self.ctx.node)
         current = self.planner(table, self.ctx.spec, self.ctx.clock())
-        deletable = {f.path for f in current.files} | lost_from_storage(table, approved_files)
+        deletable = {f.path for f in current.files}
+        # only the approved files the planner no longer deletes can have left storage
+        deletable |= lost_from_storage(table, [path for path in approved_files if path not in deletable])
         keep = [path for path in approved_files if path in deletable]
         self.drift += [Drift(path, drift_reason(table, current, path)) for path in approved_files
                        if path not in deletable]  # fmt: skip
