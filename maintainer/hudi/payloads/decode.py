@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.payloads import jackson
 from maintainer.hudi.payloads.clean import CleanerPlan, CleanMetadata
-from maintainer.hudi.payloads.clean_encode import cleaner_plan_datum
+from maintainer.hudi.payloads.clean_encode import clean_metadata_datum, cleaner_plan_datum
 from maintainer.hudi.payloads.clustering import RequestedReplaceMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata, ReplaceCommitMetadata
 from maintainer.hudi.payloads.compaction import CompactionPlan
@@ -42,9 +42,12 @@ class AvroPayload(Protocol):
 
 def encode_avro(payload: AvroPayload) -> bytes:
     """The instant-file bytes of ``payload`` (Avro container; the same payload gives the same bytes).
-    Clean plans, which list every file a clean deletes, take a direct encoder (same bytes)."""
+    Clean plans and clean metadata, which list every file a clean deletes, take a direct
+    encoder (same bytes)."""
     if isinstance(payload, CleanerPlan):
         return container_of_datum(payload.SCHEMA, cleaner_plan_datum(payload))
+    if isinstance(payload, CleanMetadata):
+        return container_of_datum(payload.SCHEMA, clean_metadata_datum(payload))
     return write_container(payload.SCHEMA, payload.to_record())
 
 

@@ -231,11 +231,14 @@ class CleanExecutor:
             return
         approved_files, approved_partitions = approved_deletions(self.ctx.node)
         current = self.planner(table, self.ctx.spec, self.ctx.clock())
-        deletable = {f.path for f in current.files} | lost_from_storage(table, approved_files)
+        deletable = {f.path for f in current.files}
+        # only the approved files the planner no longer deletes can have left storage
+        deletable |= lost_from_storage(table, [path for path in approved_files if path not in deletable])
         keep = [path for path in approved_files if path in deletable]
-        self.drift += [Drift(path, drift_reason(table, current, path)) for path in approved_files
-                       if path not in deletable]  # fmt: skip
-        kept_partitions = {partition_of(path) for path in approved_files if path not in deletable}
+        drifted = [path for path in approved_files if path not in deletable]
+        listed_names: dict[str, frozenset[str]] = {}  # each partition's names once, however many drift
+        self.drift += [Drift(path, drift_reason(table, current, path, listed_names)) for path in drifted]
+        kept_partitions = {partition_of(path) for path in drifted}
         emptied = [p for p in approved_partitions
                    if p in current.partitions_to_delete and p not in kept_partitions]  # fmt: skip
         self.drift += [Drift(p, "the partition is no longer emptied by this clean")
@@ -392,16 +395,28 @@ def lost_from_storage(table: TableState, approved: list[str]) -> set[str]:
     return lost
 
 
-def drift_reason(table: TableState, current: CleanPlanResult, path: str) -> str:
+def drift_reason(
+    table: TableState,
+    current: CleanPlanResult,
+    path: str,
+    listed_names: dict[str, frozenset[str]] | None = None,
+) -> str:
     """Why an approved file is not deleted now: first what is wrong with the path itself (an
-    edited plan: outside the table, not a Hudi data file), then what changed in the table."""
+    edited plan: outside the table, not a Hudi data file), then what changed in the table.
+    ``listed_names``: partition -> the names listed in it, filled as partitions are first asked
+    (shared by the calls for one drift, so a partition's names are taken once)."""
     problem = data_file_problem(path)
     if problem is not None:
         return f"refused: {problem}"
     partition, _, name = path.rpartition("/")
-    present = {f.name for f in table.snapshot.listings.get(partition, ())}
-    if partition in table.snapshot.listings and name not in present:
-        return "the file is already gone"
+    listed = table.snapshot.listings.get(partition)
+    if listed is not None:
+        cache = listed_names if listed_names is not None else {}
+        present = cache.get(partition)
+        if present is None:
+            cache[partition] = present = frozenset(f.name for f in listed)
+        if name not in present:
+            return "the file is already gone"
     if name in table.view.inputs.savepointed_files:
         return f"kept: the file is savepointed (savepoints {', '.join(current.savepoint_times)})"
     ectr = current.earliest_commit_to_retain

@@ -1,4 +1,5 @@
-"""The direct clean-plan encoder writes exactly the bytes of the generic fastavro path."""
+"""The direct clean-plan and clean-metadata encoders write exactly the bytes of the generic
+fastavro path."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import strategies as st
 
 from maintainer.errors import MaintainerError
 from maintainer.hudi import payloads as p
-from maintainer.hudi.payloads.clean_encode import cleaner_plan_datum, encode_long
+from maintainer.hudi.payloads.clean_encode import clean_metadata_datum, cleaner_plan_datum, encode_long
 from maintainer.hudi.payloads.container import encode_datum, write_container
 from tests.unit.hudi.payloads import samples
 
@@ -36,12 +37,73 @@ plans = st.builds(
     extra_metadata=st.one_of(st.none(), st.dictionaries(KEYS, TEXT, max_size=3)),
 )
 
+names = st.lists(TEXT, max_size=4).map(tuple)
+partition_metadata = st.builds(
+    p.CleanPartitionMetadata,
+    partition_path=KEYS,
+    policy=TEXT,
+    delete_path_patterns=names,
+    success_delete_files=names,
+    failed_delete_files=names,
+    is_partition_deleted=st.sampled_from([None, False, True]),
+)
+metadata = st.builds(
+    p.CleanMetadata,
+    start_clean_time=TEXT,
+    time_taken_in_millis=st.integers(-(2**63), 2**63 - 1),
+    total_files_deleted=st.integers(-(2**31), 2**31 - 1),
+    earliest_commit_to_retain=TEXT,
+    last_completed_commit_timestamp=TEXT,
+    partition_metadata=st.dictionaries(KEYS, partition_metadata, max_size=4),
+    version=st.one_of(st.none(), st.integers(-(2**31), 2**31 - 1)),
+    bootstrap_partition_metadata=st.one_of(st.none(), st.dictionaries(KEYS, partition_metadata, max_size=2)),
+    extra_metadata=st.one_of(st.none(), st.dictionaries(KEYS, TEXT, max_size=3)),
+)
+
 
 @settings(max_examples=300, deadline=None)
 @given(plans)
 def test_direct_encoding_is_fastavros(plan: p.CleanerPlan) -> None:
     assert cleaner_plan_datum(plan) == encode_datum(plan.SCHEMA, plan.to_record())
     assert p.encode_avro(plan) == write_container(plan.SCHEMA, plan.to_record())
+
+
+@settings(max_examples=300, deadline=None)
+@given(metadata)
+def test_direct_metadata_encoding_is_fastavros(clean: p.CleanMetadata) -> None:
+    assert clean_metadata_datum(clean) == encode_datum(clean.SCHEMA, clean.to_record())
+    assert p.encode_avro(clean) == write_container(clean.SCHEMA, clean.to_record())
+    assert p.decode_clean_metadata(p.encode_avro(clean), "test") == clean
+
+
+def test_large_metadata_with_long_names() -> None:
+    names = tuple("x" * n for n in (0, 50, 63, 64, 127, 128, 4000, 5000, 70000))
+    partition = p.CleanPartitionMetadata(partition_path="a", policy="KEEP_LATEST_COMMITS",
+                                         delete_path_patterns=names, success_delete_files=names)  # fmt: skip
+    clean = p.CleanMetadata(start_clean_time="1", time_taken_in_millis=10**12, total_files_deleted=len(names),
+                            earliest_commit_to_retain="", partition_metadata={"a": partition})  # fmt: skip
+    assert p.encode_avro(clean) == write_container(clean.SCHEMA, clean.to_record())
+
+
+def test_sample_metadata_round_trips() -> None:
+    clean = samples.clean_metadata()
+    assert p.encode_avro(clean) == write_container(clean.SCHEMA, clean.to_record())
+    assert p.decode_clean_metadata(p.encode_avro(clean), "test") == clean
+
+
+def test_metadata_of_the_wrong_type_is_a_maintainer_error() -> None:
+    partition = p.CleanPartitionMetadata(partition_path="a", policy="P", is_partition_deleted="yes")  # type: ignore[arg-type]
+    with pytest.raises(MaintainerError, match="HoodieCleanMetadata"):
+        clean_metadata_datum(_metadata({"a": partition}))
+    with pytest.raises(MaintainerError, match="totalFilesDeleted 2147483648 does not fit an Avro int"):
+        clean_metadata_datum(_metadata({}, total=2**31))
+    with pytest.raises(MaintainerError, match="HoodieCleanMetadata"):
+        clean_metadata_datum(_metadata({"a": None}))  # type: ignore[dict-item]
+
+
+def _metadata(partitions: dict[str, p.CleanPartitionMetadata], total: int = 0) -> p.CleanMetadata:
+    return p.CleanMetadata(start_clean_time="1", time_taken_in_millis=0, total_files_deleted=total,
+                           earliest_commit_to_retain="", partition_metadata=partitions)  # fmt: skip
 
 
 def test_large_plan_with_long_paths() -> None:

@@ -50,3 +50,27 @@ def test_approved_files_lost_from_storage_are_kept_in_the_clean_and_nothing_else
     elsewhere = "not/listed/00000000-0000-0000-0000-000000000000-0_1-0-1_20240101000000000.parquet"
     approved = [gone, f"{partition}/{present}", elsewhere, f"{partition}/notes.txt"]
     assert lost_from_storage(table, approved) == {gone}
+
+
+def test_reasons_sharing_the_listed_names_are_the_same_and_list_each_partition_once(tmp_path: Path) -> None:
+    """Apply asks the reason of every drifted file with one cache of each partition's names:
+    the same reasons as asked one by one, and a partition's names taken once."""
+    table_dir = tmp_path / "t"
+    workload = WorkloadSpec(partitions=2, file_groups=2, commits=3, rows_per_commit=5, seed=4)
+    generate(str(table_dir), DatagenSpec("t", "mor", 8, workload))
+    table = open_table(str(table_dir))
+    spec = TableSpec.of(name="t", path=str(table_dir), manifest="m.yml", line=1,
+                        clean=CleanSpec(commits_retained=1))  # fmt: skip
+    current = recheck_planner(table, spec, datetime.now(timezone.utc))
+    partitions = sorted(table.snapshot.listings)
+    present = [f"{p}/{f.name}" for p in partitions for f in table.snapshot.listings[p]]
+    gone = [f"{p}/00000000-0000-0000-0000-00000000000{i}-0_1-0-1_20240101000000000.parquet"
+            for p in partitions for i in range(3)]  # fmt: skip
+    paths = [*present, *gone, "not/listed/x_1-0-1_20240101000000000.parquet", "../outside.parquet"]
+    names: dict[str, frozenset[str]] = {}
+
+    shared = [drift_reason(table, current, path, names) for path in paths]
+
+    assert shared == [drift_reason(table, current, path) for path in paths]
+    assert sorted(names) == partitions
+    assert shared[len(present) : len(present) + len(gone)] == ["the file is already gone"] * len(gone)
