@@ -9,10 +9,19 @@ itself) and not ``enabled: false``.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+)
 
 from maintainer.project.durations import DURATION_PATTERN, format_duration, parse_duration
 
@@ -22,6 +31,19 @@ Duration = Annotated[
     PlainSerializer(format_duration, return_type=str),
     WithJsonSchema({"type": "string", "pattern": DURATION_PATTERN, "examples": ["30m", "1h", "7d"]}),
 ]
+
+
+def _compiled(value: str) -> str:
+    """``value`` when it is a valid (Python) regular expression, else a clear error."""
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"'{value}' is not a valid regular expression: {exc}") from exc
+    return value
+
+
+RegexPattern = Annotated[str, AfterValidator(_compiled)]
+"""A regular expression (Python's), checked when the manifest is read."""
 PositiveInt = Annotated[int, Field(ge=1)]
 NonNegativeInt = Annotated[int, Field(ge=0)]
 

@@ -21,7 +21,7 @@ from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table.state import open_table
 from tests.support import fixtures as fx
 from tests.support import oracle
-from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
+from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step, in_process
 
 pytestmark = pytest.mark.fixtures
 
@@ -34,17 +34,10 @@ CLUSTER = "clustering: {max_commits: 0}"
 def make_project(
     bare_project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[[Path, str], Project]:
+    """In process (``engine: local``): no JVM (the content test runs a clustering on Spark, as
+    ``engine: auto`` does)."""
     monkeypatch.delenv(FAULT_ENV, raising=False)
-
-    def make(table: Path, services: str) -> Project:
-        """The project runs in process (``engine: local``): no JVM (the content test runs a
-        clustering on Spark, as ``engine: auto`` does)."""
-        root = bare_project(table, services)
-        profiles = root / "profiles.yml"
-        profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
-        return Project(root, table)
-
-    return make
+    return lambda table, services: in_process(bare_project(table, services), table)
 
 
 def _with_hudis_clustering_pending(source: Path, into: Path) -> str:

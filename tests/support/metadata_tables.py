@@ -152,3 +152,11 @@ def local_cow_project(
     profiles = maintained.root / "profiles.yml"
     profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
     return maintained
+
+
+def in_process(root: Path, table: Path) -> Project:
+    """The project at ``root`` (maintaining ``table``) switched to ``engine: local``: its apply
+    runs every node in this process, no JVM."""
+    profiles = root / "profiles.yml"
+    profiles.write_text(profiles.read_text().replace("engine: auto", "engine: local"))
+    return Project(root, table)

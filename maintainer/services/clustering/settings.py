@@ -9,7 +9,6 @@ everywhere else (``2d``, ``6h``)."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
@@ -18,7 +17,7 @@ from maintainer.catalog import RuleBreach
 from maintainer.project.durations import format_duration
 from maintainer.project.gates import ByteSize
 from maintainer.project.models import TableSpec
-from maintainer.project.settings_types import Duration, FrozenModel, NonNegativeInt, PositiveInt
+from maintainer.project.settings_types import Duration, FrozenModel, NonNegativeInt, PositiveInt, RegexPattern
 
 MiB = 1024 * 1024
 GiB = 1024 * MiB
@@ -72,7 +71,7 @@ class ClusteringSpec(FrozenModel):
     """hoodie.clustering.plan.strategy.cluster.begin.partition (selected_partitions, inclusive)."""
     end_partition: str | None = None
     """hoodie.clustering.plan.strategy.cluster.end.partition (selected_partitions, inclusive)."""
-    partition_regex: str | None = None
+    partition_regex: RegexPattern | None = None
     """hoodie.clustering.plan.strategy.partition.regex.pattern: partitions whose whole path
     matches this regular expression."""
     partitions: tuple[str, ...] = ()
@@ -83,16 +82,6 @@ class ClusteringSpec(FrozenModel):
     """Leave out partitions that a commit, deltacommit or replacecommit wrote within this long
     before planning (e.g. 2d): Hudi writers (default update strategy) fail an upsert into a file
     group under a pending clustering, so partitions still written to are better left alone."""
-
-    @field_validator("partition_regex")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"'{value}' is not a valid regular expression: {exc}") from exc
-        return value
 
     @field_validator("sort_columns")
     @classmethod

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
@@ -14,7 +13,7 @@ from pydantic import field_validator
 from maintainer.catalog import RuleBreach
 from maintainer.hudi.parquet.codecs import parse_parquet_compression
 from maintainer.project.models import TableSpec
-from maintainer.project.settings_types import FrozenModel, NonNegativeInt, PositiveInt
+from maintainer.project.settings_types import FrozenModel, NonNegativeInt, PositiveInt, RegexPattern
 
 
 class CompactionTrigger(FrozenModel):
@@ -43,18 +42,8 @@ class CompactionStrategy(FrozenModel):
     """hoodie.compaction.logfile.num.threshold."""
     target_partitions: PositiveInt = 10
     """hoodie.compaction.daybased.target.partitions."""
-    partition_regex: str | None = None
+    partition_regex: RegexPattern | None = None
     """Partitions to compact, for name: partition_regex (Python regular expression, full match)."""
-
-    @field_validator("partition_regex")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"'{value}' is not a valid regular expression: {exc}") from exc
-        return value
 
 
 class CompactionSpec(FrozenModel):
