@@ -10,6 +10,8 @@ import pytest
 
 from maintainer.cli import main
 from maintainer.commands import apply_cmd
+from maintainer.executors.faults import FAULT_ENV
+from tests.support.metadata_tables import Project, in_process
 
 ProjectWriter = Callable[[Path, str], Path]
 
@@ -40,6 +42,16 @@ def bare_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProjectWrit
         return root
 
     return write
+
+
+@pytest.fixture
+def local_project(
+    bare_project: ProjectWriter, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[Path, str], Project]:
+    """``write(table, services)``: :func:`bare_project` as a :class:`Project` whose apply runs
+    every node in process (``engine: local``, no JVM), with no fault injected."""
+    monkeypatch.delenv(FAULT_ENV, raising=False)
+    return lambda table, services: in_process(bare_project(table, services), table)
 
 
 @pytest.fixture

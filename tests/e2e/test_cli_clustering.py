@@ -28,7 +28,7 @@ from maintainer.hudi.table.state import open_table
 from maintainer.services.clustering.node import clustering_payloads
 from maintainer.storage import Storage
 from tests.support import oracle
-from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step, in_process
+from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
 
 NAME = ("_hoodie_file_name",)
 """Rewritten to the new file's name, as Hudi's clustering does; every other column is kept."""
@@ -37,13 +37,10 @@ CLUSTER = "clustering: {max_commits: 0, sort_columns: [rider]}"
 
 
 @pytest.fixture
-def make_project(
-    bare_project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
-) -> Callable[[Path, str], Project]:
+def make_project(local_project: Callable[[Path, str], Project]) -> Callable[[Path, str], Project]:
     """In process (``engine: local``): no JVM (the content test runs a clustering on Spark, as
     ``engine: auto`` does)."""
-    monkeypatch.delenv(FAULT_ENV, raising=False)
-    return lambda table, services: in_process(bare_project(table, services), table)
+    return local_project
 
 
 def _small_files_table(

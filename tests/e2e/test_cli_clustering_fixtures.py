@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from maintainer.executors.faults import FAULT_ENV
 from maintainer.hudi import payloads
 from maintainer.hudi.instants.instant import Action
 from maintainer.hudi.table.state import open_table
 from tests.support import fixtures as fx
 from tests.support import oracle
-from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step, in_process
+from tests.support.metadata_tables import SETTINGS, Project, assert_metadata_in_step
 
 pytestmark = pytest.mark.fixtures
 
@@ -31,13 +30,10 @@ CLUSTER = "clustering: {max_commits: 0}"
 
 
 @pytest.fixture
-def make_project(
-    bare_project: Callable[[Path, str], Path], monkeypatch: pytest.MonkeyPatch
-) -> Callable[[Path, str], Project]:
+def make_project(local_project: Callable[[Path, str], Project]) -> Callable[[Path, str], Project]:
     """In process (``engine: local``): no JVM (the content test runs a clustering on Spark, as
     ``engine: auto`` does)."""
-    monkeypatch.delenv(FAULT_ENV, raising=False)
-    return lambda table, services: in_process(bare_project(table, services), table)
+    return local_project
 
 
 def _with_hudis_clustering_pending(source: Path, into: Path) -> str:

@@ -5,13 +5,12 @@ view does not show them."""
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 from maintainer.hudi.table.snapshot import load_config, load_timeline
 from maintainer.hudi.table.state import TableState, read_table_state
 from maintainer.storage import Storage
-from tests.support.fixtures import fixture_names, fixtures_dir
+from tests.support.fixtures import fixture_names_holding
 
 
 def state_before(table_path: Path, instant_time: str) -> TableState:
@@ -25,12 +24,4 @@ def state_before(table_path: Path, instant_time: str) -> TableState:
 
 def clustering_fixture_names() -> list[str]:
     """The fixtures whose table ran a clustering (a ``.clustering.requested`` in the zip)."""
-    directory = fixtures_dir()
-    if directory is None:
-        return []
-    names = []
-    for name in fixture_names():
-        with zipfile.ZipFile(directory / f"{name}.zip") as archive:
-            if any(m.endswith(".clustering.requested") for m in archive.namelist()):
-                names.append(name)
-    return names
+    return fixture_names_holding(".clustering.requested")

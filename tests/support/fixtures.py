@@ -44,17 +44,22 @@ def fixture_names() -> list[str]:
     return sorted(p.stem for p in directory.glob("*.zip"))
 
 
-def metadata_fixture_names() -> list[str]:
-    """The fixtures whose table has a metadata table (``.hoodie/metadata``), from the zips."""
+def fixture_names_holding(suffix: str) -> list[str]:
+    """The fixtures whose zip holds a member ending with ``suffix``."""
     directory = fixtures_dir()
     if directory is None:
         return []
     names = []
     for name in fixture_names():
         with zipfile.ZipFile(directory / f"{name}.zip") as archive:
-            if any(m.endswith(".hoodie/metadata/.hoodie/hoodie.properties") for m in archive.namelist()):
+            if any(m.endswith(suffix) for m in archive.namelist()):
                 names.append(name)
     return names
+
+
+def metadata_fixture_names() -> list[str]:
+    """The fixtures whose table has a metadata table (``.hoodie/metadata``), from the zips."""
+    return fixture_names_holding(".hoodie/metadata/.hoodie/hoodie.properties")
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,10 @@ from maintainer.executors.clustering.commit import (
 from maintainer.executors.clustering.group import GroupTask, SliceToRead, cluster_group
 from maintainer.executors.clustering.layout import Layout, layout_of, sort_columns_of
 from maintainer.executors.common.codec import configured_settings
-from maintainer.executors.common.metadata_sync import metadata_rollback_step, sync_clustering
+from maintainer.executors.common.failed_attempt import RolledBack, roll_back_failed_attempt
+from maintainer.executors.common.metadata_sync import sync_clustering
 from maintainer.executors.common.slice_read import CommittedInstants
 from maintainer.executors.common.table_schema import table_avro_schema
-from maintainer.executors.common.table_service_rollback import deleted_files, rollback_table_service
 from maintainer.executors.faults import maybe_fail
 from maintainer.hudi import payloads
 from maintainer.hudi.config.properties import TableConfig
@@ -189,18 +189,6 @@ def replaced_file_ids(plan: ClusteringPlan) -> dict[str, list[str]]:
     return replaced
 
 
-@dataclass(frozen=True, slots=True)
-class RolledBack:
-    """What the rollback of an earlier failed attempt did."""
-
-    rollback_instant: str
-    deleted: tuple[str, ...]
-
-
-def _rollback_fault(point: str) -> None:
-    maybe_fail(SERVICE, f"rollback_{point}")
-
-
 def rollback_inflight(
     storage: Storage,
     config: TableConfig,
@@ -212,13 +200,7 @@ def rollback_inflight(
     """Roll back the failed attempt of ``clustering`` with a rollback instant (or finish the
     pending rollback of it), leaving it requested; None when there was nothing to roll back."""
     partitions = set(replaced_file_ids(plan))
-    sync = metadata_rollback_step(storage, clustering.timestamp, clock) if sync_metadata else None
-    outcome = rollback_table_service(
-        storage, config, clustering, partitions, fault=_rollback_fault, clock=clock, before_complete=sync
-    )
-    if outcome is None:
-        return None
-    return RolledBack(outcome.rollback_instant.timestamp, deleted_files(storage, outcome))
+    return roll_back_failed_attempt(storage, config, SERVICE, clustering, partitions, clock, sync_metadata)
 
 
 def _read_requested(storage: Storage, timeline: Timeline, instant: Instant) -> ClusteringPlan:

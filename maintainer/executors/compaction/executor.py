@@ -29,10 +29,10 @@ from functools import partial
 from maintainer.clock import Clock, utc_now
 from maintainer.errors import ApplyError
 from maintainer.executors.common.codec import configured_settings
-from maintainer.executors.common.metadata_sync import metadata_rollback_step, sync_compaction
+from maintainer.executors.common.failed_attempt import RolledBack, roll_back_failed_attempt
+from maintainer.executors.common.metadata_sync import sync_compaction
 from maintainer.executors.common.slice_read import CommittedInstants
 from maintainer.executors.common.table_schema import table_avro_schema
-from maintainer.executors.common.table_service_rollback import deleted_files, rollback_table_service
 from maintainer.executors.compaction.commit import compaction_commit_metadata, encode_commit
 from maintainer.executors.compaction.operation import (
     CompactionTask,
@@ -124,18 +124,6 @@ def build_tasks(
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class RolledBack:
-    """What the rollback of an earlier failed attempt did."""
-
-    rollback_instant: str
-    deleted: tuple[str, ...]
-
-
-def _rollback_fault(point: str) -> None:
-    maybe_fail(SERVICE, f"rollback_{point}")
-
-
 def rollback_inflight(
     storage: Storage,
     config: TableConfig,
@@ -148,13 +136,7 @@ def rollback_inflight(
     pending rollback of it), leaving it requested; None when there was nothing to roll back.
     ``sync_metadata``: its metadata deltacommit is rolled back too, before the rollback completes."""
     partitions = {s.partition for s in slices_of(plan)}
-    sync = metadata_rollback_step(storage, compaction.timestamp, clock) if sync_metadata else None
-    outcome = rollback_table_service(
-        storage, config, compaction, partitions, fault=_rollback_fault, clock=clock, before_complete=sync
-    )
-    if outcome is None:
-        return None
-    return RolledBack(outcome.rollback_instant.timestamp, deleted_files(storage, outcome))
+    return roll_back_failed_attempt(storage, config, SERVICE, compaction, partitions, clock, sync_metadata)
 
 
 def _read_plan(storage: Storage, timeline: Timeline, instant: Instant) -> CompactionPlan:
