@@ -9,11 +9,13 @@ in ``--rounds`` rounds, each measuring in turn (wall-clock and process CPU time,
     sizes asked on demand would start from;
 (v) the object view: ``load_snapshot`` + ``build_view``, every slice read (bench/listing.py's);
 (c) the columnar view: ``load_snapshot`` + every batch of ``view_batches``;
+(c0) the same listed names-only (``load_snapshot(sizes=False)``: no ``stat`` per file, sizes
+    asked on demand), as a clean's plan and apply list a local table;
 (b) the full clean plan of the clean node (``build_plan``, commits_retained 2: half the files);
 (n) a clean plan with nothing to delete (``build_plan``, KEEP_LATEST_FILE_VERSIONS keeping 2:
     every partition scanned, no file old enough).
 
-Prints best and median of each, and the ratios to (a) of the best and of the medians (P1: (c)/(a),
+Prints best and median of each, and the ratios to (a) of the best and of the medians (P1: (c0)/(a),
 goal at most 1.5x; P2: (b)/(a) at most 1.75x, (n)/(a) at most 1.5x). The clean service plans on
 whichever view ``plan_clean_node`` uses: run this script on an older commit for the object planner.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import shutil
 import statistics
 import tempfile
@@ -36,6 +39,7 @@ from clean import add_commit, latest_base_instant
 from listing import add_layout_arguments, bare_listing, generate, model_load, names_only_listing
 
 import maintainer.services.registry  # noqa: F401  (installs the service catalog TableSpec.of reads)
+from maintainer.hudi.table.snapshot import load_snapshot
 from maintainer.planning.builder import TableRequest, build_plan
 from maintainer.project.models import TableSpec
 from maintainer.services.clean.settings import CleanSpec
@@ -45,14 +49,15 @@ from maintainer.storage import Storage
 Measure = Callable[[], int]
 
 
-def columnar_load(root: Path) -> int:
-    """The columnar view of the whole table, batch by batch: the data files it holds."""
+def columnar_load(root: Path, sizes: bool = True) -> int:
+    """The columnar view of the whole table, batch by batch: the data files it holds
+    (``sizes=False``: listed names-only, as a clean plans, on the commits that have it)."""
     from maintainer.hudi.file_groups.columnar import view_batches
     from maintainer.hudi.file_groups.view_inputs import load_view_inputs
     from maintainer.hudi.table.snapshot import load_snapshot
 
     storage = Storage(str(root))
-    snapshot = load_snapshot(storage)
+    snapshot = load_snapshot(storage) if sizes else load_snapshot(storage, sizes=False)
     inputs = load_view_inputs(storage, snapshot)
     return sum(batch.files.height for batch in view_batches(snapshot.timeline, snapshot.listings, inputs))
 
@@ -99,6 +104,8 @@ def main() -> None:
         }
         if importlib.util.find_spec("maintainer.hudi.file_groups.columnar") is not None:
             measures["(c) columnar view"] = lambda: columnar_load(root)  # not on commits before it
+        if "sizes" in inspect.signature(load_snapshot).parameters:
+            measures["(c0) columnar view, names-only"] = lambda: columnar_load(root, sizes=False)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in measures}
         results: dict[str, int] = {}
         for _ in range(args.rounds):

@@ -176,9 +176,23 @@ def open_for_services(
     config = config if config is not None else load_config(storage)
     timeline = timeline if timeline is not None else load_timeline(storage, config)
     tz = config.timeline_timezone
+    services = tuple(services)
     partitions = _partitions_needed(storage, timeline, request, services, now, tz, worked_out)
     return read_table_state(
-        storage, partitions, config=config, timeline=timeline, metadata_table=metadata_table
+        storage,
+        partitions,
+        config=config,
+        timeline=timeline,
+        metadata_table=metadata_table,
+        sizes=_reads_file_sizes(request, services),
+    )
+
+
+def _reads_file_sizes(request: TableRequest, services: tuple[str, ...]) -> bool:
+    """Whether the table must be listed with every file's size: ``status`` reports them, and so
+    may any selected service's planner (a clean's or an archival's does not)."""
+    return request.full_listing or any(
+        (entry := service_for(s)) is None or entry.reads_file_sizes for s in services
     )
 
 

@@ -211,6 +211,13 @@ class TableService(Protocol):
         ...
 
     @property
+    def reads_file_sizes(self) -> bool:
+        """Its planner reads the sizes of the files it lists (else names, and the sizes of the
+        few files it acts on, asked of the listing): a table whose selected services read none
+        is listed names-only where storage makes sizes cost extra (a local disk's ``stat``)."""
+        ...
+
+    @property
     def syncs_metadata_table(self) -> bool:
         """Its apply keeps a metadata table in sync (``metadata_table: sync``); else its nodes
         are blocked on tables that have one, unless the policy drops it."""
@@ -233,6 +240,7 @@ class ServiceDefaults:
     plans_on_projection = False
     syncs_metadata_table = False
     lists_storage = False
+    reads_file_sizes = True
 
     def metadata_writes(self, mdt: MetadataTable, node: NodePlan) -> SyncMetadataTable | None:
         return None

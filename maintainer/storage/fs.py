@@ -11,6 +11,7 @@ as its URI and options).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
@@ -39,6 +40,7 @@ from maintainer.storage.local import (
     opened_folder_path,
     without_linked_dirs,
 )
+from maintainer.storage.names_only import list_names_only
 from maintainer.storage.s3 import (
     FileEnds,
     delete_object,
@@ -180,12 +182,16 @@ class Storage:
                 )
         return result
 
-    def list_dir_columns(self, path: str = "") -> DirListing:
+    def list_dir_columns(self, path: str = "", *, sizes: bool = True) -> DirListing:
         """Entries directly under ``path``, column-wise (empty where it does not exist).
 
         The hot path of table loading: one pass per attribute over pyarrow's entries, and no
-        per-entry object of our own."""
+        per-entry object of our own. ``sizes=False``: the caller reads names (and asks for a
+        few sizes): a local folder is then listed without a ``stat`` per entry, sizes and times
+        asked on demand (:mod:`.names_only`); other storage lists them at no extra cost."""
         directory = path.strip("/")
+        if not sizes and self.is_local:
+            return list_names_only(self.full_path(directory), directory)
         selector = pafs.FileSelector(self.full_path(directory), allow_not_found=True, recursive=False)
         try:
             infos = self._fs.get_file_info(selector)
@@ -200,15 +206,16 @@ class Storage:
         """Entries directly under ``path``; an empty list where it does not exist."""
         return self.list_dir_columns(path).infos()
 
-    def list_dirs_columns(self, paths: Iterable[str]) -> dict[str, DirListing]:
+    def list_dirs_columns(self, paths: Iterable[str], *, sizes: bool = True) -> dict[str, DirListing]:
         """List many directories concurrently (one thread-pool task each), column-wise; a few
-        local ones (at most :data:`LOCAL_LISTED_IN_THREAD`) in the calling thread."""
+        local ones (at most :data:`LOCAL_LISTED_IN_THREAD`) in the calling thread. ``sizes``:
+        as :meth:`list_dir_columns`."""
         ordered = list(paths)
         if len(ordered) <= (LOCAL_LISTED_IN_THREAD if self.is_local else 1):
-            return {p: self.list_dir_columns(p) for p in ordered}
+            return {p: self.list_dir_columns(p, sizes=sizes) for p in ordered}
         pool = listing_pool(self.listing_threads)
         with paused_gc():
-            listings = list(pool.map(self.list_dir_columns, ordered))
+            listings = list(pool.map(functools.partial(self.list_dir_columns, sizes=sizes), ordered))
         return dict(zip(ordered, listings, strict=True))
 
     def list_dirs(self, paths: Iterable[str]) -> dict[str, list[FileInfo]]:

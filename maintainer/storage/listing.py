@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import pyarrow.fs as pafs
 
@@ -30,6 +31,21 @@ class FileInfo:
     @property
     def name(self) -> str:
         return self.path.rpartition("/")[2]
+
+
+class SizesOfNames(Protocol):
+    """What a names-only listing's column asks (:class:`.names_only.StatsOnDemand`)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+    def sizes_of(self, names: Iterable[str]) -> list[int | None]: ...
+
+
+def _asked_on_demand(column: Sequence[int | None]) -> SizesOfNames | None:
+    """The stats behind a names-only listing's column (None: a column of values)."""
+    stats: SizesOfNames | None = getattr(column, "stats", None)
+    return stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +96,21 @@ class DirListing:
 
     def __len__(self) -> int:
         return len(self.names)
+
+    @property
+    def sizes_listed(self) -> bool:
+        """Whether the listing holds its entries' sizes (a names-only one asks on demand)."""
+        stats = _asked_on_demand(self.sizes)
+        return stats is None or stats.loaded
+
+    def sizes_of(self, names: Iterable[str]) -> list[int | None]:
+        """The sizes of the entries ``names`` (None: not in the listing, or gone since a
+        names-only listing); a names-only listing asks storage for just these."""
+        stats = _asked_on_demand(self.sizes)
+        if stats is not None and not stats.loaded:
+            return stats.sizes_of(names)
+        known = dict(zip(self.names, self.sizes, strict=True))
+        return [known.get(name) for name in names]
 
     def path_of(self, name: str) -> str:
         """The root-relative path of the entry ``name``."""

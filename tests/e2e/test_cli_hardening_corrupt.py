@@ -37,6 +37,8 @@ ALL_SERVICES = (
     "clean: {commits_retained: 1}\n"
     "archive: {keep_min_commits: 2, keep_max_commits: 3}"
 )
+CLEAN_AND_ARCHIVE = "clean: {commits_retained: 1}\narchive: {keep_min_commits: 2, keep_max_commits: 3}"
+"""Services whose planners read no file sizes: the table is listed names-only (sizes asked on demand)."""
 RUNNER_DIRS = (".hoodie/.maintainer/", ".hoodie/.locks/")
 """The runner's own folders: its ledger, and the table lock (left released, as Hudi leaves it)."""
 
@@ -72,10 +74,14 @@ def completed_commits(table: Path) -> list[Instant]:
 
 
 def assert_refused_before_any_change(
-    project: ProjectWriter, table: Path, corrupt: Corruption, capsys: pytest.CaptureFixture[str]
+    project: ProjectWriter,
+    table: Path,
+    corrupt: Corruption,
+    capsys: pytest.CaptureFixture[str],
+    services: str = ALL_SERVICES,
 ) -> str:
     """The attack, twice (see the module docstring); returns the damaged file."""
-    root = project(table, ALL_SERVICES)
+    root = project(table, services)
     assert main(["plan", "--project-dir", str(root)]) == 0
     assert any(node["status"] == "changes" for node in nodes_of(root))
     damaged = corrupt(table)
@@ -89,7 +95,9 @@ def assert_refused_before_any_change(
 
     assert main(["plan", "--project-dir", str(root)]) == 3
     nodes = nodes_of(root)
-    assert {node["service"] for node in nodes} >= {"rollback", "clean", "archive"}
+    assert {node["service"] for node in nodes} >= (
+        {"clean", "archive"} if services == CLEAN_AND_ARCHIVE else {"rollback", "clean", "archive"}
+    )
     for node in nodes:
         assert node["status"] == "blocked" and not node["actions"], node
         assert any(damaged in reason for reason in node["reasons"]), node["reasons"]  # type: ignore[attr-defined]
@@ -205,6 +213,19 @@ def test_a_committed_log_file_cut_in_half_is_neither_compacted_nor_cleaned(
     actual = (table / damaged).stat().st_size
     assert f"log file is {actual} bytes" in reasons and "committed it at" in reasons
     assert "roll back deltacommit" in reasons and "restore the file" in reasons
+
+
+@pytest.mark.parametrize(("table_type", "damage"), [("cow", "empty base file"), ("mor", "cut log file")])
+def test_a_damaged_committed_file_blocks_a_table_listed_names_only(
+    project: ProjectWriter, tmp_path: Path, capsys: pytest.CaptureFixture[str], table_type: str, damage: str
+) -> None:
+    """Clean and archive read no listed sizes, so a local table is listed without a stat per file;
+    the integrity check still asks for the sizes the commits recorded and finds the damage."""
+    table = make_table(tmp_path / "t", table_type, 8)
+    corrupt = empty_latest_base_file if damage == "empty base file" else cut_latest_log_file
+    damaged = assert_refused_before_any_change(project, table, corrupt, capsys, CLEAN_AND_ARCHIVE)
+    reasons = " ".join(r for n in nodes_of(table.parent / "project") for r in n["reasons"])  # type: ignore[attr-defined]
+    assert damaged in reasons and "restore the file" in reasons
 
 
 def cut_properties_before_partition_fields(table: Path) -> str:

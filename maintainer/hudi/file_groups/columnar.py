@@ -82,13 +82,23 @@ class ColumnarBatch:
 
 
 def _entries(listing: DirListing) -> tuple[list[str], list[int | None]]:
-    """Names and sizes of the listing's entries that are not folders."""
+    """Names and sizes of the listing's entries that are not folders (:data:`UNLISTED_SIZE`
+    where a names-only listing has not asked for them)."""
     names = listing.names.as_list() if isinstance(listing.names, Names) else list(listing.names)
-    sizes = list(listing.sizes)
+    sizes: list[int | None] = list(listing.sizes) if listing.sizes_listed else [UNLISTED_SIZE] * len(names)
     if True not in listing.is_dir:
         return names, sizes
     kept = [index for index, is_dir in enumerate(listing.is_dir) if not is_dir]
     return [names[i] for i in kept], [sizes[i] for i in kept]
+
+
+UNLISTED_SIZE = -1
+"""The ``size`` of a file a names-only listing did not stat (:mod:`maintainer.storage.names_only`):
+readers that need it ask the listing (:meth:`DirListing.sizes_of`)."""
+
+
+def _unlisted(count: int) -> pa.Array:
+    return pa.array(np.full(count, UNLISTED_SIZE, dtype=np.int64))
 
 
 def _joined_columns(listings: list[DirListing]) -> tuple[list[str], list[pa.Array], list[int]] | None:
@@ -101,17 +111,24 @@ def _joined_columns(listings: list[DirListing]) -> tuple[list[str], list[pa.Arra
     for listing in listings:
         names, listed_sizes = listing.names, listing.sizes
         joined = names.joined() if isinstance(names, Names) else None
-        if joined is None or not isinstance(listed_sizes, OptionalInts) or True in listing.is_dir:
+        if joined is None or True in listing.is_dir:
+            return None
+        if not listing.sizes_listed:
+            column = _unlisted(len(names))
+        elif isinstance(listed_sizes, OptionalInts):
+            column = listed_sizes.as_arrow()
+        else:
             return None
         if len(names):
             texts.append(joined)
-            sizes.append(listed_sizes.as_arrow())
+            sizes.append(column)
         counts.append(len(names))
     return texts, sizes, counts
 
 
 def listed_frame(listings: Mapping[str, Iterable[FileInfo]], partitions: tuple[str, ...]) -> pl.DataFrame:
-    """``part``, ``name``, ``size`` of every file (not folder) the partitions' listings hold."""
+    """``part``, ``name``, ``size`` of every file (not folder) the partitions' listings hold
+    (``size`` :data:`UNLISTED_SIZE` where a names-only listing has not asked for it)."""
     dir_listings = [dir_listing(listings, partition) for partition in partitions]
     joined = _joined_columns(dir_listings)
     if joined is not None:

@@ -7,7 +7,8 @@ instant file it may read is decoded completely, and every data file a completed 
 is checked against the size its write stat says (``fileSizeInBytes``): a base file must have
 exactly that size; a log file at least the size after its last committed append (bytes beyond it
 are a crashed append, which Hudi's reader skips, and so may we). Sizes come from the listing
-already made, so the check adds no I/O per data file; instant files are read once each.
+already made, so the check adds no I/O per data file (a names-only listing stats just the files
+the commits recorded); instant files are read once each.
 
 Base files the compaction is about to read are checked further (Parquet magic at both ends, a
 footer that fits in the file): :func:`verify_parquet_footers`, two small reads per file.
@@ -320,10 +321,11 @@ def _is_log(path: str) -> bool:
     return name.startswith(".") and ".log." in name
 
 
-def _listed_sizes(listings: Mapping[str, Any], partition: str) -> dict[str, int | None]:
+def _listed_sizes(listings: Mapping[str, Any], partition: str, names: list[str]) -> dict[str, int | None]:
+    """The listed sizes of the files ``names`` of ``partition`` (a names-only listing asks
+    storage for just these)."""
     if isinstance(listings, Listings):
-        columns = listings.dir_listing(partition)
-        return dict(zip(columns.names, columns.sizes, strict=True))
+        return dict(zip(names, listings.dir_listing(partition).sizes_of(names), strict=True))
     return {info.name: info.size for info in listings[partition]}
 
 
@@ -337,7 +339,8 @@ def size_findings(listings: Mapping[str, Any], committed: Mapping[str, Committed
             by_partition.setdefault(partition, []).append(item)
     findings: list[Finding] = []
     for partition, items in sorted(by_partition.items()):
-        sizes = _listed_sizes(listings, partition)
+        names = [item.path.rpartition("/")[2] for item in items]
+        sizes = _listed_sizes(listings, partition, names)
         for item in sorted(items, key=lambda i: i.path):
             actual = sizes.get(item.path.rpartition("/")[2])
             if actual is None:
@@ -437,7 +440,7 @@ def verify_newest_on_storage(storage: Storage, committed: Mapping[str, Committed
 
 def _absent(listings: Listings, path: str) -> bool:
     partition, _, name = path.rpartition("/")
-    return name not in _listed_sizes(listings, partition)
+    return name not in listings.dir_listing(partition).names
 
 
 # -- log files the compaction reads --------------------------------------------------------------

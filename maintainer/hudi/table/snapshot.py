@@ -137,16 +137,17 @@ def _child_paths(listing: DirListing) -> list[str]:
     return [listing.path_of(name) for name in listing.subdirectories() if not _is_hidden_dir(name)]
 
 
-def discover_partitions(storage: Storage, config: TableConfig) -> Listings:
-    """Partition path -> its entries, found breadth-first with parallel listings."""
-    root = storage.list_dir_columns("")
+def discover_partitions(storage: Storage, config: TableConfig, *, sizes: bool = True) -> Listings:
+    """Partition path -> its entries, found breadth-first with parallel listings (``sizes``:
+    see :meth:`Storage.list_dir_columns`)."""
+    root = storage.list_dir_columns("", sizes=sizes)
     if not config.is_partitioned:
         return Listings({"": root})
     found: dict[str, DirListing] = {}
     frontier = [root]
     while frontier:
         children = [path for listing in frontier for path in _child_paths(listing)]
-        listed = storage.list_dirs_columns(children)
+        listed = storage.list_dirs_columns(children, sizes=sizes)
         frontier = []
         for path, listing in listed.items():
             if listing.has_file_starting_with(PARTITION_METADATA_PREFIX):
@@ -173,12 +174,14 @@ def load_snapshot(
     config: TableConfig | None = None,
     timeline: Timeline | None = None,
     metadata_table: MetadataTableInfo | None = None,
+    sizes: bool = True,
 ) -> TableSnapshot:
     """Read the table's state. ``partitions`` limits the listing (incremental planning);
     ``listed`` replaces it (the listing of the table's metadata table). ``config``, ``timeline``
     and ``metadata_table``: what the caller already read in this command (the other two need
     ``config``), so ``hoodie.properties`` is read and the timeline listed once per table per
-    command."""
+    command. ``sizes=False``: the readers mostly need names; local partitions are listed
+    without a ``stat`` per file (sizes asked on demand, :mod:`maintainer.storage.names_only`)."""
     if config is None and (timeline is not None or metadata_table is not None):
         raise ValueError("what was read earlier needs the config it was read with")
     config = config if config is not None else load_config(storage)
@@ -186,9 +189,9 @@ def load_snapshot(
     if listed is not None:
         listings = listed
     elif partitions is None:
-        listings = discover_partitions(storage, config)
+        listings = discover_partitions(storage, config, sizes=sizes)
     else:
-        listings = Listings(storage.list_dirs_columns(sorted(set(partitions))))
+        listings = Listings(storage.list_dirs_columns(sorted(set(partitions)), sizes=sizes))
     try:
         heartbeats = load_heartbeats(storage)
     except StorageError:

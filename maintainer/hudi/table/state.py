@@ -52,9 +52,11 @@ def open_table(
     storage_options: Mapping[str, Any] | None = None,
     partitions: Iterable[str] | None = None,
     verify: bool = True,
+    *,
+    sizes: bool = True,
 ) -> TableState:
     """The table at ``path`` (see :func:`read_table_state`)."""
-    return read_table_state(Storage(path, storage_options), partitions, verify)
+    return read_table_state(Storage(path, storage_options), partitions, verify, sizes=sizes)
 
 
 def read_table_state(
@@ -66,6 +68,7 @@ def read_table_state(
     config: TableConfig | None = None,
     timeline: Timeline | None = None,
     metadata_table: MetadataTableInfo | None = None,
+    sizes: bool = True,
 ) -> TableState:
     """Read a table (never writes); ``partitions`` limits the listing (default: all). Raises
     TableFormatError for anything that is not a readable Hudi table of a supported version, and
@@ -77,9 +80,18 @@ def read_table_state(
     files of the newest commit are then checked against storage, whose sizes that listing does
     not have).
     ``config``, ``timeline``, ``metadata_table``: the table's ``hoodie.properties``, active
-    timeline and metadata-table presence as this command already read them (not read again)."""
+    timeline and metadata-table presence as this command already read them (not read again).
+    ``sizes=False``: the readers need names and a few sizes (a clean): local partitions are
+    listed without a ``stat`` per file, sizes asked on demand (the integrity check asks for
+    those the commits recorded)."""
     snapshot = load_snapshot(
-        storage, partitions, listed, config=config, timeline=timeline, metadata_table=metadata_table
+        storage,
+        partitions,
+        listed,
+        config=config,
+        timeline=timeline,
+        metadata_table=metadata_table,
+        sizes=sizes,
     )
     committed: Mapping[str, CommittedSize] = {}
     referenced: frozenset[str] | None = None

@@ -22,6 +22,7 @@ from maintainer.storage import Storage
 class ArchiveService(ServiceDefaults):
     declaration = DECLARATION
     syncs_metadata_table = True
+    reads_file_sizes = False  # archival reads the timeline only
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
         return nothing_written("archival (it archives only instants older than its latest compaction)")

@@ -69,12 +69,13 @@ def recheck_planner(table: TableState, spec: TableSpec, now: datetime) -> CleanP
     window starts at its earliest commit to retain), and per partition the rules are the same.
     The trigger (max_commits) is not asked again: it decided when the clean was scheduled, the
     plan (as Hudi schedules a clean while another is still pending), and a pending clean this
-    node finishes first would otherwise turn the reviewed deletions into drift."""
+    node finishes first would otherwise turn the reviewed deletions into drift. Sizes are not
+    asked of the names-only listing (apply reports the reviewed ones)."""
     inputs = whole_table_inputs(table, "apply re-checks the approved partitions")
     settings = replace(clean_settings(spec.settings_of(CleanSpec) or CleanSpec()), max_commits=0)
     if table.projection is not None:
         return plan_clean(inputs, settings, now)
-    return plan_clean(inputs, settings, now, partitions_planner(table.snapshot.listings))
+    return plan_clean(inputs, settings, now, partitions_planner(table.snapshot.listings, sizes=False))
 
 
 class CleanExecutor:
@@ -93,8 +94,11 @@ class CleanExecutor:
 
     # -- reading ------------------------------------------------------------------------------
     def open(self) -> TableState:
-        """The table as it is now, listing only the partitions the approved clean touches."""
-        return open_table(self.ctx.table.path, self.ctx.storage_options, self.approved_partitions())
+        """The table as it is now, listing only the partitions the approved clean touches,
+        names-only (the re-derived clean needs names; sizes are asked of the deleted files)."""
+        return open_table(
+            self.ctx.table.path, self.ctx.storage_options, self.approved_partitions(), sizes=False
+        )
 
     def approved_partitions(self) -> list[str]:
         """The partitions of the new clean and of the pending cleans the plan finishes."""

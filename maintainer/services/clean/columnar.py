@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import polars as pl
 
-from maintainer.hudi.file_groups.columnar import ColumnarBatch, view_batches
-from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs
+from maintainer.hudi.file_groups.columnar import UNLISTED_SIZE, ColumnarBatch, view_batches
+from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs, dir_listing
 from maintainer.services.clean.planner import (
     CleanInputs,
     FileToDelete,
@@ -163,14 +163,27 @@ def _deleted_slices(slices: pl.DataFrame, settings: CleanSettings, ectr: str | N
     )
 
 
+def _sized(
+    partition: str, names: list[str], sizes: list[int | None], listings: Mapping[str, Iterable[FileInfo]]
+) -> list[int | None]:
+    """The sizes of a partition's deleted files, those a names-only listing had not asked for
+    asked now of the listing (one ``stat`` per deleted file, not per listed one)."""
+    unlisted = [name for name, size in zip(names, sizes, strict=True) if size == UNLISTED_SIZE]
+    asked = iter(dir_listing(listings, partition).sizes_of(unlisted))
+    return [next(asked) if size == UNLISTED_SIZE else size for size in sizes]
+
+
 def plan_batch(
     batch: ColumnarBatch,
     inputs: ViewInputs,
     settings: CleanSettings,
     ectr: str | None,
     savepointed: frozenset[str],
+    listings: Mapping[str, Iterable[FileInfo]] | None,
 ) -> Iterator[PartitionClean]:
-    """The partitions of the batch with something to delete, in the batch's order."""
+    """The partitions of the batch with something to delete, in the batch's order; a deleted
+    file's size a names-only listing has not stat'ed is asked of ``listings`` (the batch's;
+    None: left :data:`UNLISTED_SIZE`)."""
     slices = _slices_with_facts(batch, inputs, savepointed)
     chosen = _deleted_slices(slices, settings, ectr).with_row_index("chosen")
     if not chosen.height:
@@ -182,13 +195,26 @@ def plan_batch(
     )
     reasons = chosen.get_column("reason").to_list()  # one string per slice, shared by its files
     partitions = batch.partitions
-    by_part: dict[int, list[FileToDelete]] = {}
+    rows: dict[int, tuple[list[str], list[int | None], list[str]]] = {}
     columns = (deleted.get_column(c).to_list() for c in ("part", "name", "size", "chosen"))
     for part, name, size, index in zip(*columns, strict=True):
-        files = by_part.get(part)
-        if files is None:
-            by_part[part] = files = []
-        files.append(_deletion(partitions[part], name, size, reasons[index]))
+        row = rows.get(part)
+        if row is None:
+            rows[part] = row = ([], [], [])
+        row[0].append(name)
+        row[1].append(size)
+        row[2].append(reasons[index])
+    by_part: dict[int, list[FileToDelete]] = {}
+    for part, (names, listed_sizes, why) in rows.items():
+        partition = partitions[part]
+        sizes = (
+            _sized(partition, names, listed_sizes, listings)
+            if listings is not None and UNLISTED_SIZE in listed_sizes
+            else listed_sizes
+        )
+        by_part[part] = [
+            _deletion(partition, n, s or 0, r) for n, s, r in zip(names, sizes, why, strict=True)
+        ]
     files_per_part = dict(batch.files.group_by("part").len().iter_rows())
     for part, files in by_part.items():  # in partition order: sorted by part
         partition = partitions[part]
@@ -198,15 +224,14 @@ def plan_batch(
         yield PartitionClean(partition, tuple(files), emptied)
 
 
-def columnar_partitions(
-    listings: Mapping[str, Iterable[FileInfo]],
-) -> PartitionsPlanner:
+def columnar_partitions(listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True) -> PartitionsPlanner:
     """A planner of every partition of ``listings`` (the partitions ``inputs.view`` covers),
-    for :func:`maintainer.services.clean.planner.plan_clean`."""
+    for :func:`maintainer.services.clean.planner.plan_clean`. ``sizes=False``: the sizes of
+    deleted files a names-only listing has not read are not asked (left :data:`UNLISTED_SIZE`)."""
 
     def plan(inputs: CleanInputs, settings: CleanSettings, ectr: str | None) -> Iterator[PartitionClean]:
         view = inputs.view
         for batch in view_batches(view.timeline, listings, view.inputs):
-            yield from plan_batch(batch, view.inputs, settings, ectr, inputs.savepointed_files)
+            yield from plan_batch(batch, view.inputs, settings, ectr, inputs.savepointed_files, listings if sizes else None)
 
     return plan

@@ -343,16 +343,18 @@ COLUMNAR_FROM_ENTRIES = 5_000
 only: a small plan or apply loads no dataframe library); below, the object view is cheaper."""
 
 
-def partitions_planner(listings: Mapping[str, Iterable[FileInfo]]) -> PartitionsPlanner:
+def partitions_planner(listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True) -> PartitionsPlanner:
     """The per-partition planner for a scan of ``listings``: the columnar one from
-    :data:`COLUMNAR_FROM_ENTRIES` listed entries, else the object view's (the same plans)."""
+    :data:`COLUMNAR_FROM_ENTRIES` listed entries, else the object view's (the same plans).
+    ``sizes=False``: a deleted file's size a names-only listing has not read is left unasked
+    (``-1``) by the columnar planner: for apply, which reports the reviewed sizes."""
     entries = 0
     for partition in listings:
         entries += len(dir_listing(listings, partition))
         if entries >= COLUMNAR_FROM_ENTRIES:
             from maintainer.services.clean.columnar import columnar_partitions
 
-            return columnar_partitions(listings)
+            return columnar_partitions(listings, sizes=sizes)
     return object_partitions
 
 

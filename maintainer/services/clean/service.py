@@ -32,6 +32,7 @@ class CleanService(ServiceDefaults):
     declaration = DECLARATION
     plans_on_projection = True
     syncs_metadata_table = True
+    reads_file_sizes = False  # names decide; the deleted files' sizes are asked on demand
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
         files = len(plan.actions_of(DeleteFile)) + sum(

@@ -25,6 +25,7 @@ from maintainer.services.clean.columnar import columnar_partitions
 from maintainer.services.clean.planner import CleanInputs, CleanPlanResult, plan_clean
 from maintainer.services.clean.policy import CleanPolicy, CleanSettings
 from maintainer.services.clean.state import whole_table_inputs
+from maintainer.storage.listing import Listings
 from tests.support.fixtures import FixtureTable, fixture_names
 
 SETTINGS = (
@@ -163,3 +164,23 @@ def bench_listing() -> ModuleType:
 def test_the_columnar_planner_agrees_on_the_benchmark_layout(tmp_path: Path, version: int) -> None:
     bench_listing().generate(tmp_path, version, 12, 4, 3)
     assert assert_same_views_and_plans(open_table(str(tmp_path))) > 0
+
+
+@pytest.mark.fixtures
+@pytest.mark.parametrize("name", fixture_names())
+def test_a_clean_planned_on_a_names_only_listing_is_the_same_plan_on_every_fixture(
+    name: str, fixture_table: Callable[[str], FixtureTable]
+) -> None:
+    """What the clean plans names-only (sizes asked only of the files it deletes) is what it plans
+    on a full listing: the same deletions, reasons, sizes and emptied partitions."""
+    path = str(fixture_table(name).path)
+    sized = open_table(path)
+    for settings in SETTINGS:
+        names_only = open_table(path, sizes=False)
+        listings = names_only.snapshot.listings
+        assert isinstance(listings, Listings)
+        inputs = whole_table_inputs(names_only, "test")
+        planned = plan_clean(inputs, settings, hours_now(sized), columnar_partitions(listings))
+        expected = plan_clean(whole_table_inputs(sized, "test"), settings, hours_now(sized))
+        assert planned == expected, settings
+        assert not any(listings.dir_listing(p).sizes_listed for p in listings)  # only asked, never listed

@@ -191,10 +191,10 @@ def test_planning_from_the_files_partition_plans_what_a_storage_listing_plans(
     listed: list[str] = []
     real = Storage.list_dirs_columns
 
-    def counting(self: Storage, paths: Iterable[str]) -> Any:
+    def counting(self: Storage, paths: Iterable[str], *, sizes: bool = True) -> Any:
         chosen = list(paths)
         listed.extend(self.uri(p).rsplit(path.name, 1)[-1] for p in chosen)
-        return real(self, chosen)
+        return real(self, chosen, sizes=sizes)
 
     monkeypatch.setattr(Storage, "list_dirs_columns", counting)
     from_metadata = plan_all(path)
