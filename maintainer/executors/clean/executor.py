@@ -29,6 +29,7 @@ from maintainer.hudi.payloads import (
     CleanerPlan,
     CleanMetadata,
     CleanPartitionMetadata,
+    FilesOfPaths,
     decode_cleaner_plan,
     encode_avro,
 )
@@ -74,9 +75,30 @@ GONE_IS_SUCCESS_FROM_VERSION = 8
 def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[PartitionDeletion]:
     """The plan's files as checked per-partition deletions (refuses anything not a data file
     of this table, and bootstrap base files, which maintainer does not clean)."""
-    paths: list[str] = []
+    paths = _relative_paths(storage, plan, where)
+    for partition, names in (plan.files_to_be_deleted_per_partition or {}).items():
+        paths += [f"{partition}/{name}" if partition else name for name in names]
+    deletions = group_by_partition(paths, plan.partitions_to_be_deleted or ())
+    for deletion in deletions:
+        check_deletion(deletion, where)
+    return deletions
+
+
+def _relative_paths(storage: Storage, plan: CleanerPlan, where: str) -> list[str]:
+    """The table-relative paths of the files of ``filePathsToBeDeletedPerPartition`` (refused
+    outside the table, or a bootstrap base file); of a plan built as ``FilesOfPaths``, from its
+    strings (no ``CleanFileInfo`` is made: none of them is a bootstrap base file)."""
     base = table_base(storage)
-    for partition, infos in (plan.file_paths_to_be_deleted_per_partition or {}).items():
+    files = plan.file_paths_to_be_deleted_per_partition
+    if isinstance(files, FilesOfPaths):
+        uri_base = files.base
+        return [
+            relative_to_table(storage, uri_base + path, where, base)
+            for in_partition in files.paths.values()
+            for path in in_partition
+        ]
+    paths: list[str] = []
+    for partition, infos in (files or {}).items():
         for info in infos:
             if info.is_bootstrap_base_file or not info.file_path:
                 raise ApplyError(
@@ -85,12 +107,7 @@ def plan_deletions(storage: Storage, plan: CleanerPlan, where: str) -> list[Part
                     hint="finish this clean with Hudi",
                 )
             paths.append(relative_to_table(storage, info.file_path, where, base))
-    for partition, names in (plan.files_to_be_deleted_per_partition or {}).items():
-        paths += [f"{partition}/{name}" if partition else name for name in names]
-    deletions = group_by_partition(paths, plan.partitions_to_be_deleted or ())
-    for deletion in deletions:
-        check_deletion(deletion, where)
-    return deletions
+    return paths
 
 
 def keep_only(deletions: Sequence[PartitionDeletion], only: frozenset[str]) -> list[PartitionDeletion]:

@@ -22,7 +22,8 @@ Encoding:
 
 Models are frozen dataclasses with ``from_record(dict)`` / ``to_record()`` (Avro field names), both
 given by :class:`~maintainer.hudi.payloads.records.AvroRecord` from each field's metadata:
-:class:`CleanerPlan` (:class:`CleanFileInfo`, :class:`ActionInstant`), :class:`CleanMetadata`
+:class:`CleanerPlan` (:class:`CleanFileInfo`, :class:`ActionInstant`; its files may be a
+:class:`FilesOfPaths`, the strings they are made of), :class:`CleanMetadata`
 (:class:`CleanPartitionMetadata`), :class:`CompactionPlan` (:class:`CompactionOperation`,
 :class:`CompactionStrategy`), :class:`RollbackPlan` (:class:`RollbackRequest`, :class:`InstantInfo`),
 :class:`RollbackMetadata` (:class:`RollbackPartitionMetadata`), :class:`SavepointMetadata`
@@ -39,6 +40,7 @@ from maintainer.hudi.payloads.clean import (
     CleanFileInfo,
     CleanMetadata,
     CleanPartitionMetadata,
+    FilesOfPaths,
 )
 from maintainer.hudi.payloads.clustering import (
     ClusteringGroup,
@@ -95,6 +97,7 @@ __all__ = [
     "CompactionOperation",
     "CompactionPlan",
     "CompactionStrategy",
+    "FilesOfPaths",
     "InstantInfo",
     "LSMTimelineInstant",
     "ReplaceCommitMetadata",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -21,9 +21,56 @@ class CleanFileInfo(AvroRecord):
     is_bootstrap_base_file: bool | None = field(default=False, metadata=avro("isBootstrapBaseFile"))
 
 
+_SET_FILE_PATH, _SET_IS_BOOTSTRAP = (
+    vars(CleanFileInfo)[f].__set__ for f in ("file_path", "is_bootstrap_base_file")
+)
+
+
+def _not_bootstrap(path: str) -> CleanFileInfo:
+    """``CleanFileInfo(file_path=path, is_bootstrap_base_file=False)``, through the slots (a
+    frozen dataclass's ``__init__`` costs twice as much, once per file a clean deletes)."""
+    info: CleanFileInfo = object.__new__(CleanFileInfo)
+    _SET_FILE_PATH(info, path)
+    _SET_IS_BOOTSTRAP(info, False)
+    return info
+
+
+class FilesOfPaths(Mapping[str, tuple[CleanFileInfo, ...]]):
+    """A ``filePathsToBeDeletedPerPartition`` of files that are not bootstrap base files, kept
+    as the strings they are made of: partition -> the paths of its files, each file
+    ``CleanFileInfo(file_path=base + path, is_bootstrap_base_file=False)``. Those objects are
+    made only when a partition is read (each time it is read), and ``encode_avro`` writes the
+    plan straight from the strings: a clean deleting 50,000 files is encoded several times
+    faster, and apply's executor reads the paths from the strings too. Equal to the same mapping
+    of any other kind; a value, not to be changed."""
+
+    __slots__ = ("base", "paths")
+
+    def __init__(self, base: str, paths: Mapping[str, Sequence[str]]) -> None:
+        self.base = base
+        self.paths = paths
+
+    def __getitem__(self, partition: str) -> tuple[CleanFileInfo, ...]:
+        base = self.base
+        return tuple([_not_bootstrap(base + path) for path in self.paths[partition]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __contains__(self, partition: object) -> bool:
+        return partition in self.paths
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __repr__(self) -> str:
+        return f"FilesOfPaths({self.base!r}, {dict(self.paths)!r})"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CleanerPlan(AvroRecord):
-    """``HoodieCleanerPlan``: what a clean will delete, per partition (relative path, "" if unpartitioned)."""
+    """``HoodieCleanerPlan``: what a clean will delete, per partition (relative path, "" if
+    unpartitioned); ``file_paths_to_be_deleted_per_partition`` may be a :class:`FilesOfPaths`."""
 
     SCHEMA: ClassVar[str] = "HoodieCleanerPlan"
 

@@ -10,6 +10,12 @@ field by field, per the schema (``schemas/avro/HoodieCleanerPlan.avsc``,
 bytes length-prefixed, maps and arrays as one block of ``count`` items then ``0`` (an empty
 one as ``0`` alone), longs and ints zig-zag varints. Tests check it against fastavro on the
 clean plans of the fixture tables and on generated plans and metadata.
+
+The files of a clean plan are written in one string per partition when their paths are ASCII
+(nearly always): a character is then a byte, so a path's length is its character count, and the
+varint bytes of the lengths are characters of the same value, which Latin-1 encodes back to
+those bytes. A plan whose files are a :class:`~maintainer.hudi.payloads.clean.FilesOfPaths` is
+written straight from those strings (no ``CleanFileInfo`` object per file).
 """
 
 from __future__ import annotations
@@ -17,7 +23,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from maintainer.errors import MaintainerError
-from maintainer.hudi.payloads.clean import CleanerPlan, CleanFileInfo, CleanMetadata, CleanPartitionMetadata
+from maintainer.hudi.payloads.clean import (
+    CleanerPlan,
+    CleanFileInfo,
+    CleanMetadata,
+    CleanPartitionMetadata,
+    FilesOfPaths,
+)
 from maintainer.hudi.payloads.common import ActionInstant
 
 SCHEMA_NAME = "HoodieCleanerPlan"
@@ -43,6 +55,10 @@ def encode_long(value: int) -> bytes:
 
 _SMALL_LONGS = tuple(encode_long(n) for n in range(4096))
 """Encodings of 0 to 4095: lengths and counts, the per-file case."""
+
+
+_SMALL_LONG_CHARS = tuple(encoded.decode("latin-1") for encoded in _SMALL_LONGS)
+"""The same, as the characters Latin-1 encodes to those bytes."""
 
 
 def _long(value: int) -> bytes:
@@ -74,7 +90,7 @@ def _string_map(values: Mapping[str, str]) -> bytes:
 
 
 def _clean_file_infos(infos: Sequence[CleanFileInfo]) -> bytes:
-    """An array of ``HoodieCleanFileInfo`` (the hot loop: one path per deleted file)."""
+    """The items of an array of ``HoodieCleanFileInfo`` (the hot loop: one per deleted file)."""
     booleans, long_of = _BOOLEANS, _long
     parts: list[bytes] = []
     for info in infos:
@@ -85,11 +101,52 @@ def _clean_file_infos(infos: Sequence[CleanFileInfo]) -> bytes:
             data = path.encode("utf-8")
             parts.append(_SECOND_BRANCH + long_of(len(data)) + data)
         parts.append(booleans[info.is_bootstrap_base_file])
-    return _long(len(infos)) + b"".join(parts) + _END_OF_BLOCKS if infos else _END_OF_BLOCKS
+    return b"".join(parts)
 
 
-def _file_infos_map(values: Mapping[str, Sequence[CleanFileInfo]]) -> bytes:
-    return _block([_string(key) + _clean_file_infos(infos) for key, infos in values.items()])
+def _files_not_bootstrap(base: str, paths: Sequence[str]) -> bytes:
+    """The items of an array of ``HoodieCleanFileInfo``: ``filePath`` ``base + path`` and
+    ``isBootstrapBaseFile`` false for each of ``paths`` (at least one)."""
+    if base.isascii() and "".join(paths).isascii() and len(base) + max(map(len, paths)) < len(_SMALL_LONGS):
+        lengths, size = _SMALL_LONG_CHARS, len(base)  # a character per byte (module docstring)
+        text = "".join([f"\x02{lengths[size + len(path)]}{base}{path}\x02\x00" for path in paths])
+        return text.encode("latin-1")
+    prefix, long_of, false = base.encode("utf-8"), _long, _BOOLEANS[False]
+    parts: list[bytes] = []
+    for path in paths:
+        data = prefix + path.encode("utf-8")
+        parts.append(b"".join((_SECOND_BRANCH, long_of(len(data)), data, false)))
+    return b"".join(parts)
+
+
+def _map_of_arrays(entries: Sequence[tuple[str, int, bytes]]) -> list[bytes]:
+    """A map of arrays as parts, to be joined (a large plan is copied once, by that join): for
+    each entry its key, then its array of ``count`` items encoded as ``items``."""
+    if not entries:
+        return [_END_OF_BLOCKS]
+    parts = [_long(len(entries))]
+    for key, count, items in entries:
+        parts.append(_string(key))
+        if count:
+            parts += (_long(count), items)
+        parts.append(_END_OF_BLOCKS)
+    parts.append(_END_OF_BLOCKS)
+    return parts
+
+
+def _file_infos_map(values: Mapping[str, Sequence[CleanFileInfo]]) -> list[bytes]:
+    return _map_of_arrays(
+        [(key, len(infos), _clean_file_infos(infos) if infos else b"") for key, infos in values.items()]
+    )
+
+
+def _file_paths_map(base: str, paths: Mapping[str, Sequence[str]]) -> list[bytes]:
+    return _map_of_arrays(
+        [
+            (partition, len(names), _files_not_bootstrap(base, names) if names else b"")
+            for partition, names in paths.items()
+        ]
+    )
 
 
 def _action_instant(instant: ActionInstant) -> bytes:
@@ -110,11 +167,20 @@ def _version(version: int | None) -> bytes:
     return _FIRST_BRANCH + _int(version, "version")
 
 
+def _file_paths_field(paths: Mapping[str, Sequence[CleanFileInfo]] | None) -> list[bytes]:
+    """``filePathsToBeDeletedPerPartition`` as parts (from the strings of a ``FilesOfPaths``)."""
+    if paths is None:
+        return [_FIRST_BRANCH]
+    if isinstance(paths, FilesOfPaths):
+        return [_SECOND_BRANCH, *_file_paths_map(paths.base, paths.paths)]
+    return [_SECOND_BRANCH, *_file_infos_map(paths)]
+
+
 def _fields(plan: CleanerPlan) -> list[bytes]:
-    """Each field in the schema's order; ``["null", T]`` unions as branch 0 or 1 + T."""
+    """Each field in the schema's order, ``filePathsToBeDeletedPerPartition`` in several parts;
+    ``["null", T]`` unions as branch 0 or 1 + T."""
     ectr = plan.earliest_instant_to_retain
     files = plan.files_to_be_deleted_per_partition
-    paths = plan.file_paths_to_be_deleted_per_partition
     emptied = plan.partitions_to_be_deleted
     extra = plan.extra_metadata
     return [
@@ -123,18 +189,24 @@ def _fields(plan: CleanerPlan) -> list[bytes]:
         _string(plan.policy),
         _FIRST_BRANCH if files is None else _SECOND_BRANCH + _strings_map(files),
         _version(plan.version),
-        _FIRST_BRANCH if paths is None else _SECOND_BRANCH + _file_infos_map(paths),
+        *_file_paths_field(plan.file_paths_to_be_deleted_per_partition),
         _FIRST_BRANCH if emptied is None else _SECOND_BRANCH + _string_array(emptied),
         _FIRST_BRANCH if extra is None else _SECOND_BRANCH + _string_map(extra),
     ]
 
 
-def cleaner_plan_datum(plan: CleanerPlan) -> bytes:
-    """The Avro binary encoding of ``plan`` (no container), as fastavro writes it."""
+def cleaner_plan_parts(plan: CleanerPlan) -> list[bytes]:
+    """The Avro binary encoding of ``plan`` (no container), as fastavro writes it, in parts to
+    join (a large plan is then copied once, by that join)."""
     try:
-        return b"".join(_fields(plan))
+        return _fields(plan)
     except (AttributeError, KeyError, OverflowError, TypeError, ValueError) as error:
         raise _encode_error(SCHEMA_NAME, error) from error
+
+
+def cleaner_plan_datum(plan: CleanerPlan) -> bytes:
+    """The Avro binary encoding of ``plan`` (no container), as fastavro writes it."""
+    return b"".join(cleaner_plan_parts(plan))
 
 
 def _encode_error(schema_name: str, error: Exception) -> MaintainerError:

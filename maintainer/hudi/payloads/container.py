@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import fastavro
@@ -85,11 +85,20 @@ def write_container(schema_name: str, record: Mapping[str, Any]) -> bytes:
 def container_of_datum(schema_name: str, datum: bytes) -> bytes:
     """The Avro container (null codec) holding the one already encoded record ``datum`` of Hudi
     type ``schema_name`` (what :func:`write_container` writes around it)."""
+    return container_of_parts(schema_name, (datum,))
+
+
+def container_of_parts(schema_name: str, parts: Sequence[bytes]) -> bytes:
+    """:func:`container_of_datum` of the datum ``b"".join(parts)``, copying the parts once (a
+    clean plan listing 50,000 files is megabytes)."""
     text = schema_text(schema_name).encode("utf-8")
-    sync = hashlib.sha256(text + b"\x00" + datum).digest()[:SYNC_SIZE]
+    digest = hashlib.sha256(text)
+    digest.update(b"\x00")
+    for part in parts:
+        digest.update(part)
+    sync = digest.digest()[:SYNC_SIZE]
     header = MAGIC + _encode_map({"avro.schema": text}) + sync
-    block = encode_long(1) + encode_long(len(datum)) + datum + sync
-    return header + block
+    return b"".join((header, encode_long(1), encode_long(sum(map(len, parts))), *parts, sync))
 
 
 def encode_datum(schema_name: str, record: Mapping[str, Any]) -> bytes:

@@ -14,13 +14,14 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from maintainer.errors import CorruptFileError
 from maintainer.hudi.payloads import jackson
 from maintainer.hudi.payloads.clean import CleanerPlan, CleanMetadata
-from maintainer.hudi.payloads.clean_encode import clean_metadata_datum, cleaner_plan_datum
+from maintainer.hudi.payloads.clean_encode import clean_metadata_datum, cleaner_plan_parts
 from maintainer.hudi.payloads.clustering import RequestedReplaceMetadata
 from maintainer.hudi.payloads.commit import CommitMetadata, ReplaceCommitMetadata
 from maintainer.hudi.payloads.compaction import CompactionPlan
 from maintainer.hudi.payloads.container import (
     CORRUPT_HINT,
     container_of_datum,
+    container_of_parts,
     is_container,
     read_named_container,
     write_container,
@@ -45,7 +46,7 @@ def encode_avro(payload: AvroPayload) -> bytes:
     Clean plans and clean metadata, which list every file a clean deletes, take a direct
     encoder (same bytes)."""
     if isinstance(payload, CleanerPlan):
-        return container_of_datum(payload.SCHEMA, cleaner_plan_datum(payload))
+        return container_of_parts(payload.SCHEMA, cleaner_plan_parts(payload))
     if isinstance(payload, CleanMetadata):
         return container_of_datum(payload.SCHEMA, clean_metadata_datum(payload))
     return write_container(payload.SCHEMA, payload.to_record())

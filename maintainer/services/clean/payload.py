@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from maintainer.artifact.model import CleanEffect, DeleteFile, DeletePartition, NodePlan
-from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, encode_avro
+from maintainer.hudi.payloads import ActionInstant, CleanerPlan, FilesOfPaths, encode_avro
 from maintainer.services.common.checks import effect_of
 from maintainer.services.common.ledger import PLAN_ID_KEY
 from maintainer.storage import Storage
@@ -24,30 +24,19 @@ def partition_of(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-_SET_FILE_PATH, _SET_IS_BOOTSTRAP = (
-    vars(CleanFileInfo)[f].__set__ for f in ("file_path", "is_bootstrap_base_file")
-)
-
-
-def _file_to_delete(uri: str) -> CleanFileInfo:
-    """``CleanFileInfo(file_path=uri, is_bootstrap_base_file=False)``, through the slots (a
-    frozen dataclass's ``__init__`` costs twice as much, once per file a clean deletes)."""
-    info: CleanFileInfo = object.__new__(CleanFileInfo)
-    _SET_FILE_PATH(info, uri)
-    _SET_IS_BOOTSTRAP(info, False)
-    return info
-
-
-def _files_per_partition(storage: Storage, paths: Iterable[str]) -> dict[str, tuple[CleanFileInfo, ...]]:
-    base = storage.uri("") + "/"  # storage.uri(path) is base + "/" + path, computed once
-    grouped: dict[str, list[CleanFileInfo]] = {}
+def _files_per_partition(storage: Storage, paths: Iterable[str]) -> FilesOfPaths:
+    """The files to delete, per partition: partitions sorted, each one's paths sorted (one sort:
+    a plan's delete actions are already in order, which a sort goes through in one pass), kept
+    as strings (the payload is written from them, no ``CleanFileInfo`` per file)."""
+    grouped: dict[str, list[str]] = {}
     for path in sorted(paths):
         partition = path.rpartition("/")[0]  # partition_of(path)
-        infos = grouped.get(partition)
-        if infos is None:
-            grouped[partition] = infos = []
-        infos.append(_file_to_delete(base + path))
-    return {partition: tuple(infos) for partition, infos in sorted(grouped.items())}
+        in_partition = grouped.get(partition)
+        if in_partition is None:
+            grouped[partition] = in_partition = []
+        in_partition.append(path)
+    base = storage.uri("") + "/"  # storage.uri(path) is base + path, computed once
+    return FilesOfPaths(base, dict(sorted(grouped.items())))
 
 
 def _earliest_instant(effect: CleanEffect) -> ActionInstant | None:
@@ -61,8 +50,14 @@ def _earliest_instant(effect: CleanEffect) -> ActionInstant | None:
 
 def approved_deletions(node: NodePlan) -> tuple[list[str], list[str]]:
     """The table-relative files and the partitions a clean node deletes, in plan order."""
-    files = [action.target for action in node.actions_of(DeleteFile)]
-    return files, [action.target for action in node.actions_of(DeletePartition)]
+    files: list[str] = []
+    partitions: list[str] = []
+    for action in node.actions:  # one pass over a clean's many actions
+        if isinstance(action, DeleteFile):
+            files.append(action.target)
+        elif isinstance(action, DeletePartition):
+            partitions.append(action.target)
+    return files, partitions
 
 
 def cleaner_plan_for(

@@ -9,7 +9,7 @@ import pytest
 from maintainer.errors import ApplyError
 from maintainer.executors.clean.deletion import PartitionDeleted, PartitionDeletion
 from maintainer.executors.clean.executor import clean_metadata, keep_only, plan_deletions
-from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo
+from maintainer.hudi.payloads import ActionInstant, CleanerPlan, CleanFileInfo, FilesOfPaths
 from maintainer.storage import Storage
 
 A = "a-0_0-1-0_20250101000000000.parquet"
@@ -53,6 +53,35 @@ def test_plans_reaching_outside_the_table_or_with_bootstrap_files_are_refused(
     plan = CleanerPlan(policy="KEEP_LATEST_COMMITS", file_paths_to_be_deleted_per_partition={"p=1": (info,)})
     with pytest.raises(ApplyError):
         plan_deletions(storage, plan, "plan")
+
+
+@pytest.mark.parametrize(
+    ("base", "paths", "refusal"),
+    [
+        ("", {"p=1": [f"p=1/{A}", f"p=1/{LOG}"], "": [B]}, None),  # "": the table's own URI
+        ("", {"p=1": [f"p=1/../p=2/{A}"]}, None),  # normalised, as the object's URI is
+        ("", {"p=1": [f"p=1/../../elsewhere/{A}"]}, "not a partition of the table"),
+        ("", {"p=1": ["p=1/notes.txt"]}, "not a Hudi data file"),
+        ("file:/elsewhere/", {"p=1": [f"p=1/{A}"]}, "outside the table"),
+    ],
+)
+def test_a_plan_of_files_of_paths_gives_the_deletions_of_its_file_infos(
+    tmp_path: Path, base: str, paths: dict[str, list[str]], refusal: str | None
+) -> None:
+    """Apply reads the files of the plan it built (a ``FilesOfPaths``) from its strings, without
+    a ``CleanFileInfo`` per file: the same deletions, and the same refusals, as from the objects."""
+    storage = Storage(str(tmp_path))
+    files = FilesOfPaths(base or storage.uri("") + "/", paths)
+    lazy = CleanerPlan(policy="KEEP_LATEST_COMMITS", file_paths_to_be_deleted_per_partition=files)
+    objects = CleanerPlan(policy="KEEP_LATEST_COMMITS", file_paths_to_be_deleted_per_partition=dict(files))
+    if refusal is None:
+        assert plan_deletions(storage, lazy, "plan") == plan_deletions(storage, objects, "plan")
+        return
+    with pytest.raises(ApplyError, match=refusal) as from_objects:
+        plan_deletions(storage, objects, "plan")
+    with pytest.raises(ApplyError, match=refusal) as from_strings:
+        plan_deletions(storage, lazy, "plan")
+    assert str(from_strings.value) == str(from_objects.value)
 
 
 def test_clean_metadata_records_per_partition_what_happened_and_copies_the_plan_facts() -> None:

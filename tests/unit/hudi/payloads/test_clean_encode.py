@@ -3,6 +3,8 @@ fastavro path."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -146,3 +148,52 @@ def test_values_of_the_wrong_type_are_a_maintainer_error() -> None:
         cleaner_plan_datum(p.CleanerPlan(policy=None))  # type: ignore[arg-type]
     with pytest.raises(MaintainerError, match="does not fit an Avro int"):
         cleaner_plan_datum(p.CleanerPlan(policy="", version=2**31))
+
+
+LONG_OR_NOT = st.one_of(TEXT, st.integers(4000, 4200).map(lambda n: "p" * n))
+"""Paths of any characters, and ASCII ones whose URI length needs a longer varint than most."""
+paths_per_partition = st.dictionaries(
+    st.one_of(st.just(""), KEYS), st.lists(LONG_OR_NOT, max_size=5), max_size=4
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(plans, st.one_of(st.just("file:/lake/t/"), TEXT), paths_per_partition)
+def test_a_plan_of_files_of_paths_is_written_as_the_plan_of_their_file_infos(
+    plan: p.CleanerPlan, base: str, paths: dict[str, list[str]]
+) -> None:
+    """A plan whose files are a ``FilesOfPaths`` is written from the strings, without a
+    ``CleanFileInfo`` per file: the bytes of the same plan with those objects, as fastavro
+    writes them (empty partition, empty lists, non-ASCII, long paths included), and it is equal
+    to that plan (and to the plan its bytes decode to)."""
+    infos = {
+        partition: tuple(p.CleanFileInfo(file_path=base + n, is_bootstrap_base_file=False) for n in names)
+        for partition, names in paths.items()
+    }
+    lazy = replace(plan, file_paths_to_be_deleted_per_partition=p.FilesOfPaths(base, paths))
+    full = replace(plan, file_paths_to_be_deleted_per_partition=infos)
+    assert p.encode_avro(lazy) == p.encode_avro(full) == write_container(full.SCHEMA, full.to_record())
+    assert cleaner_plan_datum(lazy) == encode_datum(lazy.SCHEMA, lazy.to_record())
+    assert lazy == full
+    assert p.decode_cleaner_plan(p.encode_avro(lazy), "test") == lazy
+
+
+def test_files_of_paths_reads_as_the_mapping_of_their_file_infos() -> None:
+    paths = {"": ["f.parquet"], "a=1": ["a=1/g.parquet", "a=1/h.parquet"]}
+    files = p.FilesOfPaths("s3://b/t/", paths)
+    assert len(files) == 2 and list(files) == ["", "a=1"] and "a=1" in files and "b" not in files
+    assert files["a=1"] == (
+        p.CleanFileInfo(file_path="s3://b/t/a=1/g.parquet", is_bootstrap_base_file=False),
+        p.CleanFileInfo(file_path="s3://b/t/a=1/h.parquet", is_bootstrap_base_file=False),
+    )
+    assert dict(files) == {"": files[""], "a=1": files["a=1"]}
+    assert files != p.FilesOfPaths("s3://b/u/", paths)
+    assert "s3://b/t/" in repr(files)
+
+
+def test_a_plan_of_paths_that_are_not_strings_is_a_maintainer_error() -> None:
+    for paths in ({"a": [None]}, {"a": ["\ud800"]}):  # not a string; not encodable
+        files = p.FilesOfPaths("file:/t/", paths)  # type: ignore[arg-type]
+        plan = p.CleanerPlan(policy="KEEP_LATEST_COMMITS", file_paths_to_be_deleted_per_partition=files)
+        with pytest.raises(MaintainerError, match="HoodieCleanerPlan"):
+            p.encode_avro(plan)

@@ -3,13 +3,17 @@ writes (version 2, absolute paths per partition, ECTR, savepoints), plus the pla
 
 from __future__ import annotations
 
-from maintainer.artifact.model import CleanEffect, NodePlan
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maintainer.artifact.model import Action, CleanEffect, DeletePartition, NodePlan
 from maintainer.hudi.payloads import CleanerPlan, decode_cleaner_plan, encode_avro
 from maintainer.services.clean.node import built_clean_payloads
 from maintainer.services.clean.payload import (
     cleaner_plan_bytes,
     cleaner_plan_for,
     node_cleaner_plan,
+    node_cleaner_plan_bytes,
     partition_of,
 )
 from maintainer.storage import Storage
@@ -127,3 +131,33 @@ def test_a_nodes_built_payload_is_its_bytes_and_the_plan_they_encode() -> None:
     assert node_cleaner_plan(first, Storage("/lake/u"), "pid")[1] != built.data
     assert node_cleaner_plan(first, STORAGE, "other")[1] != built.data
     assert built_clean_payloads(node("t", "clean", (), effect=effect()), STORAGE, "pid") == {}
+
+
+SEGMENT = st.text(st.characters(codec="utf-8", exclude_characters="/"), min_size=1, max_size=12)
+RELATIVE = st.lists(SEGMENT, min_size=1, max_size=3).map("/".join)
+"""Table-relative paths: a file of the table root (non-partitioned) or of nested partitions,
+non-ASCII included."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(RELATIVE, max_size=12, unique=True),
+    st.lists(RELATIVE, max_size=3, unique=True),
+    st.sampled_from(["/lake/t", "/lake/tàble"]),
+)
+def test_a_nodes_payload_is_written_from_its_paths_as_from_its_clean_plan(
+    files: list[str], emptied: list[str], table: str
+) -> None:
+    """The payload the plan side writes (straight from the paths, no ``CleanFileInfo`` per
+    file) is the encoding of the clean plan the apply side builds, whatever the paths and
+    their order (only partitions to delete, nothing at all)."""
+    storage = Storage(table)
+    actions: tuple[Action, ...] = (
+        *(delete_file(path, 1) for path in files),
+        *(DeletePartition(target=partition, reason="emptied") for partition in emptied),
+    )
+    clean = node("t", "clean", actions, effect=effect(), payloads=("t.clean.requested",))
+    plan, data = node_cleaner_plan(clean, storage, "pid")
+    assert node_cleaner_plan_bytes(clean, storage, "pid") == data == encode_avro(plan)
+    assert plan == cleaner_plan_for(effect(), storage, "pid", sorted(files, reverse=True), emptied)
+    assert cleaner_plan_bytes(effect(), storage, "pid", files[::-1], emptied) == data
