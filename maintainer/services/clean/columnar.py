@@ -224,7 +224,9 @@ def plan_batch(
         yield PartitionClean(partition, tuple(files), emptied)
 
 
-def columnar_partitions(listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True) -> PartitionsPlanner:
+def columnar_partitions(
+    listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True
+) -> PartitionsPlanner:
     """A planner of every partition of ``listings`` (the partitions ``inputs.view`` covers),
     for :func:`maintainer.services.clean.planner.plan_clean`. ``sizes=False``: the sizes of
     deleted files a names-only listing has not read are not asked (left :data:`UNLISTED_SIZE`)."""
@@ -232,6 +234,8 @@ def columnar_partitions(listings: Mapping[str, Iterable[FileInfo]], *, sizes: bo
     def plan(inputs: CleanInputs, settings: CleanSettings, ectr: str | None) -> Iterator[PartitionClean]:
         view = inputs.view
         for batch in view_batches(view.timeline, listings, view.inputs):
-            yield from plan_batch(batch, view.inputs, settings, ectr, inputs.savepointed_files, listings if sizes else None)
+            yield from plan_batch(
+                batch, view.inputs, settings, ectr, inputs.savepointed_files, listings if sizes else None
+            )
 
     return plan

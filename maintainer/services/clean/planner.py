@@ -343,7 +343,9 @@ COLUMNAR_FROM_ENTRIES = 5_000
 only: a small plan or apply loads no dataframe library); below, the object view is cheaper."""
 
 
-def partitions_planner(listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True) -> PartitionsPlanner:
+def partitions_planner(
+    listings: Mapping[str, Iterable[FileInfo]], *, sizes: bool = True
+) -> PartitionsPlanner:
     """The per-partition planner for a scan of ``listings``: the columnar one from
     :data:`COLUMNAR_FROM_ENTRIES` listed entries, else the object view's (the same plans).
     ``sizes=False``: a deleted file's size a names-only listing has not read is left unasked
