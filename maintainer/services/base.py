@@ -212,9 +212,10 @@ class TableService(Protocol):
 
     @property
     def reads_file_sizes(self) -> bool:
-        """Its planner reads the sizes of the files it lists (else names, and the sizes of the
-        few files it acts on, asked of the listing): a table whose selected services read none
-        is listed names-only where storage makes sizes cost extra (a local disk's ``stat``)."""
+        """Its planner reads the sizes of most files it lists (else names, and the sizes and
+        times of the few files it acts on, asked of the listing, which stats them then): a table
+        whose selected services read none is listed names-only where storage makes sizes cost
+        extra (a local disk's ``stat`` per file)."""
         ...
 
     @property

@@ -22,6 +22,7 @@ table batch by batch (:func:`view_batches`), so memory follows the batch, not th
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -98,7 +99,10 @@ readers that need it ask the listing (:meth:`DirListing.sizes_of`)."""
 
 
 def _unlisted(count: int) -> pa.Array:
-    return pa.array(np.full(count, UNLISTED_SIZE, dtype=np.int64))
+    """``count`` times :data:`UNLISTED_SIZE` (from a buffer: ``pa.array`` of a NumPy array would
+    import pandas, a quarter of a second and 30 MB, to ask whether it is a Series)."""
+    values = array("q", [UNLISTED_SIZE]) * count
+    return pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(values)])
 
 
 def _joined_columns(listings: list[DirListing]) -> tuple[list[str], list[pa.Array], list[int]] | None:

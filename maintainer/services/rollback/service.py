@@ -22,6 +22,7 @@ from maintainer.storage import Storage
 class RollbackService(ServiceDefaults):
     declaration = DECLARATION
     syncs_metadata_table = True
+    reads_file_sizes = False  # only a failed write's files' sizes and times, asked of the listing
 
     def metadata_writes(self, mdt: MetadataTable, plan: NodePlan) -> SyncMetadataTable | None:
         rolled_back = ("rollback", "finish_pending_rollback")

@@ -3,6 +3,10 @@ and the same slices, files and uncommitted files on synthetic and random table s
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from hypothesis import given, settings
 
 from maintainer.hudi.file_groups.columnar import build_batch, listed_frame, parse_names, view_batches
@@ -121,3 +125,24 @@ def test_v6_logs_name_their_slice_and_pending_writes_are_uncommitted() -> None:
 @given(random_tables())
 def test_the_columnar_view_is_the_object_view_on_random_tables(table: RandomTable) -> None:
     assert_same_view(table.timeline, table.listings, table.inputs)
+
+
+def test_a_names_only_listing_frames_its_files_with_unlisted_sizes_and_without_pandas(tmp_path: Path) -> None:
+    """The sizes a names-only listing did not read are :data:`UNLISTED_SIZE`; making them must
+    not import pandas (``pa.array`` of a NumPy array does: a quarter of a second, 30 MB)."""
+    partition = tmp_path / "p"
+    partition.mkdir()
+    (partition / "a.parquet").write_bytes(b"12345")
+    script = (
+        "import sys\n"
+        "from maintainer.hudi.file_groups.columnar import UNLISTED_SIZE, listed_frame\n"
+        "from maintainer.storage import Storage\n"
+        "from maintainer.storage.listing import Listings\n"
+        f"storage = Storage({str(tmp_path)!r})\n"
+        "listings = Listings(storage.list_dirs_columns(['p'], sizes=False))\n"
+        "frame = listed_frame(listings, ('p',))\n"
+        "assert frame.get_column('size').to_list() == [UNLISTED_SIZE], frame\n"
+        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
