@@ -37,6 +37,26 @@ def test_actions_of_selects_by_record_type_in_plan_order() -> None:
     assert node.actions_of(DeletePartition) == [emptied]
 
 
+def test_actions_of_a_large_node_are_its_actions_of_that_type_in_plan_order_each_time() -> None:
+    """Large nodes' actions are grouped by type once; what each call returns is the scan's, a
+    list of its own (a caller may change it), for every kind, one the node has none of included."""
+    from maintainer.artifact.model import DeleteFile, DeletePartition, FinishPendingClean
+
+    actions: list[Any] = []
+    for index in range(600):
+        actions.append(
+            DeleteFile(target=f"p{index % 7}/f{index}.parquet", reason="r", size=index, partition="p")
+        )
+        if index % 50 == 0:
+            actions.append(DeletePartition(target=f"q{index}", reason="r"))
+    node = NodePlan(table="t", service="clean", status=NodeStatus.CHANGES, actions=tuple(actions))
+    for kind in (DeleteFile, DeletePartition, FinishPendingClean, DeleteFile):
+        first = node.actions_of(kind)
+        assert first == [a for a in actions if isinstance(a, kind)], kind
+        first.clear()
+        assert node.actions_of(kind) == [a for a in actions if isinstance(a, kind)], kind
+
+
 def test_a_rollback_node_written_before_its_sizes_reads_with_zero_bytes() -> None:
     """Plans made before the rollback's bytes were recorded still read (the fields default)."""
     from maintainer.artifact.model import Plan, RollbackAction, RollbackEffect, dump_body, read_body
