@@ -37,6 +37,7 @@ from maintainer.artifact.canonical import (
     compute_plan_id,
     id_of_canonical,
     pretty_json,
+    write_pretty_json,
 )
 from maintainer.artifact.model import FORMAT_VERSION, Plan, read_body_json
 from maintainer.errors import PlanError
@@ -192,7 +193,7 @@ def write_plan(
     stored = {**body, PLAN_ID_FIELD: plan_id, PAYLOAD_HASHES_FIELD: hashes}
     if key is not None:
         stored[SIGNATURE_FIELD] = sign(body, hashes, key)
-    (directory / PLAN_FILE).write_text(pretty_json(stored), encoding="utf-8")
+    write_pretty_json(directory / PLAN_FILE, stored)
     (directory / REVIEW_FILE).write_text(redact(review), encoding="utf-8")
     meta_json = pretty_json(redact_tree({**meta, PLAN_ID_FIELD: plan_id}))
     (directory / META_FILE).write_text(meta_json, encoding="utf-8")

@@ -4,6 +4,7 @@ object or list that holds no other on one line (an action a line)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -107,3 +108,28 @@ def test_what_is_not_json_is_refused_as_the_public_encoder_refuses() -> None:
         pretty_json({"a": {"b": object()}})
     with pytest.raises(ValueError, match="not JSON compliant"):
         pretty_json({"a": float("nan")})
+
+
+@settings(max_examples=60, deadline=None)
+@given(values, st.integers(1, 5))
+def test_a_plan_written_as_it_is_made_is_the_stored_form_byte_for_byte(
+    tmp_path_factory: pytest.TempPathFactory, value: Any, flush_every: int
+) -> None:
+    """``write_pretty_json`` flushes its pieces as it goes (here every few, to flush inside every
+    list): the file holds exactly ``pretty_json``'s UTF-8."""
+    path = tmp_path_factory.mktemp("pretty") / "plan.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(canonical, "_FLUSH_PARTS", flush_every)
+        canonical.write_pretty_json(path, value)
+    assert path.read_bytes() == pretty_json(value).encode("utf-8")
+
+
+def test_a_large_plan_is_written_in_pieces_that_read_back_equal(tmp_path: Path) -> None:
+    actions = [
+        {"kind": "delete_file", "target": f"p/é{index}.parquet", "size": index} for index in range(20_000)
+    ]
+    value = {"tables": [{"nodes": [{"actions": actions, "reasons": ["r"]}]}], "plan_id": "x"}
+    path = tmp_path / "plan.json"
+    canonical.write_pretty_json(path, value)
+    assert path.read_text("utf-8") == pretty_json(value)
+    assert json.loads(path.read_text("utf-8")) == value
