@@ -45,6 +45,9 @@ class StatsOnDemand:
         """Whether every entry has been stat'ed already (a whole column was read)."""
         return self._sizes is not None
 
+    def __len__(self) -> int:
+        return len(self._names)
+
     def column(self, which: Column) -> OptionalInts:
         """Every entry's size or modification time, in listing order (stat'ed once)."""
         if self._sizes is None or self._times is None:
@@ -129,7 +132,7 @@ class OnDemandColumn(Sequence["int | None"]):
         return iter(self.values())
 
     def __len__(self) -> int:
-        return len(self.stats._names)
+        return len(self.stats)
 
     @overload
     def __getitem__(self, index: int) -> int | None: ...
