@@ -63,6 +63,15 @@ class ViewInputs:
     savepointed_files: frozenset[str] = frozenset()
     """File names (base and log) kept by any savepoint."""
 
+    def pending_operation(self, key: tuple[str, str]) -> PendingOperation | None:
+        """The pending compaction, log compaction or clustering (in that order) that holds the
+        file group ``(partition, file id)``, if any: what compaction and clustering leave alone."""
+        for pending in (self.pending_compaction, self.pending_log_compaction, self.pending_clustering):
+            op = pending.get(key)
+            if op is not None:
+                return op
+        return None
+
 
 DataFiles = tuple[BaseFile | LogFile, ...]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from maintainer.errors import CorruptFileError
@@ -19,8 +20,11 @@ from maintainer.hudi.instants.instant import (
     Action,
     Instant,
     State,
+    format_instant_time,
     instant_file_name,
     parse_instant_file_name,
+    parse_instant_time,
+    wall_clock_in_timezone,
 )
 from maintainer.hudi.instants.layout import TimelineLayout
 from maintainer.storage.limits import MAX_INSTANT_FILE_BYTES, SizedStorage, read_capped
@@ -279,3 +283,12 @@ def read_instant_file(storage: SizedStorage, path: str) -> bytes:
     """An instant file's bytes, at most :data:`~maintainer.storage.limits.MAX_INSTANT_FILE_BYTES`
     (a larger one is a :class:`CorruptFileError` naming it, its bytes never read)."""
     return read_capped(storage, path, MAX_INSTANT_FILE_BYTES, what="instant file", error=CorruptFileError)
+
+
+def next_instant_time(timeline: Timeline, now: datetime, timezone: str) -> str:
+    """``now`` in the table's timezone, moved past every time already in the timeline."""
+    issued = format_instant_time(wall_clock_in_timezone(now, timezone))
+    latest = timeline.max_instant_time()
+    if latest is not None and issued <= latest:
+        issued = format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=1))
+    return issued

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from maintainer.artifact.model import ClusterGroup, ClusterSlice, SliceFile
 from maintainer.hudi.file_groups.filemodel import FileGroup, FileSlice
-from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
+from maintainer.hudi.file_groups.fsview import FileSystemView
 from maintainer.hudi.payloads.compaction import (
     METRIC_TOTAL_IO_MB,
     METRIC_TOTAL_IO_READ_MB,
@@ -62,15 +62,6 @@ class PartitionGroups:
     """Slices not grouped because the partition reached ``max_num_groups``."""
     dropped_single: ClusterSlice | None = None
     """The last group's single slice, not rewritten alone (single_group_clustering off)."""
-
-
-def _pending_of(view: FileSystemView, key: tuple[str, str]) -> PendingOperation | None:
-    inputs = view.inputs
-    for pending in (inputs.pending_compaction, inputs.pending_log_compaction, inputs.pending_clustering):
-        op = pending.get(key)
-        if op is not None:
-            return op
-    return None
 
 
 def _slice_record(latest: FileSlice) -> ClusterSlice:
@@ -125,7 +116,7 @@ def _candidate(
     base = latest.base_file
     if base is not None and base.size >= spec.small_file_limit:
         return None
-    pending = _pending_of(view, (group.partition, group.file_id))
+    pending = view.inputs.pending_operation((group.partition, group.file_id))
     if pending is not None:
         reason = f"file group is in the pending {pending.action} {pending.instant_time}"
         return LeftOutSlice(group.partition, group.file_id, reason)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from maintainer.artifact.model import ClusterGroup
@@ -23,12 +23,9 @@ from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.instants.instant import (
     Action,
     Instant,
-    format_instant_time,
-    parse_instant_time,
-    wall_clock_in_timezone,
 )
 from maintainer.hudi.instants.layout import TimelineLayout
-from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.instants.timeline import Timeline, next_instant_time
 from maintainer.services.clustering.grouping import build_groups, partition_candidates
 from maintainer.services.clustering.model import (
     ClusteringInputs,
@@ -50,15 +47,6 @@ from maintainer.services.clustering.trigger import TriggerDecision, evaluate_tri
 from maintainer.units import count, human_bytes
 
 _REPLACE_ACTIONS = frozenset({Action.REPLACE_COMMIT, Action.CLUSTERING})
-
-
-def next_instant_time(timeline: Timeline, now: datetime, timezone: str) -> str:
-    """``now`` in the table's timezone, moved past every time already in the timeline."""
-    issued = format_instant_time(wall_clock_in_timezone(now, timezone))
-    latest = timeline.max_instant_time()
-    if latest is not None and issued <= latest:
-        issued = format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=1))
-    return issued
 
 
 def is_clustering(inputs: ClusteringInputs, instant: Instant) -> bool:

@@ -15,7 +15,7 @@ BaseHoodieCompactionPlanGenerator).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from maintainer.artifact.model import CompactSlice, SliceFile
 from maintainer.hudi.config.properties import MergeMode, TableConfig
@@ -24,12 +24,9 @@ from maintainer.hudi.file_groups.fsview import FileSystemView, PendingOperation
 from maintainer.hudi.instants.instant import (
     COMMIT_ACTIONS,
     Action,
-    format_instant_time,
-    parse_instant_time,
-    wall_clock_in_timezone,
 )
 from maintainer.hudi.instants.layout import TimelineLayout
-from maintainer.hudi.instants.timeline import Timeline
+from maintainer.hudi.instants.timeline import Timeline, next_instant_time
 from maintainer.hudi.table.state import TableState
 from maintainer.services.compaction.model import (
     CompactionPlanResult,
@@ -58,26 +55,8 @@ class CompactionInputs:
     config: TableConfig
 
 
-def next_instant_time(timeline: Timeline, now: datetime, timezone: str) -> str:
-    """``now`` in the table's timezone, moved past every time already in the timeline."""
-    issued = format_instant_time(wall_clock_in_timezone(now, timezone))
-    latest = timeline.max_instant_time()
-    if latest is not None and issued <= latest:
-        issued = format_instant_time(parse_instant_time(latest) + timedelta(milliseconds=1))
-    return issued
-
-
 def _pending_reason(op: PendingOperation) -> str:
     return f"file group is in the pending {op.action} {op.instant_time}"
-
-
-def _pending_of(view: FileSystemView, key: tuple[str, str]) -> PendingOperation | None:
-    inputs = view.inputs
-    for pending in (inputs.pending_compaction, inputs.pending_log_compaction, inputs.pending_clustering):
-        op = pending.get(key)
-        if op is not None:
-            return op
-    return None
 
 
 def _logs_before(logs: tuple[LogFile, ...], timeline: Timeline, instant: str) -> tuple[LogFile, ...]:
@@ -95,7 +74,7 @@ def _logs_before(logs: tuple[LogFile, ...], timeline: Timeline, instant: str) ->
 def _candidate(
     group: FileGroup, inputs: CompactionInputs, settings: CompactionSettings, instant: str
 ) -> CompactSlice | SkippedSlice | None:
-    pending = _pending_of(inputs.view, (group.partition, group.file_id))
+    pending = inputs.view.inputs.pending_operation((group.partition, group.file_id))
     if pending is not None:
         has_logs = any(s.log_files for s in group.slices)
         return SkippedSlice(group.partition, group.file_id, _pending_reason(pending)) if has_logs else None

@@ -385,3 +385,21 @@ def expected_slice(group: FileGroup, log_file: LogFile, completions: dict[str, s
         return max(b for b in instants if b in bases or b <= log_file.instant_time)
     at_or_before = [b for b in instants if b <= completion]
     return at_or_before[-1] if at_or_before else log_file.instant_time
+
+
+def test_the_pending_operation_of_a_file_group_is_its_compaction_then_log_compaction_then_clustering() -> (
+    None
+):
+    compaction = PendingOperation("30", "compaction", "10")
+    log_compaction = PendingOperation("31", "logcompaction", "10")
+    clustering = PendingOperation("32", "replacecommit", "10")
+    key, other = ("p", "fg-1"), ("p", "fg-2")
+    inputs = ViewInputs(
+        pending_compaction={key: compaction},
+        pending_log_compaction={key: log_compaction, other: log_compaction},
+        pending_clustering={key: clustering, other: clustering, ("q", "fg-3"): clustering},
+    )
+    assert inputs.pending_operation(key) is compaction
+    assert inputs.pending_operation(other) is log_compaction
+    assert inputs.pending_operation(("q", "fg-3")) is clustering
+    assert inputs.pending_operation(("q", "fg-4")) is None

@@ -7,10 +7,10 @@ from datetime import datetime, timezone
 
 from maintainer.hudi.config.properties import MergeMode
 from maintainer.hudi.file_groups.fsview import PendingOperation, ViewInputs
+from maintainer.hudi.instants.timeline import next_instant_time
 from maintainer.services.compaction.model import PlanStatus
 from maintainer.services.compaction.planner import (
     find_operations,
-    next_instant_time,
     plan_compaction,
     v6_scheduling_conflicts,
 )
