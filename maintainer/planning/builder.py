@@ -190,7 +190,7 @@ def open_for_services(
 
 def _reads_file_sizes(request: TableRequest, services: tuple[str, ...]) -> bool:
     """Whether the table must be listed with every file's size: ``status`` reports them, and so
-    may any selected service's planner (a clean's or an archival's does not)."""
+    may any selected service's planner (a clean's, an archival's or a rollback's does not)."""
     return request.full_listing or any(
         (entry := service_for(s)) is None or entry.reads_file_sizes for s in services
     )
